@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describeError, ReconError } from '../errors.ts';
+import type { CommandContext } from './command.ts';
+import { EXIT } from './exit-codes.ts';
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: (ctx: CommandContext) => Promise<number> }> }> = {
+  ingest: { summary: 'load export files (zip, gzip, bzip2 or plain csv) into the database', load: () => import('./commands/ingest.ts') },
+  migrate: { summary: 'apply the SQL migrations of sql/migrations', load: () => import('./commands/migrate.ts') },
+  sandbox: { summary: 'serve a local sandbox of the payment service', load: () => import('./commands/sandbox.ts') },
+  demo: { summary: 'ingest the sample exports of fixtures/ into the embedded database and show the result', load: () => import('./commands/demo.ts') },
+};
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(width)}  ${summary}`);
+  return ['usage: recon <command> [options]', '', 'commands:', ...lines, '', "'recon <command> --help' describes a command's options."].join('\n');
+}
+
+export async function main(argv: string[], ctx: Omit<CommandContext, 'argv'> = defaultContext()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    ctx.stdout.write(usage() + '\n');
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    ctx.stderr.write(`recon: unknown command '${name}'\n${usage()}\n`);
+    return EXIT.usage;
+  }
+  try {
+    const module = await command.load();
+    return await module.run({ ...ctx, argv: rest });
+  } catch (error) {
+    ctx.stderr.write(`recon ${name}: ${describeError(error)}\n`);
+    if (process.env.RECON_DEBUG && error instanceof Error && error.stack) ctx.stderr.write(error.stack + '\n');
+    return exitCodeFor(error);
+  }
+}
+
+function exitCodeFor(error: unknown): number {
+  if (error instanceof ReconError && (error.code === 'USAGE' || error.code === 'CONFIG')) return EXIT.usage;
+  return EXIT.failed;
+}
+
+function defaultContext(): Omit<CommandContext, 'argv'> {
+  return { env: process.env, stdout: process.stdout, stderr: process.stderr, signal: shutdownSignal() };
+}
+
+/** Aborted on SIGINT/SIGTERM so long commands stop cleanly instead of dying mid-write. */
+function shutdownSignal(): AbortSignal {
+  const controller = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => controller.abort(new ReconError('USAGE', `interrupted by ${signal}`)));
+  }
+  return controller.signal;
+}
+
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  process.exitCode = await main(process.argv.slice(2));
+}

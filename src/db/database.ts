@@ -1,0 +1,32 @@
+import type { Readable } from 'node:stream';
+import type { Kysely } from 'kysely';
+import type { Schema } from './schema.ts';
+
+/**
+ * recon's handle on its database, the same whether it is a PostgreSQL server or embedded PGlite.
+ * Kysely serves ordinary queries; `transaction` hands out one raw connection for the bulk paths
+ * (COPY, multi-statement scripts) that Kysely does not cover.
+ */
+export interface Database {
+  readonly kind: 'postgres' | 'pglite';
+  readonly db: Kysely<Schema>;
+  /** Runs `work` on one connection inside BEGIN/COMMIT; rolls back when it throws. */
+  transaction<T>(work: (connection: Connection) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface QueryResult<Row> {
+  rows: Row[];
+  rowCount: number;
+}
+
+export interface Connection {
+  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
+  /** Several statements separated by `;`, no parameters (migrations). */
+  exec(script: string): Promise<void>;
+  /**
+   * Feeds COPY ... FROM STDIN text-format data. `copySql` must read `FROM STDIN`; on PGlite it is
+   * rewritten to read the data as a blob, in batches of about `batchBytes`.
+   */
+  copyFrom(copySql: string, data: Readable | AsyncIterable<string | Buffer>, options?: { batchBytes?: number }): Promise<void>;
+}

@@ -1,0 +1,44 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ReconError } from '../errors.ts';
+import { packageRoot } from '../package-root.ts';
+import type { Database } from './database.ts';
+
+/**
+ * Applies the numbered SQL files of sql/migrations in order, each once, each in its own transaction.
+ * Files are frozen in time: a change to the schema is a new file, never an edit of an applied one.
+ * An advisory lock makes concurrent starts (two cron runs, a CLI beside a server) apply them once.
+ */
+const MIGRATION_LOCK = 0x7265636f6e; // "recon"
+
+export function migrationsDir(): string {
+  return path.join(packageRoot(), 'sql', 'migrations');
+}
+
+export async function migrate(database: Database, dir = migrationsDir()): Promise<string[]> {
+  const files = (await readdir(dir)).filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name)).sort();
+  return database.transaction(async (connection) => {
+    if (database.kind === 'postgres') await connection.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await connection.exec(`
+      CREATE SCHEMA IF NOT EXISTS recon;
+      CREATE TABLE IF NOT EXISTS recon.schema_migrations (
+        name text PRIMARY KEY,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      );`);
+    const { rows } = await connection.query<{ name: string }>('SELECT name FROM recon.schema_migrations');
+    const applied = new Set(rows.map((row) => row.name));
+    const newlyApplied: string[] = [];
+    for (const name of files) {
+      if (applied.has(name)) continue;
+      const script = await readFile(path.join(dir, name), 'utf8');
+      try {
+        await connection.exec(script);
+      } catch (error) {
+        throw new ReconError('MIGRATION', `migration ${name} failed: ${(error as Error).message}`, { cause: error });
+      }
+      await connection.query('INSERT INTO recon.schema_migrations (name) VALUES ($1)', [name]);
+      newlyApplied.push(name);
+    }
+    return newlyApplied;
+  });
+}

@@ -1,0 +1,142 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { pipeline } from 'node:stream/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
+import { ReconError } from '../errors.ts';
+import type { Connection, Database } from './database.ts';
+import type { Schema } from './schema.ts';
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; when absent, embedded PGlite under `dataDir/pgdata`. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(path.join(options.dataDir, 'pgdata'));
+}
+
+function openPostgres(connectionString: string): Database {
+  const pool = new pg.Pool({ connectionString, max: 4 });
+  // An idle client's connection can drop (server restart); without a listener that error kills the process.
+  pool.on('error', () => {});
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+
+  return {
+    kind: 'postgres',
+    db,
+    async transaction(work) {
+      const client = await pool.connect().catch((error: unknown) => {
+        throw new ReconError('DATABASE', `cannot connect to PostgreSQL: ${(error as Error).message}`, { cause: error });
+      });
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await work(postgresConnection(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function postgresConnection(client: pg.PoolClient): Connection {
+  return {
+    async query(text, params) {
+      const result = await client.query(text, params as unknown[] | undefined);
+      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+    },
+    async exec(script) {
+      await client.query(script);
+    },
+    async copyFrom(copySql, data) {
+      await pipeline(toReadable(data), client.query(copyFromStdin(copySql)));
+    },
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  mkdirSync(dataDir, { recursive: true });
+  const pglite = await PGlite.create(dataDir).catch((error: unknown) => {
+    throw new ReconError('DATABASE', `cannot open the embedded database in ${dataDir}: ${(error as Error).message}`, { cause: error });
+  });
+  const db = new Kysely<Schema>({ dialect: new PGliteDialect({ pglite }) });
+
+  return {
+    kind: 'pglite',
+    db,
+    transaction(work) {
+      return pglite.transaction((tx) => work(pgliteConnection(tx)));
+    },
+    async close() {
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+type PgliteQueryable = Pick<PGlite, 'query' | 'exec'>;
+
+function pgliteConnection(tx: PgliteQueryable): Connection {
+  return {
+    async query<Row>(text: string, params?: readonly unknown[]) {
+      const result = await tx.query<Row>(text, params as unknown[] | undefined);
+      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+    },
+    async exec(script) {
+      await tx.exec(script);
+    },
+    async copyFrom(copySql, data, options) {
+      // PGlite has no COPY FROM STDIN; it reads COPY data from a Blob attached to the query instead.
+      const blobSql = copySql.replace(/\bFROM\s+STDIN\b/i, "FROM '/dev/blob'");
+      const batchBytes = options?.batchBytes ?? 16 * 1024 * 1024;
+      let chunks: (string | Buffer)[] = [];
+      let size = 0;
+      const flush = async () => {
+        if (size === 0) return;
+        await tx.query(blobSql, [], { blob: new Blob(chunks) });
+        chunks = [];
+        size = 0;
+      };
+      // Batches must end on a row boundary: COPY text rows end with a newline, so cut after the last one.
+      // A StringDecoder keeps a UTF-8 character split across two chunks whole.
+      const decoder = new StringDecoder('utf8');
+      let carry = '';
+      for await (const chunk of toReadable(data)) {
+        const text = carry + (typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer));
+        const cut = text.lastIndexOf('\n') + 1;
+        carry = text.slice(cut);
+        if (cut > 0) {
+          chunks.push(text.slice(0, cut));
+          size += cut;
+        }
+        if (size >= batchBytes) await flush();
+      }
+      carry += decoder.end();
+      if (carry) {
+        chunks.push(carry + '\n');
+        size += carry.length + 1;
+      }
+      await flush();
+    },
+  };
+}
+
+function toReadable(data: Readable | AsyncIterable<string | Buffer>): Readable {
+  return data instanceof Readable ? data : Readable.from(data);
+}

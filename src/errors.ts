@@ -1,0 +1,51 @@
+/**
+ * recon's one error class. `code` is stable: callers branch on it and the CLI maps it to an exit code.
+ * The message is one line that names the file, line or field at fault; `cause` keeps the original error.
+ */
+export class ReconError extends Error {
+  readonly code: ReconErrorCode;
+
+  constructor(code: ReconErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ReconError';
+    this.code = code;
+  }
+}
+
+export type ReconErrorCode =
+  // usage and configuration (exit 1)
+  | 'USAGE'
+  | 'CONFIG'
+  // a file that cannot be ingested as a whole
+  | 'FILE_UNREADABLE'
+  | 'FILE_EMPTY'
+  | 'ARCHIVE_CORRUPT'
+  | 'ARCHIVE_ENCRYPTED'
+  | 'ARCHIVE_EMPTY'
+  | 'LIMIT_EXCEEDED'
+  | 'CSV_MALFORMED'
+  | 'CSV_HEADER'
+  // database
+  | 'DATABASE'
+  | 'MIGRATION'
+  // payment service protocol
+  | 'PROTOCOL_INVALID_FIELD'
+  | 'PROTOCOL_HASH'
+  | 'PROTOCOL_RESPONSE'
+  | 'SERVICE_ERROR'
+  | 'NETWORK'
+  | 'TIMEOUT';
+
+export function isReconError(error: unknown, code?: ReconErrorCode): error is ReconError {
+  return error instanceof ReconError && (code === undefined || error.code === code);
+}
+
+/** One line for humans: the message, then the causes' messages, without stack traces. */
+export function describeError(error: unknown): string {
+  if (error instanceof ReconError) return error.message;
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return `${error.message}${cause}`.replace(/\s*\n\s*/g, ' ');
+  }
+  return String(error);
+}

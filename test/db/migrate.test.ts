@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.ts';
+import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+
+describe.each(BACKENDS)('migrations on %s', (backend) => {
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    if (backend === 'postgres' && !hasPostgres) return;
+    testDb = await createTestDatabase(backend);
+  });
+  afterAll(async () => testDb?.drop());
+
+  it.skipIf(backend === 'postgres' && !hasPostgres)('creates the recon schema and is idempotent', async () => {
+    const { database } = testDb;
+    const tables = await database.transaction((c) =>
+      c.query<{ table_name: string }>(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'recon' ORDER BY table_name",
+      ),
+    );
+    expect(tables.rows.map((r) => r.table_name)).toEqual(['files', 'rejected_rows', 'schema_migrations', 'transactions']);
+    expect(await migrate(database)).toEqual([]);
+  });
+
+  it.skipIf(backend === 'postgres' && !hasPostgres)('loads COPY data in batches that end on row boundaries', async () => {
+    const { database } = testDb;
+    const count = await database.transaction(async (c) => {
+      await c.query('CREATE TEMP TABLE copy_probe (id integer, label text) ON COMMIT DROP');
+      async function* rows() {
+        for (let i = 1; i <= 1000; i++) yield `${i}\tété ${i}\n`;
+      }
+      await c.copyFrom('COPY copy_probe (id, label) FROM STDIN', rows(), { batchBytes: 512 });
+      const { rows: result } = await c.query<{ n: string; last: string }>(
+        "SELECT count(*)::text AS n, max(label) FILTER (WHERE id = 1000) AS last FROM copy_probe",
+      );
+      return result[0];
+    });
+    expect(count).toEqual({ n: '1000', last: 'été 1000' });
+  });
+});

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { Database } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
+
+export type Backend = 'postgres' | 'pglite';
+
+/**
+ * Every database suite runs on both backends. PostgreSQL needs DATABASE_URL (CI always sets it);
+ * without it the postgres half is skipped, visibly, rather than silently passing.
+ */
+export const BACKENDS: readonly Backend[] = ['postgres', 'pglite'];
+export const hasPostgres = Boolean(process.env.DATABASE_URL);
+
+export interface TestDatabase {
+  readonly backend: Backend;
+  readonly database: Database;
+  /** Environment that points a recon subprocess at this same database. */
+  readonly env: { DATABASE_URL?: string; RECON_DATA_DIR: string };
+  /** Closes the handle (needed before a subprocess may open a PGlite directory). */
+  close(): Promise<void>;
+  /** Reopens after `close`. */
+  reopen(): Promise<Database>;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database of its own: a new PostgreSQL database, or a PGlite directory. */
+export async function createTestDatabase(backend: Backend): Promise<TestDatabase> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'recon-test-'));
+  let databaseUrl: string | undefined;
+  let dbName: string | undefined;
+  if (backend === 'postgres') {
+    const adminUrl = process.env.DATABASE_URL;
+    if (!adminUrl) throw new Error('DATABASE_URL is required for postgres tests');
+    dbName = `recon_test_${randomBytes(6).toString('hex')}`;
+    await adminQuery(adminUrl, `CREATE DATABASE ${dbName}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${dbName}`;
+    databaseUrl = url.toString();
+  }
+  const options = { databaseUrl, dataDir };
+  let database = await openDatabase(options);
+  await migrate(database);
+  let open = true;
+  const handle: TestDatabase = {
+    backend,
+    get database() {
+      return database;
+    },
+    env: databaseUrl ? { DATABASE_URL: databaseUrl, RECON_DATA_DIR: dataDir } : { RECON_DATA_DIR: dataDir },
+    async close() {
+      if (open) await database.close();
+      open = false;
+    },
+    async reopen() {
+      if (!open) database = await openDatabase(options);
+      open = true;
+      return database;
+    },
+    async drop() {
+      await handle.close();
+      if (dbName) await adminQuery(process.env.DATABASE_URL!, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  return handle;
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
