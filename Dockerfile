@@ -1,0 +1,29 @@
+# syntax=docker/dockerfile:1
+# recon's production image: built on Node 24 LTS, runs as a non-root user with production dependencies only.
+
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Scripts are skipped here: `prepare` would build before the sources are copied.
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY pipelines ./pipelines
+RUN npm run build
+
+FROM node:24-bookworm-slim AS runtime
+# bzip2 decompresses bzip2 exports natively (recon falls back to a JavaScript decoder without it).
+RUN apt-get update && apt-get install -y --no-install-recommends bzip2 && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production RECON_DATA_DIR=/data
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY sql ./sql
+COPY fixtures ./fixtures
+RUN ln -s /app/dist/src/cli/main.js /usr/local/bin/recon && chmod +x /app/dist/src/cli/main.js \
+  && mkdir -p /data && chown node:node /data
+USER node
+VOLUME /data
+ENTRYPOINT ["recon"]
+CMD ["--help"]

@@ -1,0 +1,178 @@
+/**
+ * `npm run bench:ingest [-- --rows N]`: recon's ingest against the plain-SQL reference, measured in the same run.
+ *
+ * For each compression, into an empty database: `recon ingest FILE` versus
+ *   `<decompressor> FILE | psql -c "\copy staging FROM STDIN"` into a text staging table, then one
+ *   `INSERT ... SELECT <the same normalization> ... ON CONFLICT` into the same recon.transactions table.
+ * Then a second export of the same transactions (same rows, reversed, with a BOM and CRLF, so not a
+ * byte-identical duplicate) into the full database, both ways. Prints wall time, rows/s, peak RSS, ratio.
+ * Needs DATABASE_URL (a PostgreSQL server where it may create and drop databases), gzip, zip, unzip, bzip2, psql.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { generateExport } from './generate-export.ts';
+import { REFERENCE_UPSERT, STAGING_COLUMNS } from './reference-sql.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, only: { type: 'string' } } });
+const rows = Number(args.rows);
+const adminUrl = process.env.DATABASE_URL;
+if (!adminUrl) {
+  console.error('bench: DATABASE_URL must point at a PostgreSQL server (e.g. postgres://root@127.0.0.1:5432/postgres)');
+  process.exit(1);
+}
+const work = path.join(root, 'bench', '.work');
+mkdirSync(work, { recursive: true });
+const cli = path.join(root, 'dist', 'src', 'cli', 'main.js');
+const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+
+interface Measure {
+  seconds: number;
+  peakRssMb: number | null;
+}
+
+function databaseUrl(name: string): string {
+  const url = new URL(adminUrl!);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function freshDatabase(name: string): Promise<string> {
+  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${name}`);
+  const url = databaseUrl(name);
+  execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, DATABASE_URL: url }, stdio: 'ignore' });
+  return url;
+}
+
+/** Runs a command under GNU time: wall seconds and the peak RSS of the measured process. */
+function timed(command: string, argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Measure & { stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/usr/bin/time', ['-f', '%e %M', command, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const last = stderr.trim().split('\n').pop() ?? '';
+      const [seconds, rssKb] = last.split(' ').map(Number);
+      if (code !== 0 && code !== 3) return reject(new Error(`${command} exited ${code}: ${stderr.trim().slice(-500)}`));
+      resolve({ seconds: seconds!, peakRssMb: rssKb! / 1024, stdout });
+    });
+  });
+}
+
+async function prepareReference(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP TABLE IF EXISTS ref_staging;
+      CREATE UNLOGGED TABLE ref_staging (${STAGING_COLUMNS.map((c) => `${c} text`).join(', ')});
+      INSERT INTO recon.files (name, sha256, size_bytes, compression, status)
+      SELECT 'reference', repeat('0', 64), 0, 'none', 'loaded' WHERE NOT EXISTS (SELECT 1 FROM recon.files)`);
+  } finally {
+    await client.end();
+  }
+}
+
+function referenceScript(url: string, decompress: string, file: string): string {
+  const copy = `\\copy ref_staging FROM STDIN WITH (FORMAT csv, DELIMITER ';', HEADER true)`;
+  return [
+    `psql -qX "${url}" -c 'TRUNCATE ref_staging'`,
+    `${decompress} '${file}' | psql -qX -v ON_ERROR_STOP=1 "${url}" -c "${copy}"`,
+    `psql -qX -v ON_ERROR_STOP=1 "${url}" -c "${REFERENCE_UPSERT.replace(/\n/g, ' ')}"`,
+  ].join(' && ');
+}
+
+async function reference(url: string, decompress: string, file: string): Promise<Measure> {
+  await prepareReference(url);
+  return timed('sh', ['-c', referenceScript(url, decompress, file)]);
+}
+
+async function recon(url: string, file: string): Promise<Measure & { summary: Record<string, unknown> }> {
+  const result = await timed(process.execPath, [cli, 'ingest', '--json', file], { ...process.env, DATABASE_URL: url });
+  const summary = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+  return { ...result, summary };
+}
+
+interface Row {
+  case: string;
+  ours: Measure;
+  ref: Measure;
+  target: number;
+  summary: Record<string, unknown>;
+}
+
+async function main(): Promise<void> {
+  const csv1 = path.join(work, `export-${rows}.csv`);
+  const csv2 = path.join(work, `export-${rows}-again.csv`);
+  log(`generating ${rows.toLocaleString('en')} rows`);
+  const bytes = await generateExport(csv1, rows);
+  await generateExport(csv2, rows, 'reordered');
+  log(`csv: ${(bytes / 1e6).toFixed(1)} MB; compressing`);
+  execFileSync('sh', ['-c', `gzip -c '${csv1}' > '${csv1}.gz' && gzip -c '${csv2}' > '${csv2}.gz' && bzip2 -c '${csv1}' > '${csv1}.bz2' && rm -f '${csv1}.zip' && zip -qj '${csv1}.zip' '${csv1}'`]);
+
+  const cases = [
+    { name: 'gzip', file: `${csv1}.gz`, decompress: 'gzip -dc', target: 1.5 },
+    { name: 'zip', file: `${csv1}.zip`, decompress: 'unzip -p', target: 1.5 },
+    { name: 'bzip2', file: `${csv1}.bz2`, decompress: 'bzip2 -dc', target: 1.5 },
+  ].filter((c) => !args.only || args.only.split(',').includes(c.name));
+  const results: Row[] = [];
+  for (const c of cases) {
+    log(`${c.name}: recon ingest into an empty database`);
+    const oursUrl = await freshDatabase('recon_bench_ours');
+    const ours = await recon(oursUrl, c.file);
+    log(`${c.name}: reference into an empty database`);
+    const refUrl = await freshDatabase('recon_bench_ref');
+    const ref = await reference(refUrl, c.decompress, c.file);
+    results.push({ case: `${c.name} (${(statSync(c.file).size / 1e6).toFixed(1)} MB)`, ours, ref, target: c.target, summary: ours.summary });
+    if (c.name === 'gzip') {
+      log('re-ingest of the same transactions (a new file) into the full database');
+      const oursAgain = await recon(oursUrl, `${csv2}.gz`);
+      const refAgain = await reference(refUrl, 'gzip -dc', `${csv2}.gz`);
+      results.push({ case: 're-ingest gzip, unchanged', ours: oursAgain, ref: refAgain, target: 1.2, summary: oursAgain.summary });
+    }
+  }
+  await admin('DROP DATABASE IF EXISTS recon_bench_ours WITH (FORCE)');
+  await admin('DROP DATABASE IF EXISTS recon_bench_ref WITH (FORCE)');
+
+  const lines = [
+    `ingest benchmark: ${rows.toLocaleString('en')} rows, ${(bytes / 1e6).toFixed(1)} MB of csv, node ${process.version}`,
+    'case                          recon s  ref s  ratio  target  recon rows/s  recon peak RSS  status',
+  ];
+  for (const r of results) {
+    const ratio = r.ours.seconds / r.ref.seconds;
+    const ok = ratio <= r.target && (r.ours.peakRssMb ?? 0) <= 256;
+    lines.push(
+      [
+        r.case.padEnd(28),
+        r.ours.seconds.toFixed(2).padStart(8),
+        r.ref.seconds.toFixed(2).padStart(6),
+        ratio.toFixed(2).padStart(6),
+        `<=${r.target}`.padStart(7),
+        Math.round(rows / r.ours.seconds).toLocaleString('en').padStart(13),
+        `${(r.ours.peakRssMb ?? 0).toFixed(0)} MB`.padStart(15),
+        ok ? ' ok' : ' MISSED',
+      ].join(' '),
+    );
+    lines.push(`${''.padEnd(28)} recon: ${JSON.stringify(r.summary)}`);
+  }
+  console.log(lines.join('\n'));
+}
+
+await main();
