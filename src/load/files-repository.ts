@@ -1,0 +1,75 @@
+import { sql, type Kysely } from 'kysely';
+import type { Connection } from '../db/database.ts';
+import type { Schema } from '../db/schema.ts';
+import type { Compression } from '../decompress/detect-compression.ts';
+
+/** recon.files: one row per export file recon has read, loaded or failed. */
+export interface FileIdentity {
+  readonly name: string;
+  readonly sha256: string;
+  readonly sizeBytes: number;
+  readonly compression: Compression;
+}
+
+export interface LoadCounts {
+  readonly rows: number;
+  readonly inserted: number;
+  readonly updated: number;
+  readonly unchanged: number;
+  readonly rejected: number;
+}
+
+export async function findLoadedFileId(db: Kysely<Schema>, sha256: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('recon.files')
+    .select('file_id')
+    .where('sha256', '=', sha256)
+    .where('status', '=', 'loaded')
+    .executeTakeFirst();
+  return row === undefined ? undefined : String(row.file_id);
+}
+
+/**
+ * Claims the file's bytes inside the load transaction. The partial unique index on sha256 (status
+ * 'loaded') makes a concurrent load of the same bytes wait here and then fail with unique_violation,
+ * which the caller reports as a duplicate.
+ */
+export async function insertLoadingFile(connection: Connection, file: FileIdentity): Promise<string> {
+  const { rows } = await connection.query<{ file_id: string | number }>(
+    `INSERT INTO recon.files (name, sha256, size_bytes, compression, status)
+     VALUES ($1, $2, $3, $4, 'loaded') RETURNING file_id`,
+    [file.name, file.sha256, file.sizeBytes, file.compression],
+  );
+  return String(rows[0]!.file_id);
+}
+
+export async function recordLoadCounts(connection: Connection, fileId: string, counts: LoadCounts): Promise<void> {
+  await connection.query(
+    `UPDATE recon.files
+     SET rows_total = $2, rows_inserted = $3, rows_updated = $4, rows_unchanged = $5, rows_rejected = $6, finished_at = now()
+     WHERE file_id = $1`,
+    [fileId, counts.rows, counts.inserted, counts.updated, counts.unchanged, counts.rejected],
+  );
+}
+
+export async function insertFailedFile(
+  db: Kysely<Schema>,
+  file: FileIdentity,
+  failure: { readonly code: string; readonly message: string },
+): Promise<string> {
+  const row = await db
+    .insertInto('recon.files')
+    .values({
+      name: file.name,
+      sha256: file.sha256,
+      size_bytes: file.sizeBytes,
+      compression: file.compression,
+      status: 'failed',
+      finished_at: sql<Date>`now()`,
+      error_code: failure.code,
+      error: failure.message,
+    })
+    .returning('file_id')
+    .executeTakeFirstOrThrow();
+  return String(row.file_id);
+}

@@ -1,0 +1,75 @@
+import type { Connection } from '../db/database.ts';
+import type { TransactionColumn } from '../normalize/transaction-row.ts';
+import { INSERT_REJECTED_ROWS_SQL } from './rejected-rows-sql.ts';
+import { createStagingTableSql, stagingCopySql } from './staging-table.ts';
+import { buildUpsertSql, type UpsertCounts, type UpsertShape } from './upsert-sql.ts';
+
+/**
+ * One file's rows on their way into recon.transactions, inside the caller's transaction:
+ * `begin` creates the staging table, `stageEntry` COPYs each csv entry into it, `merge` moves the
+ * rejected rows and upserts the accepted ones. Nothing here commits; the caller's rollback undoes it all.
+ */
+export interface StagedEntry {
+  /** The zip entry's name; null for a gzip, bzip2 or plain csv file. */
+  readonly name: string | null;
+  /** The entry's columns except transaction_id, in header order. */
+  readonly columns: readonly TransactionColumn[];
+  readonly withExtra: boolean;
+}
+
+export interface MergeCounts {
+  /** Distinct transaction ids among the accepted rows. */
+  readonly distinct: number;
+  readonly inserted: number;
+  readonly updated: number;
+  readonly unchanged: number;
+}
+
+/** The transaction columns an entry's COPY stream carries, in order. */
+export function stagedColumns(entry: StagedEntry): TransactionColumn[] {
+  return ['transaction_id', ...entry.columns];
+}
+
+export async function beginStaging(connection: Connection): Promise<void> {
+  await connection.query(createStagingTableSql());
+}
+
+/** `copyText`: COPY text lines made by a `StagingRowEncoder` built for this entry's index and columns. */
+export async function stageEntry(
+  connection: Connection,
+  entry: StagedEntry,
+  copyText: AsyncIterable<string>,
+): Promise<void> {
+  await connection.copyFrom(stagingCopySql(stagedColumns(entry), entry.withExtra), copyText);
+}
+
+export async function mergeStaged(connection: Connection, fileId: string, entries: readonly StagedEntry[]): Promise<MergeCounts> {
+  const entryNames = entries.map((entry) => entry.name);
+  await connection.query(INSERT_REJECTED_ROWS_SQL, [fileId, entryNames]);
+  let distinct = 0;
+  let inserted = 0;
+  let updated = 0;
+  for (const { shape, entryIndexes } of groupByShape(entries)) {
+    const { rows } = await connection.query<UpsertCounts>(buildUpsertSql(shape), [fileId, entryNames, entryIndexes]);
+    distinct += rows[0]!.distinct_rows;
+    inserted += rows[0]!.inserted;
+    updated += rows[0]!.updated;
+  }
+  return { distinct, inserted, updated, unchanged: distinct - inserted - updated };
+}
+
+/**
+ * Entries of one zip usually share a header, which makes one upsert for the file. A run of entries with
+ * other columns gets its own statement, in entry order, so that no entry blanks columns it did not carry
+ * and the last entry still wins. A transaction id present in two runs is then counted once per run.
+ */
+function groupByShape(entries: readonly StagedEntry[]): { shape: UpsertShape; entryIndexes: number[] }[] {
+  const groups: { key: string; shape: UpsertShape; entryIndexes: number[] }[] = [];
+  entries.forEach((entry, index) => {
+    const key = `${[...entry.columns].sort().join(',')}|${entry.withExtra}`;
+    const last = groups.at(-1);
+    if (last?.key === key) last.entryIndexes.push(index);
+    else groups.push({ key, shape: { columns: entry.columns, withExtra: entry.withExtra }, entryIndexes: [index] });
+  });
+  return groups;
+}

@@ -1,0 +1,44 @@
+import type { TransactionRow } from '../normalize/transaction-row.ts';
+import { COPY_NULL, copyValue, escapeCopyText, NulCharacterError } from './copy-text.ts';
+import { stagedColumns, type StagedEntry } from './staged-file.ts';
+
+/**
+ * Turns normalized rows and rejected records of one entry into COPY text lines for the staging table,
+ * in the column order `stageEntry` gives COPY. Built once per entry; the per-row work is
+ * one string concatenation per column.
+ */
+export interface StagingRowEncoder {
+  accepted(row: TransactionRow, line: number): string;
+  rejected(line: number, raw: string, reason: string): string;
+}
+
+export function createStagingRowEncoder(entryIndex: number, entry: StagedEntry): StagingRowEncoder {
+  const columns = stagedColumns(entry);
+  const { withExtra } = entry;
+  const prefix = `${entryIndex}\t`;
+  const acceptedSuffix = `\t${COPY_NULL}\t${COPY_NULL}\n`;
+  const rejectedNulls = `\t${COPY_NULL}`.repeat(columns.length + (withExtra ? 1 : 0));
+  const count = columns.length;
+  return {
+    accepted(row, line) {
+      let text = prefix + line;
+      for (let i = 0; i < count; i++) text += '\t' + copyValue(row[columns[i]!]);
+      if (withExtra) text += '\t' + (row.extra === null ? COPY_NULL : encodeExtra(row.extra));
+      return text + acceptedSuffix;
+    },
+    rejected(line, raw, reason) {
+      return `${prefix}${line}${rejectedNulls}\t${escapeCopyText(storable(reason))}\t${escapeCopyText(storable(raw))}\n`;
+    },
+  };
+}
+
+function encodeExtra(extra: Record<string, string>): string {
+  // jsonb refuses the \u0000 escape just as text refuses the character.
+  for (const header in extra) if (header.includes('\0') || extra[header]!.includes('\0')) throw new NulCharacterError();
+  return escapeCopyText(JSON.stringify(extra));
+}
+
+/** A rejected row's text is evidence to keep, not data to load: a NUL becomes U+FFFD rather than losing the row. */
+function storable(text: string): string {
+  return text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text;
+}
