@@ -23,6 +23,10 @@ export interface SandboxTransaction {
   readonly message: string;
   readonly status: SandboxStatus;
   readonly createdAt: Date;
+  /**
+   * When the status last changed. The time rules read it: a pending approval expires 6 days after it, and an
+   * authorization can be captured for 7 days after it turned succeeded (its status does not change afterwards).
+   */
   readonly updatedAt: Date;
   /** Capture: the authorization captured. Refund: the payment or capture refunded. */
   readonly parentTransactionId?: string;
