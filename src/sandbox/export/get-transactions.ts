@@ -1,0 +1,116 @@
+import type { Params } from '../../protocol/form-encoding.ts';
+import { ProtocolError } from '../../protocol/protocol-error.ts';
+import type { SandboxClock } from '../clock.ts';
+import type { SandboxStore, SandboxTransaction } from '../store.ts';
+import { settleExpiry } from '../time-rules.ts';
+import { uploadExport } from './callback-upload.ts';
+import { compressExport } from './compress.ts';
+import { formatCsv } from './csv-writer.ts';
+import { retryWithBackoff } from './export-deliveries.ts';
+import type { ExportDeliveries } from './export-deliveries.ts';
+import { toExportRow } from './export-row.ts';
+import type { ExportRow } from './export-row.ts';
+import { mailExport } from './mail-export.ts';
+import type { SmtpServerAddress } from './mail-export.ts';
+import { parseExportRequest } from './parse-export-request.ts';
+import type { ExportRequest } from './parse-export-request.ts';
+
+export interface GetTransactionsContext {
+  readonly store: SandboxStore;
+  readonly clock: SandboxClock;
+  readonly identifier: string;
+  readonly secret: string;
+  readonly baseUrl: string;
+  /** Where MAILTO exports are sent; without it a MAILTO request is refused. */
+  readonly smtp?: SmtpServerAddress;
+  /** Runs CALLBACKURL and MAILTO deliveries in the background; `deliveries.idle()` awaits them. */
+  readonly deliveries: ExportDeliveries;
+}
+
+const OPERATIONTYPE = 'getTransactions';
+
+/**
+ * The JSON answer of `POST {base}/front/service/rest/export` with method=getTransactions. Never throws for a
+ * bad request: it answers the service's EXECCODE (1001, 1002, 1003, 1004) with a MESSAGE naming the field.
+ * Without MAILTO or CALLBACKURL the rows come back in DATA; with one of them the answer is 0000 at once and the
+ * csv, compressed as asked, follows in the background.
+ */
+export async function handleGetTransactions(
+  ctx: GetTransactionsContext,
+  params: Params,
+): Promise<Record<string, unknown>> {
+  let request: ExportRequest;
+  try {
+    request = parseExportRequest(params, ctx);
+  } catch (error) {
+    if (error instanceof ProtocolError) return answer(error.execCode, error.message);
+    throw error;
+  }
+  const { delivery } = request;
+  if (delivery.kind === 'mail' && ctx.smtp === undefined) {
+    return answer('1002', 'invalid parameter MAILTO: this sandbox has no SMTP server configured (--smtp HOST:PORT)');
+  }
+
+  const rows = selectRows(ctx, request);
+  if (delivery.kind === 'response') {
+    const found = rows.length === 1 ? '1 transaction found' : `${rows.length} transactions found`;
+    return { ...answer('0000', `Operation succeeded: ${found}`), DATA: rows };
+  }
+
+  const requestedAt = ctx.clock.now();
+  const csvName = `transactions-${compactTimestamp(requestedAt)}.csv`;
+  const csv = Buffer.from(formatCsv(request.columns, rows), 'utf8');
+  const compress = () => compressExport(csvName, csv, delivery.compression, requestedAt);
+  if (delivery.kind === 'callback') {
+    const fields = { OPERATIONTYPE, IDENTIFIER: ctx.identifier, ROWS: String(rows.length) };
+    ctx.deliveries.start(`to ${delivery.url}`, async (signal) => {
+      const file = await compress();
+      await retryWithBackoff((attempt) => uploadExport(delivery.url, file, fields, attempt), ctx.deliveries.retry, signal);
+    });
+    return answer('0000', `Operation succeeded: the export of ${rows.length} rows will be sent to ${delivery.url}`);
+  }
+  const smtp = ctx.smtp!;
+  ctx.deliveries.start(`by e-mail to ${delivery.to}`, async (signal) => {
+    const file = await compress();
+    await retryWithBackoff((attempt) => mailExport(smtp, delivery.to, file, ctx.identifier, attempt), ctx.deliveries.retry, signal);
+  });
+  return answer('0000', `Operation succeeded: the export of ${rows.length} rows will be e-mailed to ${delivery.to}`);
+}
+
+/**
+ * The account's transactions named by ORDERID or TRANSACTIONID (either list matches), oldest first, each
+ * row as it stands now: a pending approval past its 6 days is settled before it is read.
+ */
+function selectRows(ctx: GetTransactionsContext, request: ExportRequest): ExportRow[] {
+  const now = ctx.clock.now();
+  const selected = new Map<string, SandboxTransaction>();
+  for (const orderId of request.orderIds) {
+    for (const transaction of ctx.store.byOrderId(orderId)) selected.set(transaction.transactionId, transaction);
+  }
+  for (const transactionId of request.transactionIds) {
+    const transaction = ctx.store.get(transactionId);
+    if (transaction) selected.set(transactionId, transaction);
+  }
+  const lookup = (transactionId: string) => ctx.store.get(transactionId);
+  return [...selected.values()]
+    .filter((transaction) => transaction.identifier === ctx.identifier)
+    .map((transaction) => settleExpiry(ctx.store, transaction, now))
+    .sort(byCreation)
+    .map((transaction) => {
+      const row = toExportRow(transaction, lookup, request.timeZone);
+      return Object.fromEntries(request.columns.map((column) => [column, row[column] ?? '']));
+    });
+}
+
+function byCreation(a: SandboxTransaction, b: SandboxTransaction): number {
+  return a.createdAt.getTime() - b.createdAt.getTime() || (a.transactionId < b.transactionId ? -1 : 1);
+}
+
+function answer(execCode: string, message: string): Record<string, unknown> {
+  return { OPERATIONTYPE, EXECCODE: execCode, MESSAGE: message };
+}
+
+/** 20260504-102030: sortable, and safe in a file name. */
+function compactTimestamp(at: Date): string {
+  return at.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}

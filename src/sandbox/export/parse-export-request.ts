@@ -1,0 +1,90 @@
+import { EXPORT_COLUMNS, isExportColumn, splitColumns } from '../../protocol/export-columns.ts';
+import type { ExportColumn } from '../../protocol/export-columns.ts';
+import type { Compression } from '../../protocol/field-dictionary.ts';
+import { splitIds } from '../../protocol/form-encoding.ts';
+import type { Params } from '../../protocol/form-encoding.ts';
+import { verifyHash } from '../../protocol/hash.ts';
+import { invalidParameter, missingParameter, ProtocolError } from '../../protocol/protocol-error.ts';
+import { validateRequest } from '../../protocol/validate-request.ts';
+
+export type ExportDelivery =
+  | { readonly kind: 'response' }
+  | { readonly kind: 'callback'; readonly url: string; readonly compression: Compression | undefined }
+  | { readonly kind: 'mail'; readonly to: string; readonly compression: Compression | undefined };
+
+/** A getTransactions request the sandbox can serve. */
+export interface ExportRequest {
+  readonly orderIds: readonly string[];
+  readonly transactionIds: readonly string[];
+  readonly columns: readonly ExportColumn[];
+  readonly timeZone: string;
+  readonly delivery: ExportDelivery;
+}
+
+export interface ExportAccount {
+  readonly identifier: string;
+  readonly secret: string;
+}
+
+const DEFAULT_TIME_ZONE = 'UTC';
+
+/**
+ * Checks a getTransactions request the way the process endpoint checks its own: IDENTIFIER, then HASH (so a
+ * caller without the secret learns nothing more), then the field dictionary through validateRequest.
+ * Throws ProtocolError with the service's code: 1001 missing, 1002 invalid (naming the field and why),
+ * 1003 HASH, 1004 VERSION, 3001 unknown account.
+ */
+export function parseExportRequest(params: Params, account: ExportAccount): ExportRequest {
+  authenticate(params, account);
+  // Before the dictionary's generic COLUMNS check, so the answer names the column at fault.
+  const columns = columnList(params['COLUMNS']);
+  validateRequest('getTransactions', undefined, params);
+  const compression = params['COMPRESSION'] as Compression | undefined;
+  const callbackUrl = params['CALLBACKURL'] as string | undefined;
+  const mailTo = params['MAILTO'] as string | undefined;
+  return {
+    orderIds: idList(params['ORDERID']),
+    transactionIds: idList(params['TRANSACTIONID']),
+    columns,
+    timeZone: (params['TIMEZONE'] as string | undefined) ?? DEFAULT_TIME_ZONE,
+    // SCOPE is accepted and changes nothing: the sandbox has one account, so CLIENT and CLIENTSGROUP coincide.
+    delivery:
+      callbackUrl !== undefined
+        ? { kind: 'callback', url: callbackUrl, compression }
+        : mailTo !== undefined
+          ? { kind: 'mail', to: mailTo, compression }
+          : { kind: 'response' },
+  };
+}
+
+function authenticate(params: Params, account: ExportAccount): void {
+  const identifier = params['IDENTIFIER'];
+  if (typeof identifier !== 'string' || identifier === '') throw missingParameter('IDENTIFIER');
+  if (params['HASH'] === undefined) throw missingParameter('HASH');
+  if (identifier !== account.identifier) {
+    throw new ProtocolError('3001', `IDENTIFIER ${JSON.stringify(identifier)} names no active account of this service`, {
+      field: 'IDENTIFIER',
+    });
+  }
+  if (!verifyHash(account.secret, params)) {
+    throw new ProtocolError('1003', 'HASH does not match the parameters signed with the account secret', {
+      field: 'HASH',
+    });
+  }
+}
+
+/** COLUMNS in the order asked; every exportable column, in the default order, when absent. */
+function columnList(value: Params[string]): ExportColumn[] {
+  if (typeof value !== 'string') return [...EXPORT_COLUMNS];
+  const columns: ExportColumn[] = [];
+  for (const name of splitColumns(value)) {
+    if (!isExportColumn(name)) throw invalidParameter('COLUMNS', `unknown column ${JSON.stringify(name)}`);
+    if (columns.includes(name)) throw invalidParameter('COLUMNS', `column ${JSON.stringify(name)} is named twice`);
+    columns.push(name);
+  }
+  return columns;
+}
+
+function idList(value: Params[string]): string[] {
+  return typeof value === 'string' ? splitIds(value) : [];
+}
