@@ -1,0 +1,135 @@
+import { ReconError } from '../errors.ts';
+import { daysFromCivil, SECONDS_PER_DAY } from './civil-time.ts';
+
+/**
+ * Turns a wall-clock time of one IANA time zone into an instant, deterministically, the way RFC 5545 and
+ * Temporal's `disambiguation: 'compatible'` do:
+ * - a wall time that does not exist (the spring-forward gap) is moved forward by the length of the gap, which is
+ *   the same as reading it with the offset in force before the transition: 02:30 in Europe/Paris on the morning
+ *   clocks jump from 02:00 to 03:00 is 03:30 CEST, i.e. 01:30Z;
+ * - a wall time that occurs twice (the fall-back overlap) is the earlier instant, its first occurrence with the
+ *   summer offset: 02:30 in Europe/Paris on the morning clocks go back from 03:00 to 02:00 is 00:30Z.
+ *
+ * Offsets come from Intl.DateTimeFormat, which is slow (microseconds a call) while DATE is converted on every
+ * row. So zones with a fixed offset (UTC, Etc/GMT+5, +05:30) are resolved once, and for the others the offset
+ * of each wall-clock hour is cached: an hour without a transition maps to one offset, found with a few Intl
+ * calls the first time and a Map lookup after. Hours that contain a transition (two a year) are resolved row by
+ * row. The cache assumes no zone changes its offset twice within one hour or within two days, as tzdata's zones
+ * never have.
+ */
+export interface WallTimeResolver {
+  /** The zone's canonical name, as Intl resolved it. */
+  readonly zone: string;
+  /** Seconds east of UTC when the zone never changes its offset, null otherwise. */
+  readonly fixedOffsetSeconds: number | null;
+  /** Seconds since the epoch of a wall-clock time given as seconds since 1970-01-01 00:00 on that clock. */
+  toEpochSeconds(wallSeconds: number): number;
+}
+
+const SECONDS_PER_HOUR = 3600;
+/** Caps the per-hour cache (a few years of hours) so memory stays constant on any input. */
+const MAX_CACHED_HOURS = 50_000;
+const FIXED_OFFSET_ZONE = /^(?:UTC|Etc\/GMT[+-]\d{1,2}|[+-]\d{2}(?::?\d{2})?)$/;
+
+export function createWallTimeResolver(timezone: string): WallTimeResolver {
+  const formatter = zoneFormatter(timezone);
+  const zone = formatter.resolvedOptions().timeZone;
+  const offsetAt = (epochSeconds: number): number => offsetOfInstant(formatter, epochSeconds);
+
+  if (FIXED_OFFSET_ZONE.test(zone)) {
+    const fixedOffsetSeconds = offsetAt(0);
+    return { zone, fixedOffsetSeconds, toEpochSeconds: (wallSeconds) => wallSeconds - fixedOffsetSeconds };
+  }
+
+  /** The offset that applies to the wall time when exactly one instant has it; NaN in a gap or an overlap. */
+  const uniqueOffset = (wallSeconds: number): number => {
+    const before = offsetAt(wallSeconds - SECONDS_PER_DAY);
+    const after = offsetAt(wallSeconds + SECONDS_PER_DAY);
+    const fitsBefore = offsetAt(wallSeconds - before) === before;
+    const fitsAfter = before === after || offsetAt(wallSeconds - after) === after;
+    if (before === after) return fitsBefore ? before : NaN;
+    if (fitsBefore !== fitsAfter) return fitsBefore ? before : after;
+    return NaN;
+  };
+
+  const resolveCompatibly = (wallSeconds: number): number => {
+    const before = offsetAt(wallSeconds - SECONDS_PER_DAY);
+    const after = offsetAt(wallSeconds + SECONDS_PER_DAY);
+    const earlier = wallSeconds - Math.max(before, after);
+    const later = wallSeconds - Math.min(before, after);
+    if (offsetAt(earlier) === Math.max(before, after)) return earlier;
+    if (offsetAt(later) === Math.min(before, after)) return later;
+    // In a gap: read with the offset in force before the transition, i.e. move forward by the gap's length.
+    return wallSeconds - before;
+  };
+
+  const offsetByHour = new Map<number, number>();
+  let lastHour = NaN;
+  let lastOffset = NaN;
+
+  const toEpochSeconds = (wallSeconds: number): number => {
+    const hour = Math.floor(wallSeconds / SECONDS_PER_HOUR);
+    if (hour !== lastHour) {
+      let offset = offsetByHour.get(hour);
+      if (offset === undefined) {
+        const start = hour * SECONDS_PER_HOUR;
+        const atStart = uniqueOffset(start);
+        offset = atStart === uniqueOffset(start + SECONDS_PER_HOUR - 1) ? atStart : NaN;
+        if (offsetByHour.size >= MAX_CACHED_HOURS) offsetByHour.clear();
+        offsetByHour.set(hour, offset);
+      }
+      lastHour = hour;
+      lastOffset = offset;
+    }
+    return Number.isNaN(lastOffset) ? resolveCompatibly(wallSeconds) : wallSeconds - lastOffset;
+  };
+
+  return { zone, fixedOffsetSeconds: null, toEpochSeconds };
+}
+
+function zoneFormatter(timezone: string): Intl.DateTimeFormat {
+  try {
+    return new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      era: 'short',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+  } catch (error) {
+    throw new ReconError(
+      'CONFIG',
+      `unknown time zone ${JSON.stringify(timezone)}: expected an IANA zone such as UTC or Europe/Paris`,
+      { cause: error },
+    );
+  }
+}
+
+/** Seconds east of UTC in force at the instant: the zone's wall clock then, minus the instant. */
+function offsetOfInstant(formatter: Intl.DateTimeFormat, epochSeconds: number): number {
+  let year = 0;
+  let month = 0;
+  let day = 0;
+  let hour = 0;
+  let minute = 0;
+  let second = 0;
+  let beforeCommonEra = false;
+  for (const part of formatter.formatToParts(epochSeconds * 1000)) {
+    switch (part.type) {
+      case 'year': year = Number(part.value); break;
+      case 'month': month = Number(part.value); break;
+      case 'day': day = Number(part.value); break;
+      case 'hour': hour = Number(part.value); break;
+      case 'minute': minute = Number(part.value); break;
+      case 'second': second = Number(part.value); break;
+      case 'era': beforeCommonEra = part.value === 'BC'; break;
+    }
+  }
+  if (beforeCommonEra) year = 1 - year;
+  const wallSeconds = daysFromCivil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + second;
+  return wallSeconds - epochSeconds;
+}
