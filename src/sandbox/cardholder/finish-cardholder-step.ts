@@ -1,0 +1,65 @@
+import { notifyOperation } from '../notifications/notify-operation.ts';
+import type { SandboxContext } from '../sandbox-context.ts';
+import type { SandboxTransaction } from '../store.ts';
+import { currentTransaction } from '../time-rules.ts';
+
+export const CARDHOLDER_OUTCOMES = ['validated', 'pending', 'refused'] as const;
+export type CardholderOutcome = (typeof CARDHOLDER_OUTCOMES)[number];
+
+export function isCardholderOutcome(value: unknown): value is CardholderOutcome {
+  return (CARDHOLDER_OUTCOMES as readonly unknown[]).includes(value);
+}
+
+export type CardholderStepResult =
+  | { readonly ok: true; readonly transaction: SandboxTransaction }
+  | { readonly ok: false; readonly reason: 'not-found' | 'not-allowed'; readonly message: string; readonly transaction?: SandboxTransaction };
+
+const REFUSED_EXECCODE = '4001';
+
+/**
+ * The cardholder's answer on the payment method's page, or the later update of a pending approval.
+ * The cardholder step is notified; the update of a pending approval is not (the spec lists no effect).
+ */
+export function finishCardholderStep(ctx: SandboxContext, transactionId: string, outcome: CardholderOutcome): CardholderStepResult {
+  const now = ctx.clock.now();
+  const transaction = currentTransaction(ctx.store, transactionId, now);
+  if (!transaction || (transaction.operationType !== 'payment' && transaction.operationType !== 'authorization')) {
+    return { ok: false, reason: 'not-found', message: `no payment or authorization ${transactionId} awaits the cardholder` };
+  }
+  const refuse = (message: string): CardholderStepResult => ({ ok: false, reason: 'not-allowed', message, transaction });
+
+  if (transaction.status === 'awaiting-cardholder') {
+    if (outcome === 'pending' && transaction.method !== 'instalment') {
+      return refuse('waiting for approval exists only for the instalment method');
+    }
+    const settled = ctx.store.update(transactionId, { ...settlement(transaction, outcome), updatedAt: now });
+    notifyOperation(ctx, settled);
+    return { ok: true, transaction: settled };
+  }
+  if (transaction.status === 'pending-approval') {
+    if (outcome === 'pending') return refuse('the authorization is already waiting for approval');
+    const settled = ctx.store.update(transactionId, { ...settlement(transaction, outcome), updatedAt: now });
+    return { ok: true, transaction: settled };
+  }
+  if (transaction.status === 'expired') {
+    return refuse('the approval wait expired after 6 days: the authorization is treated as failed');
+  }
+  return refuse(`the cardholder step is over: the ${transaction.operationType} is ${transaction.status}`);
+}
+
+function settlement(transaction: SandboxTransaction, outcome: CardholderOutcome) {
+  switch (outcome) {
+    case 'validated':
+      return {
+        status: 'succeeded' as const,
+        execCode: '0000',
+        message: 'Operation succeeded',
+        // A payment is refundable at once; an authorization only through its capture.
+        ...(transaction.operationType === 'payment' ? { restingAmount: transaction.amount } : {}),
+      };
+    case 'pending':
+      return { status: 'pending-approval' as const, execCode: '0003', message: 'Waiting for approval by the instalment provider' };
+    case 'refused':
+      return { status: 'refused' as const, execCode: REFUSED_EXECCODE, message: 'Transaction refused by the payment method' };
+  }
+}

@@ -1,0 +1,52 @@
+import type { Params } from '../../protocol/form-encoding.ts';
+import type { PaymentMethod } from '../../protocol/operation-fields.ts';
+import { invalidParameter } from '../../protocol/protocol-error.ts';
+import { cardholderUrl } from '../cardholder/cardholder-url.ts';
+import { encodeRedirectHtml } from '../cardholder/redirect-html.ts';
+import type { SandboxContext } from '../sandbox-context.ts';
+import type { SandboxTransaction } from '../store.ts';
+
+/** The instalment method's order amount: 150 to 2000 EUR, in cents. */
+export const INSTALMENT_MIN_CENTS = 15_000n;
+export const INSTALMENT_MAX_CENTS = 200_000n;
+/** Neither method's request carries CURRENCY: the instalment method is EUR only, and so is the sandbox's wallet. */
+const CURRENCY = 'EUR';
+
+/**
+ * A payment or authorization (validated already): both methods answer 0002 and send the cardholder to the
+ * method's page, where the transaction is decided.
+ */
+export function startRedirect(
+  ctx: SandboxContext,
+  operationType: 'payment' | 'authorization',
+  method: PaymentMethod,
+  params: Params,
+): SandboxTransaction {
+  const amount = BigInt(params['AMOUNT'] as string);
+  const paymentOption = params['PAYMENTOPTION'] as string | undefined;
+  if (method === 'instalment' && (amount < INSTALMENT_MIN_CENTS || amount > INSTALMENT_MAX_CENTS)) {
+    throw invalidParameter('AMOUNT', `${amount} cents is outside the instalment method's 15000-200000 (150 to 2000 EUR)`);
+  }
+  const now = ctx.clock.now();
+  const transactionId = ctx.store.newTransactionId();
+  return ctx.store.add({
+    transactionId,
+    orderId: params['ORDERID'] as string,
+    identifier: ctx.identifier,
+    method,
+    operationType,
+    amount,
+    currency: CURRENCY,
+    execCode: '0002',
+    message: 'Redirect the cardholder: display the decoded REDIRECTHTML',
+    status: 'awaiting-cardholder',
+    createdAt: now,
+    updatedAt: now,
+    ...(paymentOption ? { paymentOption } : {}),
+    request: params,
+  });
+}
+
+export function redirectHtmlFor(transaction: SandboxTransaction, baseUrl: string): string {
+  return encodeRedirectHtml(cardholderUrl(baseUrl, transaction.transactionId));
+}

@@ -1,0 +1,219 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeRequest } from '../protocol/form-encoding.ts';
+import { encodeNotification, decodeNotification } from '../protocol/notification-encoding.ts';
+import { ProtocolError } from '../protocol/protocol-error.ts';
+import { cardholderPage, messagePage } from './cardholder/cardholder-page.ts';
+import { finishCardholderStep, isCardholderOutcome, type CardholderOutcome, type CardholderStepResult } from './cardholder/finish-cardholder-step.ts';
+import { createSandboxClock, type SandboxClock } from './clock.ts';
+import { createExportDeliveries, type RetryPolicy } from './export/export-deliveries.ts';
+import { handleGetTransactions, type GetTransactionsContext } from './export/get-transactions.ts';
+import { createRequestHandler, type HtmlAnswer } from './http/sandbox-request-handler.ts';
+import {
+  createNotificationOutbox,
+  type NotificationDelivery,
+  type NotificationRetryOptions,
+  type OutboxEvent,
+} from './notifications/notification-outbox.ts';
+import { handleProcessRequest } from './process/handle-process-request.ts';
+import type { ProcessAnswer } from './process/process-answer.ts';
+import type { SandboxContext } from './sandbox-context.ts';
+import { createSandboxStore, type SandboxStore } from './store.ts';
+import { currentTransaction, expireOverdueApprovals } from './time-rules.ts';
+
+export interface SandboxOptions {
+  /** The one merchant account the sandbox serves (IDENTIFIER) and its secret (the HASH key). */
+  readonly identifier: string;
+  readonly secret: string;
+  /** The merchant's notification URL; without it notifications are recorded, not sent. */
+  readonly notifyUrl?: string;
+  /** SMTP server for MAILTO exports. */
+  readonly smtp?: { readonly host: string; readonly port: number };
+  /** Default: a clock running with real time from now. */
+  readonly clock?: SandboxClock;
+  /** Path the routes live under, '' (default) or like '/payment'. */
+  readonly basePath?: string;
+  /** DESCRIPTOR of every answer and notification. */
+  readonly descriptor?: string;
+  readonly notificationRetry?: NotificationRetryOptions;
+  readonly exportRetry?: Partial<RetryPolicy>;
+  /** Background happenings (notification deliveries, failed exports, internal errors); never thrown. */
+  readonly onEvent?: (event: SandboxEvent) => void;
+}
+
+export type SandboxEvent =
+  | { readonly type: 'notification'; readonly event: OutboxEvent }
+  | { readonly type: 'export-failed'; readonly label: string; readonly error: unknown }
+  | { readonly type: 'internal-error'; readonly error: unknown };
+
+export interface Sandbox {
+  /** Starts serving; resolves to the base URL (`http://host:port` + basePath). Port 0 picks a free port. */
+  listen(port?: number, host?: string): Promise<string>;
+  /** The base URL once listening. */
+  readonly baseUrl: string | undefined;
+  /** Stops serving and abandons pending notification retries and export deliveries. */
+  close(): Promise<void>;
+  readonly clock: SandboxClock;
+  readonly store: SandboxStore;
+  readonly notifications: {
+    /** Every notification so far (signed fields, state, attempts). */
+    deliveries(): NotificationDelivery[];
+    /** Resolves when no notification is being delivered or retried. */
+    idle(): Promise<void>;
+  };
+  /** Resolves when no CALLBACKURL or MAILTO export is in flight. */
+  readonly exports: { idle(): Promise<void> };
+  /** In process, without HTTP: a process request body as the endpoint takes it, and its answer. */
+  process(body: string): ProcessAnswer;
+  getTransactions(body: string): Promise<Record<string, unknown>>;
+  /** In process: the cardholder's answer on the method's page (or the update of a pending approval). */
+  finishCardholderStep(transactionId: string, outcome: CardholderOutcome): CardholderStepResult;
+}
+
+const DEFAULT_DESCRIPTOR = 'RECON SANDBOX';
+
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const basePath = normalizeBasePath(options.basePath ?? '');
+  const clock = options.clock ?? createSandboxClock();
+  const store = createSandboxStore();
+  const emit = (event: SandboxEvent) => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A faulty listener must not break the sandbox.
+    }
+  };
+  const outbox = createNotificationOutbox({
+    ...options.notificationRetry,
+    url: options.notifyUrl,
+    encode: (fields) => {
+      const body = encodeNotification(fields, options.secret);
+      return { body, fields: decodeNotification(body) };
+    },
+    onEvent: (event) => emit({ type: 'notification', event }),
+  });
+  const exportDeliveries = createExportDeliveries({
+    ...(options.exportRetry ? { retry: options.exportRetry } : {}),
+    onError: (error, label) => emit({ type: 'export-failed', label, error }),
+  });
+  let externalReferences = 0;
+  const ctx: SandboxContext = {
+    identifier: options.identifier,
+    secret: options.secret,
+    descriptor: options.descriptor ?? DEFAULT_DESCRIPTOR,
+    store,
+    clock,
+    outbox,
+    nextExternalReference: () => String(++externalReferences).padStart(9, '0'),
+  };
+  const stopExpiring = clock.onAdvance((now) => expireOverdueApprovals(store, now));
+
+  let server: Server | undefined;
+  let baseUrl: string | undefined;
+  const inProcessBaseUrl = () => baseUrl ?? `http://sandbox.invalid${basePath}`;
+
+  async function getTransactions(body: string, requestBaseUrl: string): Promise<Record<string, unknown>> {
+    let params;
+    try {
+      params = decodeRequest(body).params;
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      return { OPERATIONTYPE: 'getTransactions', EXECCODE: error.execCode, MESSAGE: error.message };
+    }
+    const exportContext: GetTransactionsContext = {
+      store,
+      clock,
+      identifier: options.identifier,
+      secret: options.secret,
+      baseUrl: requestBaseUrl,
+      deliveries: exportDeliveries,
+      ...(options.smtp ? { smtp: options.smtp } : {}),
+    };
+    return handleGetTransactions(exportContext, params);
+  }
+
+  function cardholderGet(transactionId: string): HtmlAnswer {
+    const transaction = currentTransaction(store, transactionId, clock.now());
+    if (!transaction || (transaction.operationType !== 'payment' && transaction.operationType !== 'authorization')) {
+      return { status: 404, html: messagePage('Unknown payment', `No payment or authorization ${transactionId}.`) };
+    }
+    return { status: 200, html: cardholderPage(transaction) };
+  }
+
+  function cardholderPost(transactionId: string, form: URLSearchParams): HtmlAnswer {
+    const outcome = form.get('outcome');
+    if (!isCardholderOutcome(outcome)) {
+      return { status: 400, html: messagePage('Bad answer', 'outcome must be validated, pending or refused.') };
+    }
+    const result = finishCardholderStep(ctx, transactionId, outcome);
+    if (result.ok) {
+      const notice = `Recorded: ${result.transaction.status} (EXECCODE ${result.transaction.execCode}).`;
+      return { status: 200, html: cardholderPage(result.transaction, notice) };
+    }
+    if (result.reason === 'not-found') return { status: 404, html: messagePage('Unknown payment', result.message) };
+    return { status: 409, html: cardholderPage(result.transaction!, `Not allowed: ${result.message}.`) };
+  }
+
+  const handler = createRequestHandler(
+    {
+      process: (body, requestBaseUrl) => handleProcessRequest(ctx, body, requestBaseUrl),
+      export: getTransactions,
+      cardholderPage: cardholderGet,
+      cardholderAnswer: cardholderPost,
+      clockNow: () => clock.now(),
+      advanceClockDays: (days) => {
+        clock.advanceDays(days);
+        return clock.now();
+      },
+    },
+    { basePath, fallbackBaseUrl: inProcessBaseUrl, onError: (error) => emit({ type: 'internal-error', error }) },
+  );
+
+  return {
+    async listen(port = 0, host = '127.0.0.1') {
+      if (server) throw new Error('the sandbox is already listening');
+      const listening = createServer(handler);
+      await new Promise<void>((resolve, reject) => {
+        listening.once('error', reject);
+        listening.listen(port, host, () => {
+          listening.off('error', reject);
+          resolve();
+        });
+      });
+      server = listening;
+      const address = listening.address() as AddressInfo;
+      const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      baseUrl = `http://${hostPart}:${address.port}${basePath}`;
+      return baseUrl;
+    },
+    get baseUrl() {
+      return baseUrl;
+    },
+    async close() {
+      stopExpiring();
+      outbox.close();
+      await exportDeliveries.close();
+      const closing = server;
+      server = undefined;
+      if (!closing) return;
+      await new Promise<void>((resolve) => {
+        closing.close(() => resolve());
+        closing.closeAllConnections();
+      });
+    },
+    clock,
+    store,
+    notifications: { deliveries: () => outbox.deliveries(), idle: () => outbox.idle() },
+    exports: { idle: () => exportDeliveries.idle() },
+    process: (body) => handleProcessRequest(ctx, body, inProcessBaseUrl()),
+    getTransactions: (body) => getTransactions(body, inProcessBaseUrl()),
+    finishCardholderStep: (transactionId, outcome) => finishCardholderStep(ctx, transactionId, outcome),
+  };
+}
+
+/** '' or '/a/b' without a trailing slash, so routes can be appended. */
+function normalizeBasePath(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  if (trimmed === '') return '';
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
