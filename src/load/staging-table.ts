@@ -1,4 +1,4 @@
-import type { TransactionColumn } from '../normalize/transaction-row.ts';
+import { TRANSACTION_COLUMNS, type TransactionColumn } from '../normalize/transaction-row.ts';
 
 /**
  * The per-file staging table. It lives for one transaction (ON COMMIT DROP), so a failed file leaves
@@ -9,7 +9,7 @@ import type { TransactionColumn } from '../normalize/transaction-row.ts';
 export const STAGING_TABLE = 'recon_staging';
 
 /** Same types as recon.transactions, so a value that would not fit fails at COPY, before the upsert. */
-export const TRANSACTION_COLUMN_TYPES: Readonly<Record<TransactionColumn, string>> = {
+const TRANSACTION_COLUMN_TYPES: Readonly<Record<TransactionColumn, string>> = {
   transaction_id: 'text',
   identifier: 'text',
   order_id: 'text',
@@ -32,8 +32,6 @@ export const TRANSACTION_COLUMN_TYPES: Readonly<Record<TransactionColumn, string
   three_ds_global_status: 'text',
   rule_applied: 'text',
 };
-
-export const TRANSACTION_COLUMNS = Object.keys(TRANSACTION_COLUMN_TYPES) as TransactionColumn[];
 
 export function createStagingTableSql(): string {
   const columns = TRANSACTION_COLUMNS.map((column) => `${column} ${TRANSACTION_COLUMN_TYPES[column]}`);

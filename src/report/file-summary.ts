@@ -1,0 +1,37 @@
+import type { FileResult } from '../load/file-result.ts';
+
+/** One line per file for humans: `FILE: loaded rows=N inserted=N updated=N unchanged=N rejected=N`. */
+export function formatFileSummary(result: FileResult): string {
+  switch (result.status) {
+    case 'loaded': {
+      const { rows, inserted, updated, unchanged, rejected, superseded } = result;
+      // Superseded rows are rare (an id twice in one file); the line names them only when there are some.
+      const supersededPart = superseded > 0 ? ` superseded=${superseded}` : '';
+      return `${result.file}: loaded rows=${rows} inserted=${inserted} updated=${updated} unchanged=${unchanged}${supersededPart} rejected=${rejected}`;
+    }
+    case 'duplicate':
+      return `${result.file}: duplicate of file ${result.fileId}, nothing changed`;
+    case 'failed':
+      return `${result.file}: failed: ${result.error}`;
+  }
+}
+
+/** `--json`: one object per file per line, every field named, the same for every status. */
+export function formatFileJson(result: FileResult): string {
+  return JSON.stringify({
+    file: result.file,
+    status: result.status,
+    fileId: result.fileId,
+    sha256: result.sha256 ?? null,
+    sizeBytes: result.sizeBytes ?? null,
+    compression: result.compression ?? null,
+    rows: result.status === 'loaded' ? result.rows : null,
+    inserted: result.status === 'loaded' ? result.inserted : null,
+    updated: result.status === 'loaded' ? result.updated : null,
+    unchanged: result.status === 'loaded' ? result.unchanged : null,
+    superseded: result.status === 'loaded' ? result.superseded : null,
+    rejected: result.status === 'loaded' ? result.rejected : null,
+    errorCode: result.status === 'failed' ? result.errorCode : null,
+    error: result.status === 'failed' ? result.error : null,
+  });
+}
