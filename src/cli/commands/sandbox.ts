@@ -1,7 +1,109 @@
-import { ReconError } from '../../errors.ts';
-import type { CommandContext } from '../command.ts';
+import { z } from 'zod';
+import { loadConfig, type SandboxConfig } from '../../config/config.ts';
+import { describeError, ReconError } from '../../errors.ts';
+import { createSandbox, type SandboxEvent } from '../../sandbox/sandbox.ts';
+import { parseCommandArgs, type CommandContext } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
 
-// Placeholder while the command is being built; replaced by its real implementation.
-export async function run(_ctx: CommandContext): Promise<number> {
-  throw new ReconError('USAGE', "'sandbox' is not available yet");
+const HELP = `usage: recon sandbox [options]
+
+Serves a local sandbox of the payment service: POST {base}/front/service/rest/process and /export,
+the cardholder page, and the clock at {base}/sandbox/clock. Prints the base URL, serves until SIGINT/SIGTERM.
+
+options (each also read from the environment variable shown; flags win):
+  --port P             port to listen on, 0 for any free one   RECON_SANDBOX_PORT (8080)
+  --host H             address to listen on                     RECON_SANDBOX_HOST (127.0.0.1)
+  --identifier ID      the merchant account's IDENTIFIER        RECON_SANDBOX_IDENTIFIER
+  --secret S           the account's secret (HASH key)          RECON_SANDBOX_SECRET
+  --notify-url URL     where notifications are POSTed           RECON_SANDBOX_NOTIFY_URL
+  --smtp HOST:PORT     SMTP server for MAILTO exports           RECON_SANDBOX_SMTP
+`;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  identifier: { type: 'string' },
+  secret: { type: 'string' },
+  'notify-url': { type: 'string' },
+  smtp: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The same rules as the RECON_SANDBOX_* variables, so a flag and a variable accept the same values. */
+const FLAG_RULES = {
+  port: z.coerce.number().int().min(0).max(65535),
+  host: z.string().min(1),
+  identifier: z.string().min(1).max(32),
+  secret: z.string().min(1),
+  'notify-url': z.url({ protocol: /^https?$/ }),
+  smtp: z.string().regex(/^[^:]+:\d+$/, 'expected HOST:PORT'),
+};
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs(ctx.argv, OPTIONS);
+  if (values.help) {
+    ctx.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  const settings = resolveSettings(loadConfig(ctx.env).sandbox, values);
+  const sandbox = createSandbox({
+    identifier: settings.identifier,
+    secret: settings.secret,
+    ...(settings.notifyUrl ? { notifyUrl: settings.notifyUrl } : {}),
+    ...(settings.smtp ? { smtp: parseSmtp(settings.smtp) } : {}),
+    onEvent: (event) => ctx.stderr.write(`sandbox: ${describeEvent(event)}\n`),
+  });
+  const baseUrl = await sandbox.listen(settings.port, settings.host).catch((error: unknown) => {
+    throw new ReconError('USAGE', `cannot listen on ${settings.host}:${settings.port}: ${describeError(error)}`, { cause: error });
+  });
+  ctx.stdout.write(`${baseUrl}\n`);
+  await abortion(ctx.signal);
+  await sandbox.close();
+  return EXIT.ok;
+}
+
+type FlagValues = Partial<Record<keyof typeof FLAG_RULES, string>>;
+
+function resolveSettings(fromEnv: SandboxConfig, flags: FlagValues): SandboxConfig {
+  const flag = <K extends keyof typeof FLAG_RULES>(name: K) => {
+    const value = flags[name];
+    if (value === undefined) return undefined;
+    const parsed = FLAG_RULES[name].safeParse(value);
+    if (!parsed.success) throw new ReconError('USAGE', `invalid --${name} ${JSON.stringify(value)}: ${parsed.error.issues[0]!.message}`);
+    return parsed.data as z.infer<(typeof FLAG_RULES)[K]>;
+  };
+  return {
+    port: flag('port') ?? fromEnv.port,
+    host: flag('host') ?? fromEnv.host,
+    identifier: flag('identifier') ?? fromEnv.identifier,
+    secret: flag('secret') ?? fromEnv.secret,
+    notifyUrl: flag('notify-url') ?? fromEnv.notifyUrl,
+    smtp: flag('smtp') ?? fromEnv.smtp,
+  };
+}
+
+function parseSmtp(value: string): { host: string; port: number } {
+  const separator = value.lastIndexOf(':');
+  return { host: value.slice(0, separator), port: Number(value.slice(separator + 1)) };
+}
+
+function abortion(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+function describeEvent(event: SandboxEvent): string {
+  switch (event.type) {
+    case 'notification': {
+      const { delivery } = event.event;
+      const subject = `notification ${delivery.fields['OPERATIONTYPE']} ${delivery.fields['TRANSACTIONID']}`;
+      if (event.event.type === 'delivered') return `${subject} delivered (attempt ${delivery.attempts})`;
+      if (event.event.type === 'retrying') return `${subject} attempt ${delivery.attempts} failed (${delivery.lastError}); retrying in ${event.event.delayMs} ms`;
+      return `${subject} given up after ${delivery.attempts} attempts: ${delivery.lastError}`;
+    }
+    case 'export-failed':
+      return `export delivery ${event.label} failed: ${describeError(event.error)}`;
+    case 'internal-error':
+      return `internal error: ${describeError(event.error)}`;
+  }
 }
