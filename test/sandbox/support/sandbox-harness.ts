@@ -1,0 +1,142 @@
+import { encodeRequest, type CartItem, type Params } from '../../../src/protocol/form-encoding.ts';
+import { signParams } from '../../../src/protocol/hash.ts';
+import { createSandboxClock } from '../../../src/sandbox/clock.ts';
+import { createSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/sandbox.ts';
+
+export const IDENTIFIER = 'ACME-SHOP';
+export const SECRET = 'sandbox-account-key';
+export const START = new Date('2026-03-02T09:00:00.000Z');
+
+export interface Harness {
+  readonly sandbox: Sandbox;
+  readonly baseUrl: string;
+  /** POSTs a signed process request; `params` override the defaults, `undefined` removes one. */
+  process(method: string, params: Params, options?: { secret?: string; sign?: boolean }): Promise<Answer>;
+  /** POSTs a raw body to the process endpoint. */
+  processRaw(body: string): Promise<Answer>;
+  /** Starts a payment or authorization and answers the cardholder page; returns the TRANSACTIONID. */
+  settle(method: 'payment' | 'authorization', params: Params, outcome: string): Promise<string>;
+  cardholder(transactionId: string, outcome: string): Promise<{ status: number; html: string }>;
+  /** The cardholder page's URL, read from the decoded REDIRECTHTML's form action. */
+  pageUrl(answer: Answer): string;
+  close(): Promise<void>;
+}
+
+export type Answer = Record<string, string>;
+
+let orders = 0;
+export function nextOrderId(): string {
+  orders += 1;
+  return `ORDER-${process.pid}-${orders}`;
+}
+
+export function walletParams(overrides: Params = {}): Params {
+  return {
+    IDENTIFIER,
+    ORDERID: nextOrderId(),
+    AMOUNT: '4990',
+    CLIENTIDENT: 'client-42',
+    CLIENTEMAIL: 'jane.doe@example.com',
+    CLIENTUSERAGENT: 'Mozilla/5.0',
+    CLIENTIP: '203.0.113.7',
+    DESCRIPTION: 'Order of two books',
+    VERSION: '3.0',
+    ...overrides,
+  };
+}
+
+export const CART: readonly CartItem[] = [
+  { MERCHANTITEMID: 'SKU-1', NAME: 'Sofa', PRICE: '120000', QUANTITY: '1', CATEGORY: 'furniture', DELIVERYEXPECTEDDELAY: '3' },
+  { MERCHANTITEMID: 'SKU-2', NAME: 'Cushion', PRICE: '2500', QUANTITY: '2', CATEGORY: 'homeandgarden' },
+];
+
+export function instalmentParams(overrides: Params = {}): Params {
+  return walletParams({
+    AMOUNT: '125000',
+    PAYMENTOPTION: 'instalpay-3x',
+    BILLINGFIRSTNAME: 'Jane',
+    BILLINGLASTNAME: 'Doe',
+    BILLINGCOUNTRY: 'FR',
+    SHIPTOCITY: 'Lyon',
+    CART,
+    ...overrides,
+  });
+}
+
+export async function startHarness(options: Partial<SandboxOptions> = {}): Promise<Harness> {
+  const sandbox = createSandbox({
+    identifier: IDENTIFIER,
+    secret: SECRET,
+    clock: createSandboxClock({ start: START, ticking: false }),
+    notificationRetry: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 6 },
+    ...options,
+  });
+  const baseUrl = await sandbox.listen(0, '127.0.0.1');
+
+  async function processRaw(body: string): Promise<Answer> {
+    const response = await fetch(`${baseUrl}/front/service/rest/process`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+    if (response.status !== 200) throw new Error(`process answered HTTP ${response.status}`);
+    return (await response.json()) as Answer;
+  }
+
+  async function postProcess(method: string, params: Params, options: { secret?: string; sign?: boolean } = {}) {
+    const withType: Params = { OPERATIONTYPE: method, ...params };
+    const signed = options.sign === false ? withType : signParams(options.secret ?? SECRET, withType);
+    return processRaw(encodeRequest(method, signed));
+  }
+
+  function pageUrl(answer: Answer): string {
+    const html = Buffer.from(answer['REDIRECTHTML'] ?? '', 'base64').toString('utf8');
+    const action = /<form[^>]*\saction="([^"]+)"/.exec(html)?.[1];
+    if (!action) throw new Error(`no form action in REDIRECTHTML: ${html}`);
+    return action.replaceAll('&amp;', '&');
+  }
+
+  async function answerPage(url: string, outcome: string) {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ outcome }).toString(),
+    });
+    return { status: response.status, html: await response.text() };
+  }
+
+  const pages = new Map<string, string>();
+  return {
+    sandbox,
+    baseUrl,
+    process: postProcess,
+    processRaw,
+    pageUrl,
+    async settle(method, params, outcome) {
+      const answer = await postProcess(method, params);
+      if (answer['EXECCODE'] !== '0002') throw new Error(`expected 0002, got ${JSON.stringify(answer)}`);
+      const url = pageUrl(answer);
+      pages.set(answer['TRANSACTIONID']!, url);
+      const page = await answerPage(url, outcome);
+      if (page.status !== 200) throw new Error(`cardholder page answered ${page.status}: ${page.html}`);
+      return answer['TRANSACTIONID']!;
+    },
+    cardholder(transactionId, outcome) {
+      return answerPage(pages.get(transactionId) ?? `${baseUrl}/sandbox/cardholder/${transactionId}`, outcome);
+    },
+    close: () => sandbox.close(),
+  };
+}
+
+/** The params of a capture or refund of `transactionId`, for the order it belongs to. */
+export function referenceParams(harness: Harness, transactionId: string, overrides: Params = {}): Params {
+  const transaction = harness.sandbox.store.get(transactionId);
+  return {
+    IDENTIFIER,
+    TRANSACTIONID: transactionId,
+    ORDERID: transaction?.orderId ?? 'UNKNOWN-ORDER',
+    DESCRIPTION: 'Back office operation',
+    VERSION: '3.0',
+    ...overrides,
+  };
+}
