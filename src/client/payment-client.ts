@@ -1,0 +1,127 @@
+import type { z } from 'zod';
+import { ReconError } from '../errors.ts';
+import { execCodeFamily, isRetryableExecCode } from '../protocol/exec-codes.ts';
+import { PROTOCOL_VERSION } from '../protocol/field-dictionary.ts';
+import type { OperationType } from '../protocol/field-dictionary.ts';
+import { encodeRequest } from '../protocol/form-encoding.ts';
+import type { Params } from '../protocol/form-encoding.ts';
+import { signParams } from '../protocol/hash.ts';
+import type { PaymentMethod } from '../protocol/operation-fields.ts';
+import { getTransactionsResponseSchema, processResponseSchema } from '../protocol/response-schemas.ts';
+import type { ExportRow, GetTransactionsResponse, ProcessResponse } from '../protocol/response-schemas.ts';
+import { validateRequest } from '../protocol/validate-request.ts';
+import { withRetries } from './backoff.ts';
+import type { RetryPolicy } from './backoff.ts';
+import { postForm } from './post-form.ts';
+import type { FetchFunction } from './post-form.ts';
+import type {
+  AsyncExportRequest,
+  AuthorizationRequest,
+  CaptureOrRefundRequest,
+  SyncExportRequest,
+  WalletPaymentRequest,
+} from './request-types.ts';
+import { ServiceError } from './service-error.ts';
+import { exportParams, toParams } from './to-params.ts';
+import { TransportError } from './transport-error.ts';
+
+export interface PaymentClientOptions {
+  /** Base address of the service; the endpoints are `{baseUrl}/front/service/rest/process|export`. */
+  readonly baseUrl: string;
+  readonly identifier: string;
+  /** The account key that signs every request (HASH). */
+  readonly secret: string;
+  /** Limit of each attempt, answer body included. */
+  readonly timeoutMs: number;
+  readonly retry: RetryPolicy;
+  readonly fetch?: FetchFunction;
+}
+
+/** The service's answer to an asynchronous getTransactions: the file comes later by URL or e-mail. */
+export type AsyncExportReceipt = GetTransactionsResponse;
+
+export interface PaymentClient {
+  /** Wallet payment; answers EXECCODE 0002 with TRANSACTIONID and REDIRECTHTML (base64) when accepted. */
+  payment(request: WalletPaymentRequest): Promise<ProcessResponse>;
+  authorization(request: AuthorizationRequest): Promise<ProcessResponse>;
+  capture(request: CaptureOrRefundRequest): Promise<ProcessResponse>;
+  refund(request: CaptureOrRefundRequest): Promise<ProcessResponse>;
+  getTransactions(request: SyncExportRequest): Promise<ExportRow[]>;
+  getTransactions(request: AsyncExportRequest): Promise<AsyncExportReceipt>;
+}
+
+/**
+ * The payment service's client. Every request is validated against the field dictionary before it is
+ * sent (ProtocolError naming the field), signed, and its answer validated (PROTOCOL_RESPONSE). An EXECCODE
+ * outside 0xxx is a ServiceError. Retries: see `retriesProcess` and `retriesRead`.
+ */
+export function createPaymentClient(options: PaymentClientOptions): PaymentClient {
+  const fetch = options.fetch ?? globalThis.fetch;
+  const base = options.baseUrl.replace(/\/+$/, '');
+
+  async function call<T extends { EXECCODE: string; MESSAGE: string }>(
+    endpoint: 'process' | 'export',
+    operation: OperationType,
+    method: PaymentMethod | undefined,
+    fields: Params,
+    schema: z.ZodType<T>,
+  ): Promise<T> {
+    const params = signParams(options.secret, {
+      IDENTIFIER: options.identifier,
+      OPERATIONTYPE: operation,
+      VERSION: PROTOCOL_VERSION,
+      ...fields,
+    });
+    validateRequest(operation, method, params);
+    const url = `${base}/front/service/rest/${endpoint}`;
+    const body = encodeRequest(operation, params);
+    const shouldRetry = endpoint === 'export' ? retriesRead : retriesProcess;
+    return withRetries(options.retry, shouldRetry, async () => {
+      const answer = parseAnswer(operation, schema, await postForm(fetch, url, body, options.timeoutMs));
+      if (execCodeFamily(answer.EXECCODE) !== 'success') throw new ServiceError(operation, answer.EXECCODE, answer.MESSAGE);
+      return answer;
+    });
+  }
+
+  const process = (operation: OperationType, method: PaymentMethod | undefined, fields: Params) =>
+    call('process', operation, method, fields, processResponseSchema);
+
+  async function getTransactions(request: SyncExportRequest | AsyncExportRequest) {
+    const answer = await call('export', 'getTransactions', undefined, exportParams(request), getTransactionsResponseSchema);
+    if (request.CALLBACKURL !== undefined || request.MAILTO !== undefined) return answer;
+    if (answer.DATA === undefined) throw new ReconError('PROTOCOL_RESPONSE', 'getTransactions answer: missing DATA');
+    return answer.DATA;
+  }
+
+  return {
+    payment: (request) => process('payment', 'wallet', toParams(request)),
+    authorization: ({ method, ...request }) => process('authorization', method, toParams(request)),
+    capture: (request) => process('capture', undefined, toParams(request)),
+    refund: (request) => process('refund', undefined, toParams(request)),
+    getTransactions: getTransactions as PaymentClient['getTransactions'],
+  };
+}
+
+/**
+ * A payment operation is repeated only when it cannot have reached the service (connection refused) or
+ * the service said to retry. Never after a timeout or a dropped connection: a second capture or refund
+ * could move money twice. Never on 5004: the result comes by notification.
+ */
+export function retriesProcess(error: unknown): boolean {
+  if (error instanceof TransportError) return error.neverSent;
+  return error instanceof ServiceError && isRetryableExecCode(error.execCode);
+}
+
+/** getTransactions is a read: any transport failure or a retryable EXECCODE may be tried again. */
+export function retriesRead(error: unknown): boolean {
+  if (error instanceof TransportError) return true;
+  return error instanceof ServiceError && isRetryableExecCode(error.execCode);
+}
+
+function parseAnswer<T>(operation: string, schema: z.ZodType<T>, json: unknown): T {
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'body';
+  throw new ReconError('PROTOCOL_RESPONSE', `${operation} answer: invalid ${field}: ${issue.message}`);
+}
