@@ -1,0 +1,423 @@
+import type { Params } from '../../protocol/form-encoding.ts';
+import { signParams } from '../../protocol/hash.ts';
+import type { SandboxClock } from '../clock.ts';
+import { INSTALMENT_MAX_CENTS, INSTALMENT_MIN_CENTS } from '../process/start-redirect.ts';
+import type { PaymentMethod, SandboxStore, SandboxTransaction } from '../store.ts';
+import { expireOverdueApprovals } from '../time-rules.ts';
+import { drawCustomer } from './scenario-customer.ts';
+import type { ScenarioCustomer } from './scenario-customer.ts';
+import { createSeededRandom } from './seeded-random.ts';
+import type { SeededRandom } from './seeded-random.ts';
+
+/** What an order of the scenario ends as; every one occurs at least once. */
+export const SCENARIO_OUTCOMES = [
+  'awaiting-cardholder',
+  'validated',
+  'refused',
+  'pending',
+  'pending-validated',
+  'pending-refused',
+  'pending-expired',
+  'captured-full',
+  'captured-partial',
+  'capture-window-passed',
+  'refunded-full',
+  'refunded-partial',
+  'refunded-several',
+] as const;
+export type ScenarioOutcome = (typeof SCENARIO_OUTCOMES)[number];
+
+export interface ScenarioTarget {
+  readonly store: SandboxStore;
+  readonly clock: SandboxClock;
+  readonly identifier: string;
+  /** Signs the recorded requests, so each reads as the request the service received. */
+  readonly secret: string;
+}
+
+export interface ScenarioOptions {
+  readonly seed: number;
+  /** Number of orders; at least one per outcome. Default 40. */
+  readonly orders?: number;
+}
+
+export interface ScenarioSummary {
+  readonly seed: number;
+  /** Every order created, in order of creation. */
+  readonly orderIds: readonly string[];
+  readonly ordersByOutcome: Readonly<Record<ScenarioOutcome, readonly string[]>>;
+  readonly counts: Readonly<Record<ScenarioOutcome, number>>;
+  readonly transactionCount: number;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/** The scenario's history spans the last 14 days of the sandbox clock: beyond both the 6- and 7-day rules. */
+const HISTORY_MS = 14 * DAY;
+const CURRENCY = 'EUR';
+const WALLET_MIN_CENTS = 500n;
+const WALLET_MAX_CENTS = 150_000n;
+const INSTALMENT_OPTIONS = ['instalpay-3x', 'instalpay-3xsansfrais', 'instalpay-4x', 'instalpay-4xsansfrais'];
+const REFUSALS = [
+  { execCode: '4001', message: 'Transaction refused by the payment method' },
+  { execCode: '4001', message: 'Transaction refused by the payment method' },
+  { execCode: '4002', message: 'Insufficient funds' },
+  { execCode: '4003', message: 'Card refused by the issuer' },
+];
+/** Outcomes drawn beyond the first of each, weighted like a shop's everyday mix. */
+const EVERYDAY_OUTCOMES: readonly ScenarioOutcome[] = [
+  ...SCENARIO_OUTCOMES,
+  'validated', 'validated', 'captured-full', 'captured-full', 'captured-full', 'refused', 'refunded-partial',
+];
+
+/**
+ * Creates a realistic population of orders of both payment methods directly in the store, ending in every
+ * outcome the interface shows, dated over the last 14 days of the sandbox clock (which it does not move).
+ * The same seed on a fresh store and the same clock reading gives an identical store. Transactions are added
+ * in the order they happened, so their ids grow with time as the service's do.
+ */
+export function seedScenario(target: ScenarioTarget, options: ScenarioOptions): ScenarioSummary {
+  const orderCount = options.orders ?? 40;
+  if (!Number.isInteger(orderCount) || orderCount < SCENARIO_OUTCOMES.length) {
+    throw new RangeError(`a scenario has at least ${SCENARIO_OUTCOMES.length} orders, one per outcome (got ${orderCount})`);
+  }
+  const random = createSeededRandom(options.seed);
+  const now = target.clock.now();
+  const outcomes = shuffle(random, [
+    ...SCENARIO_OUTCOMES,
+    ...Array.from({ length: orderCount - SCENARIO_OUTCOMES.length }, () => random.pick(EVERYDAY_OUTCOMES)),
+  ]);
+
+  const events: PlannedEvent[] = [];
+  const ordersByOutcome = Object.fromEntries(SCENARIO_OUTCOMES.map((outcome) => [outcome, [] as string[]]));
+  const orderIds = outcomes.map((outcome, index) => {
+    const orderId = `ORD-${options.seed}-${String(index + 1).padStart(4, '0')}`;
+    ordersByOutcome[outcome]!.push(orderId);
+    events.push(...planOrder(target, random, now, { orderId, outcome, index }));
+    return orderId;
+  });
+
+  const before = target.store.all().length;
+  // A stable sort: steps of one order at the same instant keep their planned sequence.
+  events.sort((a, b) => a.at - b.at);
+  for (const event of events) event.apply();
+  expireOverdueApprovals(target.store, now);
+
+  return {
+    seed: options.seed,
+    orderIds,
+    ordersByOutcome: ordersByOutcome as Record<ScenarioOutcome, string[]>,
+    counts: Object.fromEntries(SCENARIO_OUTCOMES.map((outcome) => [outcome, ordersByOutcome[outcome]!.length])) as Record<
+      ScenarioOutcome,
+      number
+    >,
+    transactionCount: target.store.all().length - before,
+  };
+}
+
+interface PlannedEvent {
+  /** Epoch milliseconds. */
+  readonly at: number;
+  readonly apply: () => void;
+}
+
+interface OrderToPlan {
+  readonly orderId: string;
+  readonly outcome: ScenarioOutcome;
+  readonly index: number;
+}
+
+/**
+ * One order's history: the payment or authorization (0002), the cardholder's step, perhaps a wait for approval,
+ * then captures and refunds. Gaps are drawn first, then the start is placed so the last step lands where the
+ * outcome needs it (a pending approval still within 6 days, an expired one beyond, and so on).
+ */
+function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, order: OrderToPlan): PlannedEvent[] {
+  const { outcome } = order;
+  const viaPending = outcome.startsWith('pending') || (isCapturedOrRefunded(outcome) && random.chance(0.25));
+  const method: PaymentMethod = viaPending || random.chance(0.45) ? 'instalment' : 'wallet';
+  const operationType = chooseOperation(random, method, outcome);
+  const amount =
+    method === 'instalment'
+      ? random.bigint(INSTALMENT_MIN_CENTS, INSTALMENT_MAX_CENTS)
+      : random.bigint(WALLET_MIN_CENTS, WALLET_MAX_CENTS);
+  const customer = drawCustomer(random, order.index + 1);
+  const paymentOption = method === 'instalment' ? random.pick(INSTALMENT_OPTIONS) : undefined;
+
+  // The steps after the first, as (gap, action) pairs.
+  const steps: { gap: number; apply: (at: Date) => void }[] = [];
+  let origin: SandboxTransaction | undefined;
+  const store = target.store;
+  const settle = (patch: Partial<SandboxTransaction>) => (at: Date) => {
+    origin = store.update(origin!.transactionId, { ...patch, updatedAt: at });
+  };
+
+  if (outcome !== 'awaiting-cardholder') {
+    const cardholderGap = random.int(2 * MINUTE, 30 * MINUTE);
+    if (viaPending) {
+      steps.push({ gap: cardholderGap, apply: settle(PENDING) });
+      if (outcome !== 'pending' && outcome !== 'pending-expired') {
+        const update = outcome === 'pending-refused' ? refusal(random) : succeeded(operationType, amount);
+        steps.push({ gap: random.int(2 * HOUR, 3 * DAY), apply: settle(update) });
+      }
+    } else {
+      const result = outcome === 'refused' ? refusal(random) : succeeded(operationType, amount);
+      steps.push({ gap: cardholderGap, apply: settle(result) });
+    }
+  }
+
+  let refundable: { amount: bigint; transaction: () => SandboxTransaction } | undefined;
+  if (operationType === 'payment') refundable = { amount, transaction: () => store.get(origin!.transactionId)! };
+  if (isCapturedOrRefunded(outcome) && operationType === 'authorization') {
+    const partial = outcome === 'captured-partial' || (outcome.startsWith('refunded') && random.chance(0.3));
+    const captured = partial ? (amount * BigInt(random.int(30, 95))) / 100n : amount;
+    let capture: SandboxTransaction | undefined;
+    steps.push({
+      gap: random.int(HOUR, 4 * DAY),
+      apply: (at) => {
+        capture = addCapture(target, origin!, captured, partial, at);
+        origin = store.get(origin!.transactionId);
+      },
+    });
+    refundable = { amount: captured, transaction: () => store.get(capture!.transactionId)! };
+  }
+  if (outcome.startsWith('refunded') && refundable) {
+    for (const refundAmount of refundAmounts(random, outcome, refundable.amount)) {
+      const parent = refundable.transaction;
+      steps.push({ gap: random.int(HOUR, DAY), apply: (at) => addRefund(target, parent(), refundAmount, at) });
+    }
+  }
+
+  const spent = steps.reduce((total, step) => total + step.gap, 0);
+  const [youngest, oldest] = lastStepAge(outcome, HISTORY_MS - spent);
+  const startedAt = now.getTime() - random.int(youngest, oldest) - spent;
+  const events: PlannedEvent[] = [
+    {
+      at: startedAt,
+      apply: () => {
+        const request = startRequest(target, order.orderId, operationType, amount, customer, paymentOption);
+        origin = addStart(target, order.orderId, method, operationType, amount, paymentOption, request, new Date(startedAt));
+      },
+    },
+  ];
+  let at = startedAt;
+  for (const step of steps) {
+    at += step.gap;
+    const when = new Date(at);
+    events.push({ at, apply: () => step.apply(when) });
+  }
+  return events;
+}
+
+function isCapturedOrRefunded(outcome: ScenarioOutcome): boolean {
+  return outcome.startsWith('captured') || outcome.startsWith('refunded');
+}
+
+/** The instalment method authorizes only; the wallet pays at once or authorizes then captures. */
+function chooseOperation(random: SeededRandom, method: PaymentMethod, outcome: ScenarioOutcome): 'payment' | 'authorization' {
+  if (method === 'instalment') return 'authorization';
+  if (outcome.startsWith('captured') || outcome === 'capture-window-passed') return 'authorization';
+  return random.chance(0.6) ? 'payment' : 'authorization';
+}
+
+/** How long ago the order's last step may lie, [youngest, oldest] in ms, for its outcome to hold today. */
+function lastStepAge(outcome: ScenarioOutcome, room: number): [number, number] {
+  switch (outcome) {
+    case 'pending':
+      return [10 * MINUTE, 6 * DAY - HOUR];
+    case 'validated':
+      // still within its capture window, so distinct from capture-window-passed
+      return [10 * MINUTE, 7 * DAY - HOUR];
+    case 'pending-expired':
+      return [6 * DAY + HOUR, room];
+    case 'capture-window-passed':
+      return [7 * DAY + HOUR, room];
+    default:
+      return [10 * MINUTE, Math.max(room, 10 * MINUTE)];
+  }
+}
+
+function refundAmounts(random: SeededRandom, outcome: ScenarioOutcome, refundable: bigint): bigint[] {
+  if (outcome === 'refunded-full') return [refundable];
+  if (outcome === 'refunded-partial') return [(refundable * BigInt(random.int(10, 90))) / 100n || 1n];
+  // several: two or three refunds, the last sometimes emptying the resting amount
+  const amounts: bigint[] = [];
+  let resting = refundable;
+  const count = random.int(2, 3);
+  for (let i = 0; i < count && resting > 0n; i++) {
+    const last = i === count - 1;
+    const amount = last && random.chance(0.5) ? resting : (resting * BigInt(random.int(15, 45))) / 100n || 1n;
+    amounts.push(amount);
+    resting -= amount;
+  }
+  return amounts;
+}
+
+const PENDING = {
+  status: 'pending-approval',
+  execCode: '0003',
+  message: 'Waiting for approval by the instalment provider',
+} as const;
+
+function succeeded(operationType: 'payment' | 'authorization', amount: bigint): Partial<SandboxTransaction> {
+  return {
+    status: 'succeeded',
+    execCode: '0000',
+    message: 'Operation succeeded',
+    // A payment is refundable at once; an authorization only through its capture.
+    ...(operationType === 'payment' ? { restingAmount: amount } : {}),
+  };
+}
+
+function refusal(random: SeededRandom): Partial<SandboxTransaction> {
+  return { status: 'refused', ...random.pick(REFUSALS) };
+}
+
+function startRequest(
+  target: ScenarioTarget,
+  orderId: string,
+  operationType: 'payment' | 'authorization',
+  amount: bigint,
+  customer: ScenarioCustomer,
+  paymentOption: string | undefined,
+): Params {
+  const common = {
+    IDENTIFIER: target.identifier,
+    OPERATIONTYPE: operationType,
+    ORDERID: orderId,
+    AMOUNT: String(amount),
+    CLIENTIDENT: customer.ident,
+    CLIENTEMAIL: customer.email,
+    CLIENTUSERAGENT: customer.userAgent,
+    CLIENTIP: customer.ip,
+    DESCRIPTION: `Order ${orderId}`,
+    VERSION: '3.0',
+  };
+  const specific = paymentOption
+    ? {
+        PAYMENTOPTION: paymentOption,
+        BILLINGFIRSTNAME: customer.firstName,
+        BILLINGLASTNAME: customer.lastName,
+        BILLINGADDRESS: customer.street,
+        BILLINGPOSTALCODE: customer.postalCode,
+        BILLINGCITY: customer.city,
+        BILLINGCOUNTRY: customer.country,
+      }
+    : {
+        CARDFULLNAME: `${customer.firstName} ${customer.lastName}`,
+        CLIENTADDRESS: `${customer.street}, ${customer.postalCode} ${customer.city}`,
+        BILLINGCOUNTRY: customer.country,
+      };
+  return signParams(target.secret, { ...common, ...specific });
+}
+
+function addStart(
+  target: ScenarioTarget,
+  orderId: string,
+  method: PaymentMethod,
+  operationType: 'payment' | 'authorization',
+  amount: bigint,
+  paymentOption: string | undefined,
+  request: Params,
+  at: Date,
+): SandboxTransaction {
+  return target.store.add({
+    transactionId: target.store.newTransactionId(),
+    orderId,
+    identifier: target.identifier,
+    method,
+    operationType,
+    amount,
+    currency: CURRENCY,
+    execCode: '0002',
+    message: 'Redirect the cardholder: display the decoded REDIRECTHTML',
+    status: 'awaiting-cardholder',
+    createdAt: at,
+    updatedAt: at,
+    ...(paymentOption ? { paymentOption } : {}),
+    request,
+  });
+}
+
+function addCapture(
+  target: ScenarioTarget,
+  authorization: SandboxTransaction,
+  amount: bigint,
+  partial: boolean,
+  at: Date,
+): SandboxTransaction {
+  target.store.update(authorization.transactionId, { capturedAmount: amount });
+  const request = signParams(target.secret, {
+    IDENTIFIER: target.identifier,
+    OPERATIONTYPE: 'capture',
+    TRANSACTIONID: authorization.transactionId,
+    ORDERID: authorization.orderId,
+    DESCRIPTION: `Shipment of order ${authorization.orderId}`,
+    VERSION: '3.0',
+    ...(partial ? { AMOUNT: String(amount) } : {}),
+  });
+  return target.store.add({
+    ...followUp(target, authorization, 'capture', amount, request, at),
+    restingAmount: amount,
+    ...(authorization.paymentOption
+      ? { paymentOption: authorization.paymentOption, schedule: { index: 1, count: instalmentCount(authorization.paymentOption) } }
+      : {}),
+  });
+}
+
+function addRefund(target: ScenarioTarget, refunded: SandboxTransaction, amount: bigint, at: Date): SandboxTransaction {
+  target.store.update(refunded.transactionId, { restingAmount: (refunded.restingAmount ?? 0n) - amount });
+  const request = signParams(target.secret, {
+    IDENTIFIER: target.identifier,
+    OPERATIONTYPE: 'refund',
+    TRANSACTIONID: refunded.transactionId,
+    ORDERID: refunded.orderId,
+    DESCRIPTION: `Refund on order ${refunded.orderId}`,
+    VERSION: '3.0',
+    AMOUNT: String(amount),
+  });
+  return target.store.add({
+    ...followUp(target, refunded, 'refund', amount, request, at),
+    ...(refunded.paymentOption ? { paymentOption: refunded.paymentOption } : {}),
+  });
+}
+
+function followUp(
+  target: ScenarioTarget,
+  parent: SandboxTransaction,
+  operationType: 'capture' | 'refund',
+  amount: bigint,
+  request: Params,
+  at: Date,
+): SandboxTransaction {
+  return {
+    transactionId: target.store.newTransactionId(),
+    orderId: parent.orderId,
+    identifier: target.identifier,
+    method: parent.method,
+    operationType,
+    amount,
+    currency: parent.currency,
+    execCode: '0000',
+    message: 'Operation succeeded',
+    status: 'succeeded',
+    createdAt: at,
+    updatedAt: at,
+    parentTransactionId: parent.transactionId,
+    request,
+  };
+}
+
+/** `instalpay-4x…` pays in 4 instalments, `instalpay-3x…` in 3. */
+function instalmentCount(paymentOption: string): number {
+  return paymentOption.startsWith('instalpay-4x') ? 4 : 3;
+}
+
+function shuffle<T>(random: SeededRandom, items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = random.int(0, i);
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
