@@ -112,14 +112,16 @@ export function createNotificationOutbox(options: NotificationOutboxOptions): No
         emit({ type: 'delivered', delivery: replace(id, { state: 'delivered', attempts, lastError: undefined }) });
         return;
       }
+      if (attempts < maxAttempts && !closing.signal.aborted) {
+        const delayMs = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempts - 1));
+        emit({ type: 'retrying', delivery: replace(id, { attempts, lastError: error }), delayMs });
+        await wait(delayMs);
+      }
       if (attempts >= maxAttempts || closing.signal.aborted) {
         const reason = closing.signal.aborted ? `${error} (outbox closed)` : error;
         emit({ type: 'failed', delivery: replace(id, { state: 'failed', attempts, lastError: reason }) });
         return;
       }
-      const delayMs = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempts - 1));
-      emit({ type: 'retrying', delivery: replace(id, { attempts, lastError: error }), delayMs });
-      await wait(delayMs);
     }
   }
 

@@ -1,0 +1,90 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeNotification, encodeNotification } from '../../src/protocol/notification-encoding.ts';
+import { createNotificationOutbox, type NotificationOutboxOptions, type OutboxEvent } from '../../src/sandbox/notifications/notification-outbox.ts';
+import { startNotificationReceiver, type NotificationReceiver } from './support/notification-receiver.ts';
+
+const encode: NotificationOutboxOptions['encode'] = (fields) => {
+  const body = encodeNotification(fields, 'secret');
+  return { body, fields: decodeNotification(body) };
+};
+
+describe('notification outbox', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+  async function receiver(refuseFirst: number): Promise<NotificationReceiver> {
+    const started = await startNotificationReceiver({ refuseFirst });
+    cleanups.push(() => started.close());
+    return started;
+  }
+
+  it('gives up after maxAttempts, waiting twice as long after each failure up to maxDelayMs', async () => {
+    const merchant = await receiver(100);
+    const events: OutboxEvent[] = [];
+    const outbox = createNotificationOutbox({
+      url: merchant.url, encode, maxAttempts: 5, baseDelayMs: 5, maxDelayMs: 20, onEvent: (e) => events.push(e),
+    });
+    cleanups.push(() => outbox.close());
+    outbox.send({ ORDERID: 'A' });
+    await outbox.idle();
+    expect(merchant.received).toHaveLength(5);
+    expect(events.flatMap((e) => (e.type === 'retrying' ? [e.delayMs] : []))).toEqual([5, 10, 20, 20]);
+    expect(outbox.deliveries()[0]).toMatchObject({ state: 'failed', attempts: 5, lastError: expect.stringMatching(/HTTP (500|200)/) });
+    expect(events.at(-1)?.type).toBe('failed');
+  });
+
+  it('retries a merchant that cannot be reached, and reports why', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const outbox = createNotificationOutbox({ url: `http://127.0.0.1:${port}/`, encode, maxAttempts: 2, baseDelayMs: 1 });
+    outbox.send({ ORDERID: 'A' });
+    await outbox.idle();
+    expect(outbox.deliveries()[0]).toMatchObject({ state: 'failed', attempts: 2, lastError: expect.stringContaining('ECONNREFUSED') });
+  });
+
+  it('abandons an attempt the merchant does not answer in time', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => { silent.close(() => resolve()); silent.closeAllConnections(); }));
+    const { port } = silent.address() as AddressInfo;
+    const outbox = createNotificationOutbox({ url: `http://127.0.0.1:${port}/`, encode, maxAttempts: 2, baseDelayMs: 1, timeoutMs: 50 });
+    outbox.send({ ORDERID: 'A' });
+    await outbox.idle();
+    expect(outbox.deliveries()[0]).toMatchObject({ state: 'failed', attempts: 2, lastError: expect.stringMatching(/timeout/i) });
+  });
+
+  it('records notifications as unsent when no URL is configured', async () => {
+    const outbox = createNotificationOutbox({ url: undefined, encode });
+    const delivery = outbox.send({ ORDERID: 'A', AMOUNT: '100' });
+    await outbox.idle();
+    expect(delivery).toMatchObject({ state: 'unsent', attempts: 0 });
+    expect(delivery.fields).toMatchObject({ ORDERID: 'A', AMOUNT: '100', HASH: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  });
+
+  it('stops retrying on close: pending deliveries end as failed and idle resolves', async () => {
+    const merchant = await receiver(100);
+    const outbox = createNotificationOutbox({ url: merchant.url, encode, baseDelayMs: 3_600_000 });
+    outbox.send({ ORDERID: 'A' });
+    while (merchant.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    outbox.close();
+    await outbox.idle();
+    expect(outbox.deliveries()[0]).toMatchObject({ state: 'failed', attempts: 1, lastError: expect.stringContaining('closed') });
+    expect(merchant.received).toHaveLength(1);
+    expect(outbox.send({ ORDERID: 'B' }).state).toBe('unsent');
+  });
+
+  it('keeps delivering when the event listener throws', async () => {
+    const merchant = await receiver(1);
+    const outbox = createNotificationOutbox({
+      url: merchant.url, encode, baseDelayMs: 1, onEvent: () => { throw new Error('listener bug'); },
+    });
+    outbox.send({ ORDERID: 'A' });
+    await outbox.idle();
+    expect(outbox.deliveries()[0]).toMatchObject({ state: 'delivered', attempts: 2 });
+  });
+});
