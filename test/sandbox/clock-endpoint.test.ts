@@ -32,7 +32,7 @@ describe('sandbox clock endpoint', () => {
     const before = await (await fetch(clockUrl())).json();
     const response = await advance(body);
     expect(response.status).toBe(400);
-    expect((await response.json()).error).toMatch(/advanceDays/);
+    expect(((await response.json()) as { error: string }).error).toMatch(/advanceDays/);
     expect(await (await fetch(clockUrl())).json()).toEqual(before);
   });
 

@@ -73,7 +73,7 @@ describe('sandbox notifications', () => {
     expect(validated).toMatchObject({
       IDENTIFIER, OPERATIONTYPE: 'authorization', TRANSACTIONID: ids.instalmentValidated, AMOUNT: '125000',
       CURRENCY: 'EUR', VERSION: '3.0', EXECCODE: '0000', CLIENTIDENT: 'client-42', CLIENTEMAIL: 'jane.doe@example.com',
-      EXTRADATA: 'cart-7', ORDERID: h.sandbox.store.get(ids.instalmentValidated)!.orderId,
+      EXTRADATA: 'cart-7', ORDERID: h.sandbox.store.get(ids.instalmentValidated!)!.orderId,
     });
     expect(only('instalmentRefused')['EXECCODE']).toMatch(/^4\d{3}$/);
   });
@@ -82,7 +82,7 @@ describe('sandbox notifications', () => {
     const pending = only('instalmentPending');
     expectKind(pending, 'instalment-authorization');
     expect(pending['EXECCODE']).toBe('0003');
-    expect(h.sandbox.store.get(ids.instalmentPending)?.execCode).toBe('0000');
+    expect(h.sandbox.store.get(ids.instalmentPending!)?.execCode).toBe('0000');
   });
 
   it('instalment capture: at once, with the capture\'s own EXTRADATA', () => {
@@ -126,7 +126,7 @@ describe('sandbox notifications', () => {
 
   it('sends nothing for a request that is refused', async () => {
     const before = h.sandbox.notifications.deliveries().length;
-    await h.process('capture', referenceParams(h, ids.walletAuthorization));
+    await h.process('capture', referenceParams(h, ids.walletAuthorization!));
     await h.process('payment', walletParams({ VERSION: '2.0' }));
     expect(h.sandbox.notifications.deliveries()).toHaveLength(before);
   });
