@@ -1,0 +1,73 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import busboy from 'busboy';
+
+export interface UploadedFile {
+  readonly field: string;
+  readonly filename: string;
+  readonly mimeType: string;
+  readonly bytes: Buffer;
+}
+
+export interface ReceivedUpload {
+  readonly contentType: string | undefined;
+  readonly fields: Record<string, string>;
+  readonly files: UploadedFile[];
+  readonly status: number;
+}
+
+export interface UploadReceiver {
+  /** Base URL, e.g. `http://127.0.0.1:41234`; short enough for CALLBACKURL's 32 characters with a path. */
+  readonly url: string;
+  /** Every request in arrival order, failed ones included. */
+  readonly received: ReceivedUpload[];
+  /** The next `count` requests are answered 503 after their body is read. */
+  failNext(count: number): void;
+  close(): Promise<void>;
+}
+
+/** A merchant's export callback endpoint on loopback, reading multipart/form-data uploads with busboy. */
+export async function startUploadReceiver(): Promise<UploadReceiver> {
+  let failuresLeft = 0;
+  const received: ReceivedUpload[] = [];
+  const server = createServer((request, response) => {
+    const fields: Record<string, string> = {};
+    const files: UploadedFile[] = [];
+    const reply = (status: number) => {
+      received.push({ contentType: request.headers['content-type'], fields, files, status });
+      response.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'OK' : 'try later');
+    };
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: request.headers });
+    } catch {
+      request.resume();
+      return void request.on('end', () => reply(400));
+    }
+    parser.on('field', (name, value) => (fields[name] = value));
+    parser.on('file', (field, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(chunks) }));
+    });
+    parser.on('close', () => {
+      const fail = failuresLeft > 0;
+      if (fail) failuresLeft -= 1;
+      reply(fail ? 503 : 200);
+    });
+    parser.on('error', () => reply(400));
+    request.pipe(parser);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    failNext: (count) => (failuresLeft = count),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
