@@ -3,6 +3,7 @@
  * avoided on purpose: it maps years 0-99 to 1900-1999, and a Date per row costs an allocation on the hot path.
  */
 export const SECONDS_PER_DAY = 86_400;
+export const SECONDS_PER_HOUR = 3600;
 
 export function isLeapYear(year: number): boolean {
   return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
@@ -24,7 +25,8 @@ export function daysFromCivil(year: number, month: number, day: number): number 
   return era * 146_097 + dayOfEra - 719_468;
 }
 
-const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+/** `00` to `99`: formatting a field is an array lookup. */
+export const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
 
 /**
  * `YYYY-MM-DDTHH:MM:SSZ` for seconds since the epoch, or null when the year falls outside 0001-9999 (a value

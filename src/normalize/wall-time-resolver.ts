@@ -1,5 +1,5 @@
 import { ReconError } from '../errors.ts';
-import { daysFromCivil, SECONDS_PER_DAY } from './civil-time.ts';
+import { daysFromCivil, SECONDS_PER_DAY, SECONDS_PER_HOUR } from './civil-time.ts';
 
 /**
  * Turns a wall-clock time of one IANA time zone into an instant, deterministically, the way RFC 5545 and
@@ -22,11 +22,15 @@ export interface WallTimeResolver {
   readonly zone: string;
   /** Seconds east of UTC when the zone never changes its offset, null otherwise. */
   readonly fixedOffsetSeconds: number | null;
+  /**
+   * The offset (seconds east of UTC) of every wall time of the wall-clock hour starting at `wallHourStart`
+   * (seconds since 1970-01-01 00:00 on that clock), or NaN when a transition falls in that hour.
+   */
+  offsetOfWallHour(wallHourStart: number): number;
   /** Seconds since the epoch of a wall-clock time given as seconds since 1970-01-01 00:00 on that clock. */
   toEpochSeconds(wallSeconds: number): number;
 }
 
-const SECONDS_PER_HOUR = 3600;
 /** Caps the per-hour cache (a few years of hours) so memory stays constant on any input. */
 const MAX_CACHED_HOURS = 50_000;
 const FIXED_OFFSET_ZONE = /^(?:UTC|Etc\/GMT[+-]\d{1,2}|[+-]\d{2}(?::?\d{2})?)$/;
@@ -38,7 +42,12 @@ export function createWallTimeResolver(timezone: string): WallTimeResolver {
 
   if (FIXED_OFFSET_ZONE.test(zone)) {
     const fixedOffsetSeconds = offsetAt(0);
-    return { zone, fixedOffsetSeconds, toEpochSeconds: (wallSeconds) => wallSeconds - fixedOffsetSeconds };
+    return {
+      zone,
+      fixedOffsetSeconds,
+      offsetOfWallHour: () => fixedOffsetSeconds,
+      toEpochSeconds: (wallSeconds) => wallSeconds - fixedOffsetSeconds,
+    };
   }
 
   /** The offset that applies to the wall time when exactly one instant has it; NaN in a gap or an overlap. */
@@ -46,10 +55,21 @@ export function createWallTimeResolver(timezone: string): WallTimeResolver {
     const before = offsetAt(wallSeconds - SECONDS_PER_DAY);
     const after = offsetAt(wallSeconds + SECONDS_PER_DAY);
     const fitsBefore = offsetAt(wallSeconds - before) === before;
-    const fitsAfter = before === after || offsetAt(wallSeconds - after) === after;
     if (before === after) return fitsBefore ? before : NaN;
-    if (fitsBefore !== fitsAfter) return fitsBefore ? before : after;
-    return NaN;
+    const fitsAfter = offsetAt(wallSeconds - after) === after;
+    return fitsBefore !== fitsAfter ? (fitsBefore ? before : after) : NaN;
+  };
+
+  const offsetByHour = new Map<number, number>();
+  const offsetOfWallHour = (wallHourStart: number): number => {
+    let offset = offsetByHour.get(wallHourStart);
+    if (offset === undefined) {
+      const atStart = uniqueOffset(wallHourStart);
+      offset = atStart === uniqueOffset(wallHourStart + SECONDS_PER_HOUR - 1) ? atStart : NaN;
+      if (offsetByHour.size >= MAX_CACHED_HOURS) offsetByHour.clear();
+      offsetByHour.set(wallHourStart, offset);
+    }
+    return offset;
   };
 
   const resolveCompatibly = (wallSeconds: number): number => {
@@ -63,28 +83,12 @@ export function createWallTimeResolver(timezone: string): WallTimeResolver {
     return wallSeconds - before;
   };
 
-  const offsetByHour = new Map<number, number>();
-  let lastHour = NaN;
-  let lastOffset = NaN;
-
   const toEpochSeconds = (wallSeconds: number): number => {
-    const hour = Math.floor(wallSeconds / SECONDS_PER_HOUR);
-    if (hour !== lastHour) {
-      let offset = offsetByHour.get(hour);
-      if (offset === undefined) {
-        const start = hour * SECONDS_PER_HOUR;
-        const atStart = uniqueOffset(start);
-        offset = atStart === uniqueOffset(start + SECONDS_PER_HOUR - 1) ? atStart : NaN;
-        if (offsetByHour.size >= MAX_CACHED_HOURS) offsetByHour.clear();
-        offsetByHour.set(hour, offset);
-      }
-      lastHour = hour;
-      lastOffset = offset;
-    }
-    return Number.isNaN(lastOffset) ? resolveCompatibly(wallSeconds) : wallSeconds - lastOffset;
+    const offset = offsetOfWallHour(Math.floor(wallSeconds / SECONDS_PER_HOUR) * SECONDS_PER_HOUR);
+    return Number.isNaN(offset) ? resolveCompatibly(wallSeconds) : wallSeconds - offset;
   };
 
-  return { zone, fixedOffsetSeconds: null, toEpochSeconds };
+  return { zone, fixedOffsetSeconds: null, offsetOfWallHour, toEpochSeconds };
 }
 
 function zoneFormatter(timezone: string): Intl.DateTimeFormat {
@@ -130,6 +134,6 @@ function offsetOfInstant(formatter: Intl.DateTimeFormat, epochSeconds: number): 
     }
   }
   if (beforeCommonEra) year = 1 - year;
-  const wallSeconds = daysFromCivil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + second;
+  const wallSeconds = daysFromCivil(year, month, day) * SECONDS_PER_DAY + hour * SECONDS_PER_HOUR + minute * 60 + second;
   return wallSeconds - epochSeconds;
 }

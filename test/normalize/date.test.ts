@@ -96,6 +96,14 @@ describe('createDateNormalizer', () => {
     ['Australia/Lord_Howe', '2024-04-07 01:29:00', '2024-04-06T14:29:00Z'],
     ['Australia/Lord_Howe', '2024-04-07 01:45:00', '2024-04-06T14:45:00Z'],
     ['Australia/Lord_Howe', '2024-04-07 02:00:00', '2024-04-06T15:30:00Z'],
+    // Paris mean time, +00:09:21 until 1911: an offset with seconds.
+    ['Europe/Paris', '1900-01-01 12:00:00', '1900-01-01T11:50:39Z'],
+    // Offsets in quarter and half hours shift the minutes, across the UTC hour too.
+    ['Asia/Kathmandu', '2024-05-01 10:14:59', '2024-05-01T04:29:59Z'],
+    ['Asia/Kathmandu', '2024-05-01 10:15:00', '2024-05-01T04:30:00Z'],
+    ['Asia/Kathmandu', '2024-05-01 10:59:59', '2024-05-01T05:14:59Z'],
+    ['Asia/Kolkata', '2024-05-01 00:29:59', '2024-04-30T18:59:59Z'],
+    ['Asia/Kolkata', '2024-05-01 00:30:00', '2024-04-30T19:00:00Z'],
     // No DST: the same offset all year.
     ['Asia/Tokyo', '2024-03-31 02:30:00', '2024-03-30T17:30:00Z'],
     ['Asia/Tokyo', '2024-10-27 02:30:00', '2024-10-26T17:30:00Z'],

@@ -1,0 +1,45 @@
+/**
+ * How fast the record normalizer runs, on its own: `node test/normalize/normalize-throughput.ts [records] [zone]`.
+ * Not a test (speed is never asserted by tests); a measurement to run by hand when the hot path changes.
+ * Records are made in batches outside the timed part, shaped like the service's exports (every column, EUR and
+ * JPY amounts, dates a few seconds apart across a month), so only normalization is timed.
+ */
+import { planHeader } from '../../src/normalize/header-plan.ts';
+import { createRecordNormalizer } from '../../src/normalize/record-normalizer.ts';
+
+const HEADER = [
+  'IDENTIFIER', 'DATE', 'TRANSACTIONID', 'ORDERID', 'OPERATIONTYPE', 'AMOUNT', 'CURRENCY', 'BILLINGFEES INCL. VAT',
+  'EXECCODE', 'CLIENTEMAIL', 'CLIENTADDRESS', 'CARDFULLNAME', 'CARDTYPE', 'CARDCOUNTRY', '3DSECURE', '3DSGLOBALSTATUS',
+  'RULE APPLIED', 'SCHEDULE', 'RETRY',
+];
+const BATCH = 5000;
+
+const total = Number(process.argv[2] ?? 1_000_000);
+const zone = process.argv[3] ?? 'Europe/Paris';
+const normalize = createRecordNormalizer(planHeader(HEADER, 'generated'), { timezone: zone });
+const start = Date.UTC(2024, 9, 1);
+
+function record(n: number): string[] {
+  const date = new Date(start + n * 2_600).toISOString();
+  const cents = (n * 7919) % 1_000_000;
+  return [
+    'merchant-1', `${date.slice(0, 10)} ${date.slice(11, 19)}`, `TX${n}`, `ORDER-${n >> 1}`, 'payment',
+    `${Math.floor(cents / 100)}.${n % 10 === 0 ? '00' : String(cents % 100).padStart(2, '0')}`, n % 10 === 0 ? 'JPY' : 'EUR',
+    n % 10 === 0 ? '0.00' : '0.35', n % 17 === 0 ? '4001' : '0', `client${n}@example.org`, '1 rue de la Paix',
+    'JEAN DUPONT', 'visa', 'FR', 'yes', n % 3 === 0 ? '' : 'OK', '', n % 5 === 0 ? '[1-3]' : '', '',
+  ];
+}
+
+let elapsedNs = 0n;
+let accepted = 0;
+for (let done = 0; done < total; done += BATCH) {
+  const batch = Array.from({ length: Math.min(BATCH, total - done) }, (_, i) => record(done + i));
+  const began = process.hrtime.bigint();
+  for (const values of batch) if (normalize(values).ok) accepted++;
+  elapsedNs += process.hrtime.bigint() - began;
+}
+const seconds = Number(elapsedNs) / 1e9;
+console.log(
+  `${total} records (${accepted} accepted) in ${seconds.toFixed(3)} s: ` +
+    `${Math.round(total / seconds).toLocaleString('en-US')} records/s, zone ${zone}`,
+);
