@@ -16,6 +16,7 @@ import {
   type OutboxEvent,
 } from './notifications/notification-outbox.ts';
 import { handleProcessRequest } from './process/handle-process-request.ts';
+import { seedScenario, type ScenarioSummary } from './scenario/seed-scenario.ts';
 import type { ProcessAnswer } from './process/process-answer.ts';
 import type { SandboxContext } from './sandbox-context.ts';
 import { createSandboxStore, type SandboxStore } from './store.ts';
@@ -31,6 +32,10 @@ export interface SandboxOptions {
   readonly smtp?: { readonly host: string; readonly port: number };
   /** Default: a clock running with real time from now. */
   readonly clock?: SandboxClock;
+  /** Fills the store at creation with the deterministic scenario of this seed (orders of both methods, every outcome). */
+  readonly seed?: number;
+  /** Orders in the seeded scenario; the seeder's default when absent. */
+  readonly seedOrders?: number;
   /** Path the routes live under, '' (default) or like '/payment'. */
   readonly basePath?: string;
   /** DESCRIPTOR of every answer and notification. */
@@ -55,6 +60,8 @@ export interface Sandbox {
   close(): Promise<void>;
   readonly clock: SandboxClock;
   readonly store: SandboxStore;
+  /** What the seeder created, when `seed` was given. */
+  readonly scenario: ScenarioSummary | undefined;
   readonly notifications: {
     /** Every notification so far (signed fields, state, attempts). */
     deliveries(): NotificationDelivery[];
@@ -106,6 +113,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     outbox,
     nextExternalReference: () => String(++externalReferences).padStart(9, '0'),
   };
+  const scenario = options.seed === undefined
+    ? undefined
+    : seedScenario(
+      { store, clock, identifier: options.identifier, secret: options.secret },
+      { seed: options.seed, ...(options.seedOrders === undefined ? {} : { orders: options.seedOrders }) },
+    );
   const stopExpiring = clock.onAdvance((now) => expireOverdueApprovals(store, now));
 
   let server: Server | undefined;
@@ -203,6 +216,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
     clock,
     store,
+    scenario,
     notifications: { deliveries: () => outbox.deliveries(), idle: () => outbox.idle() },
     exports: { idle: () => exportDeliveries.idle() },
     process: (body) => handleProcessRequest(ctx, body, inProcessBaseUrl()),

@@ -17,6 +17,7 @@ options (each also read from the environment variable shown; flags win):
   --secret S           the account's secret (HASH key)          RECON_SANDBOX_SECRET
   --notify-url URL     where notifications are POSTed           RECON_SANDBOX_NOTIFY_URL
   --smtp HOST:PORT     SMTP server for MAILTO exports           RECON_SANDBOX_SMTP
+  --seed N             start with the deterministic scenario of seed N (orders of both methods, every outcome)
 `;
 
 const OPTIONS = {
@@ -26,6 +27,7 @@ const OPTIONS = {
   secret: { type: 'string' },
   'notify-url': { type: 'string' },
   smtp: { type: 'string' },
+  seed: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -37,6 +39,7 @@ const FLAG_RULES = {
   secret: z.string().min(1),
   'notify-url': z.url({ protocol: /^https?$/ }),
   smtp: z.string().regex(/^[^:]+:\d+$/, 'expected HOST:PORT'),
+  seed: z.coerce.number().int().min(0).max(2 ** 32 - 1),
 };
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -46,17 +49,23 @@ export async function run(ctx: CommandContext): Promise<number> {
     return EXIT.ok;
   }
   const settings = resolveSettings(loadConfig(ctx.env).sandbox, values);
+  const seed = values.seed === undefined ? undefined : parseFlag('seed', values.seed);
   const sandbox = createSandbox({
     identifier: settings.identifier,
     secret: settings.secret,
     ...(settings.notifyUrl ? { notifyUrl: settings.notifyUrl } : {}),
     ...(settings.smtp ? { smtp: parseSmtp(settings.smtp) } : {}),
+    ...(seed === undefined ? {} : { seed }),
     onEvent: (event) => ctx.stderr.write(`sandbox: ${describeEvent(event)}\n`),
   });
   const baseUrl = await sandbox.listen(settings.port, settings.host).catch((error: unknown) => {
     throw new ReconError('USAGE', `cannot listen on ${settings.host}:${settings.port}: ${describeError(error)}`, { cause: error });
   });
   ctx.stdout.write(`${baseUrl}\n`);
+  if (sandbox.scenario) {
+    const { seed: used, orderIds, transactionCount } = sandbox.scenario;
+    ctx.stderr.write(`sandbox: seeded scenario ${used}: ${orderIds.length} orders, ${transactionCount} transactions\n`);
+  }
   await abortion(ctx.signal);
   await sandbox.close();
   return EXIT.ok;
@@ -67,10 +76,7 @@ type FlagValues = Partial<Record<keyof typeof FLAG_RULES, string>>;
 function resolveSettings(fromEnv: SandboxConfig, flags: FlagValues): SandboxConfig {
   const flag = <K extends keyof typeof FLAG_RULES>(name: K) => {
     const value = flags[name];
-    if (value === undefined) return undefined;
-    const parsed = FLAG_RULES[name].safeParse(value);
-    if (!parsed.success) throw new ReconError('USAGE', `invalid --${name} ${JSON.stringify(value)}: ${parsed.error.issues[0]!.message}`);
-    return parsed.data as z.infer<(typeof FLAG_RULES)[K]>;
+    return value === undefined ? undefined : parseFlag(name, value);
   };
   return {
     port: flag('port') ?? fromEnv.port,
@@ -80,6 +86,12 @@ function resolveSettings(fromEnv: SandboxConfig, flags: FlagValues): SandboxConf
     notifyUrl: flag('notify-url') ?? fromEnv.notifyUrl,
     smtp: flag('smtp') ?? fromEnv.smtp,
   };
+}
+
+function parseFlag<K extends keyof typeof FLAG_RULES>(name: K, value: string): z.infer<(typeof FLAG_RULES)[K]> {
+  const parsed = FLAG_RULES[name].safeParse(value);
+  if (!parsed.success) throw new ReconError('USAGE', `invalid --${name} ${JSON.stringify(value)}: ${parsed.error.issues[0]!.message}`);
+  return parsed.data as z.infer<(typeof FLAG_RULES)[K]>;
 }
 
 function parseSmtp(value: string): { host: string; port: number } {
