@@ -46,6 +46,12 @@ describe('normalizeAmount', () => {
     ['-92233720368547758.08', 'EUR', BIGINT_MIN],
     ['9223372036854775807', 'JPY', BIGINT_MAX],
     ['0000000000000000000000000012.30', 'EUR', 1230n],
+    // Around 2^53, where a float could no longer hold every integer: still exact.
+    ['9999999999999.99', 'EUR', 999999999999999n],
+    ['99999999999999.99', 'EUR', 9999999999999999n],
+    ['90071992547409.93', 'EUR', 9007199254740993n],
+    ['-9007199254740993', 'JPY', -9007199254740993n],
+    ['900719925474.0993', 'CLF', 9007199254740993n],
   ])('reads %j %s as %s minor units', (raw, currency, expected) => {
     expect(normalizeAmount(raw, currency)).toBe(expected);
   });
