@@ -5,6 +5,7 @@ import type { SandboxStore, SandboxTransaction } from '../store.ts';
 import { settleExpiry } from '../time-rules.ts';
 import { uploadExport } from './callback-upload.ts';
 import { compressExport } from './compress.ts';
+import type { ExportFile } from './compress.ts';
 import { formatCsv } from './csv-writer.ts';
 import { retryWithBackoff } from './export-deliveries.ts';
 import type { ExportDeliveries } from './export-deliveries.ts';
@@ -47,7 +48,8 @@ export async function handleGetTransactions(
     throw error;
   }
   const { delivery } = request;
-  if (delivery.kind === 'mail' && ctx.smtp === undefined) {
+  const smtp = ctx.smtp;
+  if (delivery.kind === 'mail' && smtp === undefined) {
     return answer('1002', 'invalid parameter MAILTO: this sandbox has no SMTP server configured (--smtp HOST:PORT)');
   }
 
@@ -60,20 +62,18 @@ export async function handleGetTransactions(
   const requestedAt = ctx.clock.now();
   const csvName = `transactions-${compactTimestamp(requestedAt)}.csv`;
   const csv = Buffer.from(formatCsv(request.columns, rows), 'utf8');
-  const compress = () => compressExport(csvName, csv, delivery.compression, requestedAt);
+  // Compressed once, before the first attempt: a compression failure is reported at once, never retried.
+  const deliver = (label: string, send: (file: ExportFile, signal: AbortSignal) => Promise<void>) =>
+    ctx.deliveries.start(label, async (signal) => {
+      const file = await compressExport(csvName, csv, delivery.compression, requestedAt);
+      await retryWithBackoff((attempt) => send(file, attempt), ctx.deliveries.retry, signal);
+    });
   if (delivery.kind === 'callback') {
     const fields = { OPERATIONTYPE, IDENTIFIER: ctx.identifier, ROWS: String(rows.length) };
-    ctx.deliveries.start(`to ${delivery.url}`, async (signal) => {
-      const file = await compress();
-      await retryWithBackoff((attempt) => uploadExport(delivery.url, file, fields, attempt), ctx.deliveries.retry, signal);
-    });
+    deliver(`to ${delivery.url}`, (file, signal) => uploadExport(delivery.url, file, fields, signal));
     return answer('0000', `Operation succeeded: the export of ${rows.length} rows will be sent to ${delivery.url}`);
   }
-  const smtp = ctx.smtp!;
-  ctx.deliveries.start(`by e-mail to ${delivery.to}`, async (signal) => {
-    const file = await compress();
-    await retryWithBackoff((attempt) => mailExport(smtp, delivery.to, file, ctx.identifier, attempt), ctx.deliveries.retry, signal);
-  });
+  deliver(`by e-mail to ${delivery.to}`, (file, signal) => mailExport(smtp!, delivery.to, file, ctx.identifier, signal));
   return answer('0000', `Operation succeeded: the export of ${rows.length} rows will be e-mailed to ${delivery.to}`);
 }
 

@@ -62,9 +62,8 @@ function authenticate(params: Params, account: ExportAccount): void {
   if (typeof identifier !== 'string' || identifier === '') throw missingParameter('IDENTIFIER');
   if (params['HASH'] === undefined) throw missingParameter('HASH');
   if (identifier !== account.identifier) {
-    throw new ProtocolError('3001', `IDENTIFIER ${JSON.stringify(identifier)} names no active account of this service`, {
-      field: 'IDENTIFIER',
-    });
+    const why = `IDENTIFIER ${JSON.stringify(identifier)} names no active account of this service`;
+    throw new ProtocolError('3001', why, { field: 'IDENTIFIER' });
   }
   if (!verifyHash(account.secret, params)) {
     throw new ProtocolError('1003', 'HASH does not match the parameters signed with the account secret', {

@@ -80,7 +80,8 @@ const EVERYDAY_OUTCOMES: readonly ScenarioOutcome[] = [
 export function seedScenario(target: ScenarioTarget, options: ScenarioOptions): ScenarioSummary {
   const orderCount = options.orders ?? 40;
   if (!Number.isInteger(orderCount) || orderCount < SCENARIO_OUTCOMES.length) {
-    throw new RangeError(`a scenario has at least ${SCENARIO_OUTCOMES.length} orders, one per outcome (got ${orderCount})`);
+    const least = SCENARIO_OUTCOMES.length;
+    throw new RangeError(`a scenario has at least ${least} orders, one per outcome (got ${orderCount})`);
   }
   const random = createSeededRandom(options.seed);
   const now = target.clock.now();
@@ -108,10 +109,9 @@ export function seedScenario(target: ScenarioTarget, options: ScenarioOptions): 
     seed: options.seed,
     orderIds,
     ordersByOutcome: ordersByOutcome as Record<ScenarioOutcome, string[]>,
-    counts: Object.fromEntries(SCENARIO_OUTCOMES.map((outcome) => [outcome, ordersByOutcome[outcome]!.length])) as Record<
-      ScenarioOutcome,
-      number
-    >,
+    counts: Object.fromEntries(
+      SCENARIO_OUTCOMES.map((outcome) => [outcome, ordersByOutcome[outcome]!.length]),
+    ) as Record<ScenarioOutcome, number>,
     transactionCount: target.store.all().length - before,
   };
 }
@@ -142,8 +142,14 @@ function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, orde
     method === 'instalment'
       ? random.bigint(INSTALMENT_MIN_CENTS, INSTALMENT_MAX_CENTS)
       : random.bigint(WALLET_MIN_CENTS, WALLET_MAX_CENTS);
-  const customer = drawCustomer(random, order.index + 1);
-  const paymentOption = method === 'instalment' ? random.pick(INSTALMENT_OPTIONS) : undefined;
+  const start: OrderStart = {
+    orderId: order.orderId,
+    method,
+    operationType,
+    amount,
+    customer: drawCustomer(random, order.index + 1),
+    paymentOption: method === 'instalment' ? random.pick(INSTALMENT_OPTIONS) : undefined,
+  };
 
   // The steps after the first, as (gap, action) pairs.
   const steps: { gap: number; apply: (at: Date) => void }[] = [];
@@ -196,8 +202,7 @@ function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, orde
     {
       at: startedAt,
       apply: () => {
-        const request = startRequest(target, order.orderId, operationType, amount, customer, paymentOption);
-        origin = addStart(target, order.orderId, method, operationType, amount, paymentOption, request, new Date(startedAt));
+        origin = addStart(target, start, new Date(startedAt));
       },
     },
   ];
@@ -215,7 +220,7 @@ function isCapturedOrRefunded(outcome: ScenarioOutcome): boolean {
 }
 
 /** The instalment method authorizes only; the wallet pays at once or authorizes then captures. */
-function chooseOperation(random: SeededRandom, method: PaymentMethod, outcome: ScenarioOutcome): 'payment' | 'authorization' {
+function chooseOperation(random: SeededRandom, method: PaymentMethod, outcome: ScenarioOutcome): StartOperation {
   if (method === 'instalment') return 'authorization';
   if (outcome.startsWith('captured') || outcome === 'capture-window-passed') return 'authorization';
   return random.chance(0.6) ? 'payment' : 'authorization';
@@ -260,7 +265,7 @@ const PENDING = {
   message: 'Waiting for approval by the instalment provider',
 } as const;
 
-function succeeded(operationType: 'payment' | 'authorization', amount: bigint): Partial<SandboxTransaction> {
+function succeeded(operationType: StartOperation, amount: bigint): Partial<SandboxTransaction> {
   return {
     status: 'succeeded',
     execCode: '0000',
@@ -274,29 +279,36 @@ function refusal(random: SeededRandom): Partial<SandboxTransaction> {
   return { status: 'refused', ...random.pick(REFUSALS) };
 }
 
-function startRequest(
-  target: ScenarioTarget,
-  orderId: string,
-  operationType: 'payment' | 'authorization',
-  amount: bigint,
-  customer: ScenarioCustomer,
-  paymentOption: string | undefined,
-): Params {
+/** The payment or authorization an order begins with. */
+interface OrderStart {
+  readonly orderId: string;
+  readonly method: PaymentMethod;
+  readonly operationType: StartOperation;
+  readonly amount: bigint;
+  readonly customer: ScenarioCustomer;
+  readonly paymentOption: string | undefined;
+}
+
+type StartOperation = 'payment' | 'authorization';
+
+/** The order's first request as the merchant would have sent it: the method's usual fields, signed. */
+function startRequest(target: ScenarioTarget, start: OrderStart): Params {
+  const { customer } = start;
   const common = {
     IDENTIFIER: target.identifier,
-    OPERATIONTYPE: operationType,
-    ORDERID: orderId,
-    AMOUNT: String(amount),
+    OPERATIONTYPE: start.operationType,
+    ORDERID: start.orderId,
+    AMOUNT: String(start.amount),
     CLIENTIDENT: customer.ident,
     CLIENTEMAIL: customer.email,
     CLIENTUSERAGENT: customer.userAgent,
     CLIENTIP: customer.ip,
-    DESCRIPTION: `Order ${orderId}`,
+    DESCRIPTION: `Order ${start.orderId}`,
     VERSION: '3.0',
   };
-  const specific = paymentOption
+  const specific = start.paymentOption
     ? {
-        PAYMENTOPTION: paymentOption,
+        PAYMENTOPTION: start.paymentOption,
         BILLINGFIRSTNAME: customer.firstName,
         BILLINGLASTNAME: customer.lastName,
         BILLINGADDRESS: customer.street,
@@ -312,31 +324,22 @@ function startRequest(
   return signParams(target.secret, { ...common, ...specific });
 }
 
-function addStart(
-  target: ScenarioTarget,
-  orderId: string,
-  method: PaymentMethod,
-  operationType: 'payment' | 'authorization',
-  amount: bigint,
-  paymentOption: string | undefined,
-  request: Params,
-  at: Date,
-): SandboxTransaction {
+function addStart(target: ScenarioTarget, start: OrderStart, at: Date): SandboxTransaction {
   return target.store.add({
     transactionId: target.store.newTransactionId(),
-    orderId,
+    orderId: start.orderId,
     identifier: target.identifier,
-    method,
-    operationType,
-    amount,
+    method: start.method,
+    operationType: start.operationType,
+    amount: start.amount,
     currency: CURRENCY,
     execCode: '0002',
     message: 'Redirect the cardholder: display the decoded REDIRECTHTML',
     status: 'awaiting-cardholder',
     createdAt: at,
     updatedAt: at,
-    ...(paymentOption ? { paymentOption } : {}),
-    request,
+    ...(start.paymentOption ? { paymentOption: start.paymentOption } : {}),
+    request: startRequest(target, start),
   });
 }
 
@@ -360,8 +363,12 @@ function addCapture(
   return target.store.add({
     ...followUp(target, authorization, 'capture', amount, request, at),
     restingAmount: amount,
+    // An instalment capture is the first of the plan's instalments, as the process endpoint records it.
     ...(authorization.paymentOption
-      ? { paymentOption: authorization.paymentOption, schedule: { index: 1, count: instalmentCount(authorization.paymentOption) } }
+      ? {
+          paymentOption: authorization.paymentOption,
+          schedule: { index: 1, count: instalmentCount(authorization.paymentOption) },
+        }
       : {}),
   });
 }
