@@ -1,3 +1,5 @@
+import type { Params } from '../protocol/form-encoding.ts';
+
 /**
  * The sandbox's transactions, in memory. Money is bigint minor units. Records are frozen snapshots:
  * `update` replaces a record, so a caller holding an old snapshot never sees it change under its feet.
@@ -6,10 +8,6 @@ export type PaymentMethod = 'instalment' | 'wallet';
 export type SandboxOperationType = 'payment' | 'authorization' | 'capture' | 'refund';
 export type SandboxStatus = 'awaiting-cardholder' | 'succeeded' | 'pending-approval' | 'refused' | 'expired';
 
-/** The request's parameters as received; structurally the protocol module's `Params`. */
-export interface SandboxRequestParams {
-  readonly [name: string]: string | readonly Readonly<Record<string, string>>[] | undefined;
-}
 
 export interface SandboxTransaction {
   readonly transactionId: string;
@@ -37,7 +35,8 @@ export interface SandboxTransaction {
   readonly paymentOption?: string;
   /** Instalment captures: position in the instalment plan, exported as SCHEDULE `[index-count]`. */
   readonly schedule?: { readonly index: number; readonly count: number };
-  readonly request: SandboxRequestParams;
+  /** The request as received (HASH included). */
+  readonly request: Params;
 }
 
 export type SandboxTransactionPatch = Partial<Omit<SandboxTransaction, 'transactionId'>>;

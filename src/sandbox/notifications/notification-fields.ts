@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { SandboxRequestParams, SandboxTransaction } from '../store.ts';
+import type { Params } from '../../protocol/form-encoding.ts';
+import type { SandboxTransaction } from '../store.ts';
 
 /**
  * The fields of the notification for one operation, HASH excepted (the outbox signs), exactly as the
@@ -75,7 +76,7 @@ function walletPayerFields(transaction: SandboxTransaction, origin: SandboxTrans
   };
 }
 
-function text(request: SandboxRequestParams, name: string): string {
+function text(request: Params, name: string): string {
   const value = request[name];
   return typeof value === 'string' ? value : '';
 }
