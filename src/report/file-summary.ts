@@ -11,8 +11,12 @@ export function formatFileSummary(result: FileResult): string {
     }
     case 'duplicate':
       return `${result.file}: duplicate of file ${result.fileId}, nothing changed`;
-    case 'failed':
-      return `${result.file}: failed: ${result.error}`;
+    case 'failed': {
+      // The stored error names the file so it stands alone; on the file's own line that would say it twice.
+      const prefix = `${result.file}: `;
+      const reason = result.error.startsWith(prefix) ? result.error.slice(prefix.length) : result.error;
+      return `${result.file}: failed: ${reason}`;
+    }
   }
 }
 

@@ -1,14 +1,21 @@
+import type { Compression } from '../decompress/detect-compression.ts';
+
 /**
- * A one-line progress bar on stderr while files load: the file, bytes read of it, rows and rows/s.
+ * A one-line progress bar on stderr while files load: the file, how far into it, rows and rows/s.
  * Only on a terminal (a log or a pipe gets the summary lines and nothing else), redrawn at most
  * every 100 ms so that drawing never costs the load noticeable time.
+ *
+ * How far: decompressed csv bytes read. For a plain csv that is the share of the file; the decompressors
+ * do not tell how many compressed bytes they have consumed, so a compressed file shows the csv read so far.
  */
 export interface IngestProgress {
   readonly file: string;
-  /** Bytes of the file as delivered (compressed) read so far, and its size. */
-  readonly bytesRead: number;
-  readonly totalBytes: number;
-  /** Data records read so far from this file. */
+  readonly compression: Compression;
+  /** Size of the file as delivered. */
+  readonly fileBytes: number;
+  /** Decompressed csv bytes read so far (all entries of a zip). */
+  readonly csvBytes: number;
+  /** Data records read so far. */
   readonly rows: number;
 }
 
@@ -23,8 +30,8 @@ type Terminal = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 const REDRAW_MS = 100;
 const BAR_WIDTH = 20;
 
-export function createProgressBar(stream: Terminal, now: () => number = performance.now.bind(performance)): ProgressBar {
-  if (!stream.isTTY) return { update() {}, clear() {} };
+export function createProgressBar(stream: Terminal, now: () => number = performance.now.bind(performance)): ProgressBar | undefined {
+  if (!stream.isTTY) return undefined;
   let lastDraw = -Infinity;
   let drawn = false;
   let current: { file: string; startedAt: number } | undefined;
@@ -46,17 +53,23 @@ export function createProgressBar(stream: Terminal, now: () => number = performa
 }
 
 export function formatProgressLine(progress: IngestProgress, elapsedSeconds: number, columns: number): string {
-  const fraction = progress.totalBytes > 0 ? Math.min(1, progress.bytesRead / progress.totalBytes) : 1;
-  const filled = Math.round(fraction * BAR_WIDTH);
-  const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%`;
   const rate = elapsedSeconds > 0 ? Math.round(progress.rows / elapsedSeconds) : 0;
-  const figures = `${formatMegabytes(progress.bytesRead)}/${formatMegabytes(progress.totalBytes)} MB  ${progress.rows} rows  ${rate} rows/s`;
-  const tail = ` ${bar} ${figures}`;
-  const room = Math.max(0, columns - 1 - tail.length);
+  const counts = `${progress.rows} rows  ${rate} rows/s`;
+  let tail: string;
+  if (progress.compression === 'none') {
+    const fraction = progress.fileBytes > 0 ? Math.min(1, progress.csvBytes / progress.fileBytes) : 1;
+    const filled = Math.round(fraction * BAR_WIDTH);
+    const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%`;
+    tail = ` ${bar} ${megabytes(progress.csvBytes)}/${megabytes(progress.fileBytes)} MB  ${counts}`;
+  } else {
+    tail = ` ${megabytes(progress.csvBytes)} MB of csv from ${megabytes(progress.fileBytes)} MB ${progress.compression}  ${counts}`;
+  }
+  const room = columns - 1 - tail.length;
+  if (room < 2) return tail.trimStart().slice(0, Math.max(0, columns - 1));
   const name = progress.file.length <= room ? progress.file : '…' + progress.file.slice(-(room - 1));
-  return room > 1 ? name + tail : tail.trimStart().slice(0, Math.max(0, columns - 1));
+  return name + tail;
 }
 
-function formatMegabytes(bytes: number): string {
+function megabytes(bytes: number): string {
   return (bytes / 1024 / 1024).toFixed(1);
 }

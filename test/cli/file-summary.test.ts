@@ -11,7 +11,10 @@ describe('formatFileSummary', () => {
     expect(formatFileSummary({ ...facts, status: 'duplicate', fileId: '3' })).toBe('exports/a.csv.gz: duplicate of file 3, nothing changed');
     expect(
       formatFileSummary({ file: 'x.zip', status: 'failed', fileId: '9', errorCode: 'ARCHIVE_CORRUPT', error: 'x.zip: zip is truncated' }),
-    ).toBe('x.zip: failed: x.zip: zip is truncated');
+    ).toBe('x.zip: failed: zip is truncated');
+    expect(
+      formatFileSummary({ file: 'x.zip', status: 'failed', fileId: '9', errorCode: 'ARCHIVE_CORRUPT', error: 'x.zip (entry a.csv): bad crc' }),
+    ).toBe('x.zip: failed: x.zip (entry a.csv): bad crc');
   });
 
   it('names superseded rows only when a file repeats a transaction id', () => {

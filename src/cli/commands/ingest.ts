@@ -1,7 +1,65 @@
+import { ingestFiles } from '../../../pipelines/ingest-files.ts';
+import { loadConfig } from '../../config/config.ts';
+import { migrate } from '../../db/migrate.ts';
+import { openDatabase } from '../../db/open-database.ts';
 import { ReconError } from '../../errors.ts';
-import type { CommandContext } from '../command.ts';
+import type { FileResult } from '../../load/file-result.ts';
+import { formatFileJson, formatFileSummary } from '../../report/file-summary.ts';
+import { createProgressBar } from '../../report/progress-bar.ts';
+import { parseCommandArgs, type CommandContext } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
 
-// Placeholder while the command is being built; replaced by its real implementation.
-export async function run(_ctx: CommandContext): Promise<number> {
-  throw new ReconError('USAGE', "'ingest' is not available yet");
+const USAGE = `usage: recon ingest [--json] [--timezone ZONE] FILE...
+
+Loads export files (zip, gzip, bzip2 or plain csv, detected from the bytes) into recon.transactions.
+Each file loads whole or not at all; a file whose bytes were loaded before is skipped as a duplicate.
+
+options:
+  --json           one JSON object per file on stdout instead of a summary line
+  --timezone ZONE  IANA zone of the exports' DATE column (default: RECON_TIMEZONE, else UTC)
+  -h, --help       this help
+
+exit codes: 0 every file loaded (or was a duplicate) with no rejected row, 3 some rows were rejected,
+2 a file failed, 1 usage or configuration error.
+`;
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    ctx.argv,
+    { json: { type: 'boolean' }, timezone: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
+  if (values.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  if (positionals.length === 0) throw new ReconError('USAGE', "no FILE given (see 'recon ingest --help')");
+  const config = loadConfig(ctx.env);
+
+  const database = await openDatabase(config);
+  try {
+    await migrate(database);
+    const progress = createProgressBar(ctx.stderr);
+    const results = await ingestFiles(database, positionals, {
+      timezone: values.timezone ?? config.timezone,
+      limits: config.limits,
+      signal: ctx.signal,
+      onProgress: progress?.update,
+      onResult(result) {
+        progress?.clear();
+        ctx.stdout.write((values.json ? formatFileJson(result) : formatFileSummary(result)) + '\n');
+      },
+    });
+    progress?.clear();
+    return exitCode(results);
+  } finally {
+    await database.close();
+  }
+}
+
+/** A failed file outranks rejected rows: both are worth a look, a failure more. */
+export function exitCode(results: readonly FileResult[]): number {
+  if (results.some((result) => result.status === 'failed')) return EXIT.failed;
+  if (results.some((result) => result.status === 'loaded' && result.rejected > 0)) return EXIT.rowsRejected;
+  return EXIT.ok;
 }

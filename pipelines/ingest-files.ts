@@ -1,0 +1,239 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { IngestLimits } from '../src/config/config.ts';
+import type { Connection, Database } from '../src/db/database.ts';
+import { detectCompression } from '../src/decompress/detect-compression.ts';
+import { openExport } from '../src/decompress/open-export.ts';
+import { describeError, ReconError } from '../src/errors.ts';
+import { NulCharacterError } from '../src/load/copy-text.ts';
+import type { FileResult, LoadedFile } from '../src/load/file-result.ts';
+import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadCounts, type FileIdentity } from '../src/load/files-repository.ts';
+import { beginStaging, mergeStaged, stageEntry, type StagedEntry } from '../src/load/staged-file.ts';
+import { createStagingRowEncoder, type StagingRowEncoder } from '../src/load/staging-row-encoder.ts';
+import { planHeader } from '../src/normalize/header-plan.ts';
+import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
+import { createWallTimeResolver } from '../src/normalize/wall-time-resolver.ts';
+import { formatRawRecord } from '../src/parse/format-raw-record.ts';
+import { parseCsv, type ParsedCsv } from '../src/parse/parse-csv.ts';
+import { ByteCounter } from '../src/report/byte-counter.ts';
+import type { IngestProgress } from '../src/report/progress-bar.ts';
+
+/**
+ * `recon ingest`: each file is read, checked against what was loaded before, and loaded in a transaction
+ * of its own: decompress -> parse -> normalize -> COPY into staging -> one upsert. A file that fails in
+ * any way is rolled back whole and recorded as failed; the next file still loads.
+ */
+export interface IngestOptions {
+  /** Zone of the exports' DATE wall times (IANA name). */
+  readonly timezone: string;
+  readonly limits: IngestLimits;
+  readonly onProgress?: (progress: IngestProgress) => void;
+  /** Called as each file finishes, before the next starts, so a long run reports as it goes. */
+  readonly onResult?: (result: FileResult) => void;
+  /** Stops between batches; the current file rolls back and is not recorded as failed. */
+  readonly signal?: AbortSignal;
+}
+
+export async function ingestFiles(database: Database, paths: readonly string[], options: IngestOptions): Promise<FileResult[]> {
+  // An unknown zone is the caller's mistake, not each file's: refuse it (ReconError CONFIG) before any file.
+  createWallTimeResolver(options.timezone);
+  const results: FileResult[] = [];
+  for (const filePath of paths) {
+    options.signal?.throwIfAborted();
+    const result = await ingestFile(database, filePath, options);
+    options.onResult?.(result);
+    results.push(result);
+  }
+  return results;
+}
+
+const UNIQUE_VIOLATION = '23505';
+const LOADED_SHA256_INDEX = 'files_loaded_sha256_key';
+
+async function ingestFile(database: Database, filePath: string, options: IngestOptions): Promise<FileResult> {
+  let identity: FileIdentity;
+  try {
+    identity = await identifyFile(filePath);
+  } catch (error) {
+    // No bytes, no sha256: nothing to record in recon.files, but the run still reports the file.
+    const message = `cannot read ${filePath}: ${(error as NodeJS.ErrnoException).code ?? describeError(error)}`;
+    return { file: filePath, status: 'failed', fileId: null, errorCode: 'FILE_UNREADABLE', error: message };
+  }
+  const facts = { file: filePath, sha256: identity.sha256, sizeBytes: identity.sizeBytes, compression: identity.compression };
+
+  const loadedBefore = await findLoadedFileId(database.db, identity.sha256);
+  if (loadedBefore !== undefined) return { ...facts, status: 'duplicate', fileId: loadedBefore };
+
+  try {
+    return await database.transaction((connection) => loadFile(connection, filePath, identity, options));
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    if (isConcurrentLoadOfSameBytes(error)) {
+      const fileId = await findLoadedFileId(database.db, identity.sha256);
+      if (fileId !== undefined) return { ...facts, status: 'duplicate', fileId };
+    }
+    const failure = describeFailure(error, filePath);
+    let fileId: string | null = null;
+    try {
+      fileId = await insertFailedFile(database.db, identity, failure);
+    } catch (recordError) {
+      failure.message += ` (and recording the failure failed: ${describeError(recordError)})`;
+    }
+    return { ...facts, status: 'failed', fileId, errorCode: failure.code, error: failure.message };
+  }
+}
+
+/** Size, sha256 and compression, from one streaming read; the content is read again by the load. */
+async function identifyFile(filePath: string): Promise<FileIdentity> {
+  const { size } = await stat(filePath);
+  const hash = createHash('sha256');
+  let head: Buffer | undefined;
+  for await (const chunk of createReadStream(filePath) as AsyncIterable<Buffer>) {
+    head ??= chunk.subarray(0, 16);
+    hash.update(chunk);
+  }
+  return { name: filePath, sha256: hash.digest('hex'), sizeBytes: size, compression: detectCompression(head ?? Buffer.alloc(0)) };
+}
+
+/** Counters of one file, shared by its entries' COPY streams. */
+interface FileCounters {
+  rows: number;
+  rejected: number;
+  csvBytes: number;
+}
+
+async function loadFile(connection: Connection, filePath: string, identity: FileIdentity, options: IngestOptions): Promise<LoadedFile> {
+  const fileId = await insertLoadingFile(connection, identity);
+  await beginStaging(connection);
+  const opened = await openExport(filePath, options.limits);
+  const counters: FileCounters = { rows: 0, rejected: 0, csvBytes: 0 };
+  const entries: StagedEntry[] = [];
+  let label = filePath;
+  try {
+    for await (const source of opened.entries) {
+      label = source.label;
+      const csv = await source.open();
+      const parsed = await parseCsv(options.onProgress ? countBytes(csv, counters) : csv, { label });
+      const plan = planHeader(parsed.header, label);
+      const entry: StagedEntry = {
+        name: source.name,
+        columns: plan.presentColumns.filter((column) => column !== 'transaction_id'),
+        withExtra: plan.extraHeaders.length > 0,
+      };
+      const normalize = createRecordNormalizer(plan, { timezone: options.timezone });
+      const encoder = createStagingRowEncoder(entries.length, entry);
+      entries.push(entry);
+      await stageEntry(connection, entry, copyText(parsed, normalize, encoder, counters, identity, options));
+    }
+  } catch (error) {
+    throw error instanceof ReconError ? error : new EntryError(label, error);
+  } finally {
+    await opened.close();
+  }
+  let merged;
+  try {
+    merged = await mergeStaged(connection, fileId, entries);
+  } catch (error) {
+    throw new EntryError(filePath, error);
+  }
+  const counts = {
+    rows: counters.rows,
+    inserted: merged.inserted,
+    updated: merged.updated,
+    unchanged: merged.unchanged,
+    rejected: counters.rejected,
+  };
+  await recordLoadCounts(connection, fileId, counts);
+  return {
+    file: filePath,
+    sha256: identity.sha256,
+    sizeBytes: identity.sizeBytes,
+    compression: identity.compression,
+    status: 'loaded',
+    fileId,
+    ...counts,
+    superseded: counters.rows - counters.rejected - merged.distinct,
+  };
+}
+
+/**
+ * The COPY text of one entry, a batch of records at a time: the per-row work is the normalizer and
+ * the encoder, with no promise and no allocation beyond the row's own strings.
+ */
+async function* copyText(
+  parsed: ParsedCsv,
+  normalize: ReturnType<typeof createRecordNormalizer>,
+  encoder: StagingRowEncoder,
+  counters: FileCounters,
+  identity: FileIdentity,
+  options: IngestOptions,
+): AsyncGenerator<string> {
+  for await (const batch of parsed.records) {
+    options.signal?.throwIfAborted();
+    let text = '';
+    for (let i = 0; i < batch.length; i++) {
+      const record = batch[i]!;
+      const result = normalize(record.values);
+      if (result.ok) {
+        try {
+          text += encoder.accepted(result.row, record.line);
+          continue;
+        } catch (error) {
+          if (!(error instanceof NulCharacterError)) throw error;
+          text += encoder.rejected(record.line, formatRawRecord(record.values, parsed.delimiter), error.message);
+        }
+      } else {
+        text += encoder.rejected(record.line, formatRawRecord(record.values, parsed.delimiter), result.reason);
+      }
+      counters.rejected++;
+    }
+    counters.rows += batch.length;
+    options.onProgress?.({
+      file: identity.name,
+      compression: identity.compression,
+      fileBytes: identity.sizeBytes,
+      csvBytes: counters.csvBytes,
+      rows: counters.rows,
+    });
+    if (text) yield text;
+  }
+}
+
+/** Only when someone watches: the counter is one more stream stage. Errors of `csv` reach the parser through it. */
+function countBytes(csv: Readable, counters: FileCounters): Readable {
+  const counter = new ByteCounter((count) => (counters.csvBytes += count));
+  pipeline(csv, counter).catch(() => {});
+  return counter;
+}
+
+/** A failure that is not already a ReconError (a database error, mostly), tagged with the file and entry at fault. */
+class EntryError extends Error {
+  readonly label: string;
+  constructor(label: string, cause: unknown) {
+    super(describeError(cause), { cause });
+    this.name = 'EntryError';
+    this.label = label;
+  }
+}
+
+function describeFailure(error: unknown, filePath: string): { code: string; message: string } {
+  if (error instanceof ReconError) return { code: error.code, message: error.message };
+  if (error instanceof EntryError) {
+    const code = sqlState(error.cause) === undefined ? 'UNEXPECTED' : 'DATABASE';
+    return { code, message: `${error.label}: ${error.message}` };
+  }
+  return { code: sqlState(error) === undefined ? 'UNEXPECTED' : 'DATABASE', message: `${filePath}: ${describeError(error)}` };
+}
+
+function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+function isConcurrentLoadOfSameBytes(error: unknown): boolean {
+  const constraint = (error as { constraint?: unknown }).constraint;
+  return sqlState(error) === UNIQUE_VIOLATION && (constraint === undefined || constraint === LOADED_SHA256_INDEX);
+}
