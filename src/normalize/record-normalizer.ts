@@ -28,7 +28,8 @@ export type NormalizeResult = { ok: true; row: TransactionRow } | { ok: false; r
  *   newer export can clear an older one).
  *
  * A rejected record's reason is one line: the column as the header names it, the quoted value, what was expected.
- * An unknown `timezone` throws ReconError CONFIG here, before any record.
+ * `plan` comes from planHeader (which guarantees TRANSACTIONID and unique names); an unknown `timezone` throws
+ * ReconError CONFIG here, before any record.
  */
 export function createRecordNormalizer(
   plan: HeaderPlan,

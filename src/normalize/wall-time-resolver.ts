@@ -14,8 +14,8 @@ import { daysFromCivil, SECONDS_PER_DAY, SECONDS_PER_HOUR } from './civil-time.t
  * row. So zones with a fixed offset (UTC, Etc/GMT+5, +05:30) are resolved once, and for the others the offset
  * of each wall-clock hour is cached: an hour without a transition maps to one offset, found with a few Intl
  * calls the first time and a Map lookup after. Hours that contain a transition (two a year) are resolved row by
- * row. The cache assumes no zone changes its offset twice within one hour or within two days, as tzdata's zones
- * never have.
+ * row. Like Temporal's reference implementation, the resolution assumes a zone changes its offset at most once
+ * within a day either side of the time asked about.
  */
 export interface WallTimeResolver {
   /** The zone's canonical name, as Intl resolved it. */
