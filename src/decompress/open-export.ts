@@ -1,0 +1,196 @@
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { IngestLimits } from '../config/config.ts';
+import { ReconError } from '../errors.ts';
+import { describeArchiveError, entryLabel, oneLine } from './archive-error.ts';
+import { chainStreams } from './chain-streams.ts';
+import { DecompressedByteBudget, MeteredStream } from './decompressed-byte-budget.ts';
+import { COMPRESSION_MAGIC_BYTES, detectCompression, type Compression } from './detect-compression.ts';
+import { findExecutable } from './find-executable.ts';
+import { createJsBzip2Decompressor } from './js-bzip2-decompressor.ts';
+import { openNativeBzip2Stream } from './native-bzip2-stream.ts';
+import { isCsvEntry, openZipEntry, readZipDirectory, ZIP_DEFLATED, ZIP_STORED, type ZipDirectoryEntry } from './zip-archive.ts';
+
+export interface CsvEntrySource {
+  /** The zip entry's name; null for gzip, bzip2 and plain csv. */
+  readonly name: string | null;
+  /** How messages name this csv: the file path, plus the entry for a zip. Pass it to parseCsv. */
+  readonly label: string;
+  /** The decompressed csv bytes. Errors (corrupt data, limits) may surface while the stream is read. */
+  open(): Promise<Readable>;
+}
+
+export interface OpenedExport {
+  readonly compression: Compression;
+  readonly sizeBytes: number;
+  /** The csv entries, in archive order; can be iterated more than once. */
+  readonly entries: AsyncIterable<CsvEntrySource>;
+  /** Destroys every stream opened from this export that is still open. */
+  close(): Promise<void>;
+}
+
+export interface OpenExportOptions {
+  /**
+   * How bzip2 is decompressed: `auto` uses `lbzip2` or `bzip2` from PATH when present and the JavaScript
+   * decoder otherwise; `native` and `js` force one (tests exercise both paths).
+   */
+  readonly bzip2Decoder?: 'auto' | 'native' | 'js';
+}
+
+/** Larger reads than the 64 KiB default: fewer chunks through every stage of the pipeline. */
+const READ_CHUNK_BYTES = 256 * 1024;
+const INFLATE_CHUNK_BYTES = 64 * 1024;
+const NATIVE_BZIP2_PROGRAMS = ['lbzip2', 'bzip2'];
+
+/**
+ * Opens an export file as delivered: checks it is a non-empty regular file within the size limit, detects
+ * the compression from its first bytes and, for a zip, reads the directory (so a corrupt, encrypted or empty
+ * zip fails here, before anything is loaded). Every stream it hands out counts decompressed bytes against the
+ * limits. Errors are ReconErrors whose one-line message names the file (and the zip entry).
+ */
+export async function openExport(filePath: string, limits: IngestLimits, options: OpenExportOptions = {}): Promise<OpenedExport> {
+  const sizeBytes = await regularFileSize(filePath);
+  if (sizeBytes > limits.maxFileBytes) {
+    throw new ReconError('LIMIT_EXCEEDED', `${filePath}: ${sizeBytes} bytes, more than the ${limits.maxFileBytes} allowed (RECON_MAX_FILE_BYTES)`);
+  }
+  const compression = detectCompression(await readHead(filePath));
+  const budget = new DecompressedByteBudget(limits, sizeBytes, filePath);
+  const openStreams = new Set<Readable>();
+  const track = (stream: Readable): Readable => {
+    openStreams.add(stream);
+    stream.once('close', () => openStreams.delete(stream));
+    return stream;
+  };
+
+  let sources: CsvEntrySource[];
+  if (compression === 'zip') {
+    sources = await zipSources(filePath, budget, track);
+  } else {
+    const open = await singleStreamOpener(compression, filePath, options);
+    sources = [{
+      name: null,
+      label: filePath,
+      open: async () => track(chainStreams([
+        await open(),
+        new MeteredStream(budget, describeArchiveError(compression === 'none' ? 'csv' : compression, filePath)),
+      ])),
+    }];
+  }
+
+  return {
+    compression,
+    sizeBytes,
+    entries: {
+      async *[Symbol.asyncIterator]() {
+        yield* sources;
+      },
+    },
+    async close() {
+      for (const stream of openStreams) stream.destroy();
+    },
+  };
+}
+
+async function regularFileSize(filePath: string): Promise<number> {
+  let stats;
+  try {
+    stats = await stat(filePath);
+  } catch (error) {
+    throw new ReconError('FILE_UNREADABLE', `${filePath}: cannot read the file (${errorDetail(error)})`, { cause: error });
+  }
+  if (!stats.isFile()) throw new ReconError('FILE_UNREADABLE', `${filePath}: not a regular file`);
+  if (stats.size === 0) throw new ReconError('FILE_EMPTY', `${filePath}: the file is empty (0 bytes)`);
+  return stats.size;
+}
+
+async function readHead(filePath: string): Promise<Buffer> {
+  try {
+    const handle = await open(filePath, 'r');
+    try {
+      const head = Buffer.alloc(COMPRESSION_MAGIC_BYTES);
+      const { bytesRead } = await handle.read(head, 0, head.length, 0);
+      return head.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw new ReconError('FILE_UNREADABLE', `${filePath}: cannot read the file (${errorDetail(error)})`, { cause: error });
+  }
+}
+
+/** Opens the raw (not yet metered) decompressed stream of a gzip, bzip2 or plain file. */
+async function singleStreamOpener(
+  compression: Exclude<Compression, 'zip'>,
+  filePath: string,
+  options: OpenExportOptions,
+): Promise<() => Promise<Readable>> {
+  const read = () => createReadStream(filePath, { highWaterMark: READ_CHUNK_BYTES });
+  switch (compression) {
+    case 'none':
+      return async () => read();
+    case 'gzip':
+      // createGunzip reads every member of a multi-member file (pigz, concatenated exports).
+      return async () => chainStreams([read(), createGunzip({ chunkSize: INFLATE_CHUNK_BYTES })]);
+    case 'bzip2': {
+      const executable = await bzip2Executable(options.bzip2Decoder ?? 'auto');
+      if (executable === undefined) return async () => chainStreams([read(), createJsBzip2Decompressor()]);
+      return () => openNativeBzip2Stream(executable, filePath, filePath);
+    }
+  }
+}
+
+let nativeBzip2Lookup: Promise<string | undefined> | undefined;
+
+async function bzip2Executable(decoder: 'auto' | 'native' | 'js'): Promise<string | undefined> {
+  if (decoder === 'js') return undefined;
+  nativeBzip2Lookup ??= findExecutable(NATIVE_BZIP2_PROGRAMS);
+  const executable = await nativeBzip2Lookup;
+  if (executable === undefined && decoder === 'native') {
+    throw new ReconError('CONFIG', `no ${NATIVE_BZIP2_PROGRAMS.join(' or ')} on PATH for native bzip2 decompression`);
+  }
+  return executable;
+}
+
+async function zipSources(
+  filePath: string,
+  budget: DecompressedByteBudget,
+  track: (stream: Readable) => Readable,
+): Promise<CsvEntrySource[]> {
+  const all = await readZipDirectory(filePath, filePath);
+  const csvEntries = all.filter(isCsvEntry);
+  if (csvEntries.length === 0) {
+    const what = all.length === 0 ? 'no entries at all' : `only ${all.length} directory or metadata entries`;
+    throw new ReconError('ARCHIVE_EMPTY', `${filePath}: the zip holds no csv entry (${what})`);
+  }
+  for (const entry of csvEntries) checkReadable(entry, entryLabel(filePath, entry.name));
+  // The directory's sizes can be judged before inflating anything; the metered stream still counts the real
+  // bytes, since a crafted directory can understate them.
+  const declared = budget.check(csvEntries.reduce((sum, entry) => sum + entry.size, 0));
+  if (declared) throw declared;
+  return csvEntries.map((entry) => {
+    const label = entryLabel(filePath, entry.name);
+    return {
+      name: entry.name,
+      label,
+      open: async () => track(chainStreams([
+        await openZipEntry(filePath, entry, label),
+        new MeteredStream(budget, describeArchiveError('zip', label)),
+      ])),
+    };
+  });
+}
+
+function checkReadable(entry: ZipDirectoryEntry, label: string): void {
+  if (entry.encrypted) {
+    throw new ReconError('ARCHIVE_ENCRYPTED', `${label}: the entry is encrypted (password-protected exports cannot be read)`);
+  }
+  if (entry.method !== ZIP_STORED && entry.method !== ZIP_DEFLATED) {
+    throw new ReconError('ARCHIVE_CORRUPT', `${label}: unsupported zip compression method ${entry.method} (only stored and deflated entries are read)`);
+  }
+}
+
+function errorDetail(error: unknown): string {
+  return error instanceof Error ? oneLine(error.message) : String(error);
+}
