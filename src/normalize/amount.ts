@@ -10,13 +10,10 @@ export const DEFAULT_MINOR_UNITS = 2;
 
 const BIGINT_MAX = 9223372036854775807n;
 const BIGINT_MIN_MAGNITUDE = 9223372036854775808n;
-/** Up to 15 digits every integer is below 2^53, where a JS number holds it exactly. */
-const MAX_EXACT_NUMBER_DIGITS = 15;
 
 /**
  * AMOUNT and BILLINGFEES INCL. VAT: a decimal string in major units (`123.90`) becomes an exact bigint of minor
- * units (`12390n`), exactly: the digits are read as a whole number of minor units, never through a fraction or
- * parseFloat (up to 15 digits as an integer-valued number, exact below 2^53; longer ones as text by BigInt).
+ * units (`12390n`), exactly: the digits are read as text into a bigint of minor units, never through a JS number.
  *
  * - The number of decimals follows the currency's ISO 4217 minor unit (JPY 0, EUR 2, KWD 3, CLF 4); `currency`
  *   null (no CURRENCY column, or an empty one) means the export's documented two decimals. An unknown code is
@@ -71,21 +68,13 @@ function decimalToMinorUnits(raw: string, minorUnits: number, currency: string |
   const missingDecimals = minorUnits - (keptFractionEnd - fractionStart);
   const digitCount = integerEnd - significantStart + (keptFractionEnd - fractionStart) + missingDecimals;
 
-  if (digitCount <= MAX_EXACT_NUMBER_DIGITS) {
-    // Integer digit arithmetic below 2^53 is exact and far cheaper than BigInt parsing a string: no fraction
-    // ever exists, the value is a whole number of minor units at every step.
-    let minor = 0;
-    for (let j = significantStart; j < integerEnd; j++) minor = minor * 10 + raw.charCodeAt(j) - CHAR_0;
-    for (let j = fractionStart; j < keptFractionEnd; j++) minor = minor * 10 + raw.charCodeAt(j) - CHAR_0;
-    minor *= 10 ** missingDecimals;
-    return BigInt(negative ? -minor : minor);
-  }
-  // Past 19 digits nothing fits (and BigInt is spared a huge string); up to 19 the comparison decides.
+  // Past 19 digits nothing fits (and BigInt is spared a huge string); at 19 the comparison decides.
   if (digitCount > 19) return outOfRange(raw);
+  // The minor units are read as one digit string by BigInt: no JS number, integer or not, ever holds money.
   const magnitude = BigInt(
     raw.slice(significantStart, integerEnd) + raw.slice(fractionStart, keptFractionEnd) + '0'.repeat(missingDecimals),
   );
-  if (magnitude > (negative ? BIGINT_MIN_MAGNITUDE : BIGINT_MAX)) return outOfRange(raw);
+  if (digitCount === 19 && magnitude > (negative ? BIGINT_MIN_MAGNITUDE : BIGINT_MAX)) return outOfRange(raw);
   return negative ? -magnitude : magnitude;
 }
 

@@ -4,8 +4,8 @@
  * Records are made in batches outside the timed part, shaped like the service's exports (every column, EUR and
  * JPY amounts, dates a few seconds apart across a month), so only normalization is timed.
  */
-import { planHeader } from '../../src/normalize/header-plan.ts';
-import { createRecordNormalizer } from '../../src/normalize/record-normalizer.ts';
+import { planHeader } from '../src/normalize/header-plan.ts';
+import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
 
 const HEADER = [
   'IDENTIFIER', 'DATE', 'TRANSACTIONID', 'ORDERID', 'OPERATIONTYPE', 'AMOUNT', 'CURRENCY', 'BILLINGFEES INCL. VAT',
