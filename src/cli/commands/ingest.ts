@@ -3,6 +3,7 @@ import { loadConfig } from '../../config/config.ts';
 import { migrate } from '../../db/migrate.ts';
 import { openDatabase } from '../../db/open-database.ts';
 import { ReconError } from '../../errors.ts';
+import { createWallTimeResolver } from '../../normalize/wall-time-resolver.ts';
 import type { FileResult } from '../../load/file-result.ts';
 import { formatFileJson, formatFileSummary } from '../../report/file-summary.ts';
 import { createProgressBar } from '../../report/progress-bar.ts';
@@ -35,13 +36,16 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
   if (positionals.length === 0) throw new ReconError('USAGE', "no FILE given (see 'recon ingest --help')");
   const config = loadConfig(ctx.env);
+  const timezone = values.timezone ?? config.timezone;
+  // A wrong zone is a usage error: say so before touching the database.
+  createWallTimeResolver(timezone);
 
   const database = await openDatabase(config);
   try {
     await migrate(database);
     const progress = createProgressBar(ctx.stderr);
     const results = await ingestFiles(database, positionals, {
-      timezone: values.timezone ?? config.timezone,
+      timezone,
       limits: config.limits,
       signal: ctx.signal,
       onProgress: progress?.update,
