@@ -12,28 +12,33 @@ describe('sandbox clock endpoint', () => {
   const clockUrl = () => `${h.baseUrl}/sandbox/clock`;
   const advance = (body: string) => fetch(clockUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
-  it('GET returns the sandbox time as ISO 8601', async () => {
+  const readClock = async () => (await fetch(clockUrl())).text();
+
+  it('GET returns the sandbox time as ISO 8601 text, or as JSON when asked for JSON', async () => {
     const response = await fetch(clockUrl());
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ now: START.toISOString() });
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await response.text()).toBe(START.toISOString());
+    const json = await fetch(clockUrl(), { headers: { accept: 'application/json' } });
+    expect(await json.json()).toEqual({ now: START.toISOString() });
   });
 
   it('POST {"advanceDays": n} moves it forward and expires overdue approvals at once', async () => {
     const id = await h.settle('authorization', instalmentParams(), 'pending');
     const first = await advance('{"advanceDays": 6}');
-    expect(await first.json()).toEqual({ now: '2026-03-08T09:00:00.000Z' });
+    expect(await first.text()).toBe('2026-03-08T09:00:00.000Z');
     expect(h.sandbox.store.get(id)?.status).toBe('pending-approval');
     await advance('{"advanceDays": 0.5}');
     expect(h.sandbox.store.get(id)).toMatchObject({ status: 'expired', updatedAt: new Date('2026-03-08T09:00:00.000Z') });
-    expect(await (await fetch(clockUrl())).json()).toEqual({ now: '2026-03-08T21:00:00.000Z' });
+    expect(await readClock()).toBe('2026-03-08T21:00:00.000Z');
   });
 
   it.each(['{"advanceDays": -1}', '{"advanceDays": "7"}', '{}', 'seven days'])('refuses %s with 400 and does not move', async (body) => {
-    const before = await (await fetch(clockUrl())).json();
+    const before = await readClock();
     const response = await advance(body);
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toMatch(/advanceDays/);
-    expect(await (await fetch(clockUrl())).json()).toEqual(before);
+    expect(await readClock()).toBe(before);
   });
 
   it('answers 405 to other methods', async () => {

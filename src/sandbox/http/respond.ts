@@ -8,6 +8,10 @@ export function sendHtml(response: ServerResponse, status: number, html: string,
   send(response, status, 'text/html; charset=utf-8', html, headers);
 }
 
+export function sendText(response: ServerResponse, status: number, text: string): void {
+  send(response, status, 'text/plain; charset=utf-8', text, {});
+}
+
 function send(response: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string>): void {
   response.writeHead(status, {
     ...headers,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { CARDHOLDER_PATH_PREFIX } from '../cardholder/cardholder-url.ts';
 import { BodyTooLargeError, readBody } from './read-body.ts';
-import { sendHtml, sendJson } from './respond.ts';
+import { sendHtml, sendJson, sendText } from './respond.ts';
 
 /** What the sandbox answers on each route; the handler only does HTTP. */
 export interface SandboxEndpoints {
@@ -51,11 +51,11 @@ export function createRequestHandler(endpoints: SandboxEndpoints, options: Reque
       return sendJson(response, 200, answer);
     }
     if (path === CLOCK_PATH) {
-      if (method === 'GET') return sendJson(response, 200, { now: endpoints.clockNow().toISOString() });
+      if (method === 'GET') return sendClock(request, response, endpoints.clockNow());
       if (method !== 'POST') return notAllowed(response, 'GET, POST');
       const days = parseAdvanceDays(await readBody(request, bodyLimitBytes));
       if (typeof days === 'string') return sendJson(response, 400, { error: days });
-      return sendJson(response, 200, { now: endpoints.advanceClockDays(days).toISOString() });
+      return sendClock(request, response, endpoints.advanceClockDays(days));
     }
     if (path.startsWith(CARDHOLDER_PATH_PREFIX) && path.length > CARDHOLDER_PATH_PREFIX.length) {
       const transactionId = decodeURIComponent(path.slice(CARDHOLDER_PATH_PREFIX.length));
@@ -82,6 +82,16 @@ export function createRequestHandler(endpoints: SandboxEndpoints, options: Reque
       sendJson(response, 500, { EXECCODE: '5001', MESSAGE: 'internal sandbox error' });
     });
   };
+}
+
+/**
+ * The clock as a bare ISO 8601 instant (text/plain), which is what a shell script or a test reads most simply;
+ * a client that asks for JSON gets `{"now": "<ISO 8601>"}`.
+ */
+function sendClock(request: IncomingMessage, response: ServerResponse, now: Date): void {
+  const iso = now.toISOString();
+  if (/\bapplication\/json\b/.test(request.headers.accept ?? '')) return sendJson(response, 200, { now: iso });
+  sendText(response, 200, iso);
 }
 
 /** `{"advanceDays": n}` with n a non-negative number, or the reason it is not. */
