@@ -77,7 +77,7 @@ describe.each(BACKENDS)('ingestFiles on %s', (backend) => {
   }
 
   async function tableCounts() {
-    const [row] = await query<Record<string, number>>(
+    const [row] = await query<{ files: number; transactions: number; rejected: number; last_update: string | null }>(
       `SELECT (SELECT count(*) FROM recon.files)::int AS files, (SELECT count(*) FROM recon.transactions)::int AS transactions,
               (SELECT count(*) FROM recon.rejected_rows)::int AS rejected, (SELECT max(updated_at)::text FROM recon.transactions) AS last_update`,
     );
