@@ -36,6 +36,17 @@ describe('notification outbox', () => {
     expect(events.at(-1)?.type).toBe('failed');
   });
 
+  it('delivers the notifications of one transaction in the order they were sent', async () => {
+    const merchant = await receiver(1);
+    const outbox = createNotificationOutbox({ url: merchant.url, encode, baseDelayMs: 20 });
+    cleanups.push(() => outbox.close());
+    outbox.send({ TRANSACTIONID: 'T1', EXECCODE: '0003' });
+    outbox.send({ TRANSACTIONID: 'T1', EXECCODE: '0000' });
+    await outbox.idle();
+    const arrivals = merchant.received.map(({ body, answeredOk }) => [new URLSearchParams(body).get('EXECCODE'), answeredOk]);
+    expect(arrivals).toEqual([['0003', false], ['0003', true], ['0000', true]]);
+  });
+
   it('retries a merchant that cannot be reached, and reports why', async () => {
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));

@@ -1,7 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 /**
  * Sends notifications to the merchant's URL as form POSTs and retries with exponential backoff until the
  * merchant answers the body `OK`, for a bounded number of attempts. Sending never blocks the request that
- * caused it and never throws: each delivery runs its own background chain and reports through `onEvent`.
+ * caused it and never throws: each delivery runs in the background and reports through `onEvent`.
+ * Notifications of one TRANSACTIONID are delivered in the order they were sent, each after the previous one
+ * is delivered or given up: a pending approval's 0003 retried after its final 0000 would otherwise reach the
+ * merchant last and read as the transaction's current state.
  */
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'unsent';
 
@@ -54,6 +59,8 @@ export function createNotificationOutbox(options: NotificationOutboxOptions): No
   const timeoutMs = options.timeoutMs ?? 10_000;
   const closing = new AbortController();
   const records: NotificationDelivery[] = [];
+  /** The last delivery queued per TRANSACTIONID, which the next one of that transaction waits for. */
+  const lastOfTransaction = new Map<string, Promise<void>>();
   let pending = 0;
   let idleWaiters: Array<() => void> = [];
 
@@ -95,17 +102,17 @@ export function createNotificationOutbox(options: NotificationOutboxOptions): No
     }
   }
 
+  /** Resolves after `ms`, or at once when the outbox closes (the timer is cleared then, so close() frees the process). */
   function wait(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      closing.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
-    });
+    return sleep(ms, undefined, { signal: closing.signal }).catch(() => undefined);
   }
 
   async function deliver(id: number, url: string, body: string): Promise<void> {
+    if (closing.signal.aborted) {
+      // Queued behind an earlier notification of its transaction when the outbox closed.
+      emit({ type: 'failed', delivery: replace(id, { state: 'failed', lastError: 'outbox closed before sending' }) });
+      return;
+    }
     for (let attempts = 1; ; attempts++) {
       const error = await attempt(url, body);
       if (error === undefined) {
@@ -116,12 +123,11 @@ export function createNotificationOutbox(options: NotificationOutboxOptions): No
         const delayMs = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempts - 1));
         emit({ type: 'retrying', delivery: replace(id, { attempts, lastError: error }), delayMs });
         await wait(delayMs);
+        if (!closing.signal.aborted) continue;
       }
-      if (attempts >= maxAttempts || closing.signal.aborted) {
-        const reason = closing.signal.aborted ? `${error} (outbox closed)` : error;
-        emit({ type: 'failed', delivery: replace(id, { state: 'failed', attempts, lastError: reason }) });
-        return;
-      }
+      const reason = closing.signal.aborted ? `${error} (outbox closed)` : error;
+      emit({ type: 'failed', delivery: replace(id, { state: 'failed', attempts, lastError: reason }) });
+      return;
     }
   }
 
@@ -134,7 +140,16 @@ export function createNotificationOutbox(options: NotificationOutboxOptions): No
       records.push(Object.freeze({ id, fields: Object.freeze({ ...encoded.fields }), state, attempts: 0 }));
       if (state === 'pending') {
         pending += 1;
-        void deliver(id, url!, encoded.body).catch(() => undefined).finally(settle);
+        const key = encoded.fields['TRANSACTIONID'] ?? `#${id}`;
+        const previous = lastOfTransaction.get(key) ?? Promise.resolve();
+        const delivery = previous
+          .then(() => deliver(id, url!, encoded.body))
+          .catch(() => undefined)
+          .finally(() => {
+            if (lastOfTransaction.get(key) === delivery) lastOfTransaction.delete(key);
+            settle();
+          });
+        lastOfTransaction.set(key, delivery);
       }
       return records[id - 1]!;
     },
