@@ -21,6 +21,8 @@ describe('sandbox notifications', () => {
     ids.instalmentValidated = await h.settle('authorization', instalmentParams({ EXTRADATA: 'cart-7' }), 'validated');
     ids.instalmentPending = await h.settle('authorization', instalmentParams(), 'pending');
     await h.cardholder(ids.instalmentPending, 'validated');
+    ids.instalmentPendingRefused = await h.settle('authorization', instalmentParams(), 'pending');
+    await h.cardholder(ids.instalmentPendingRefused, 'refused');
     ids.instalmentRefused = await h.settle('authorization', instalmentParams(), 'refused');
     ids.instalmentCapture = (await h.process('capture', referenceParams(h, ids.instalmentValidated, { EXTRADATA: 'capture-extra' })))['TRANSACTIONID']!;
     ids.instalmentRefund = (await h.process('refund', referenceParams(h, ids.instalmentCapture, { AMOUNT: '5000', EXTRADATA: 'refund-extra' })))['TRANSACTIONID']!;
@@ -78,11 +80,17 @@ describe('sandbox notifications', () => {
     expect(only('instalmentRefused')['EXECCODE']).toMatch(/^4\d{3}$/);
   });
 
-  it('a pending approval is notified once with 0003; its later update is not notified (the spec lists no effect)', () => {
-    const pending = only('instalmentPending');
-    expectKind(pending, 'instalment-authorization');
-    expect(pending['EXECCODE']).toBe('0003');
-    expect(h.sandbox.store.get(ids.instalmentPending!)?.execCode).toBe('0000');
+  function all(key: string): Record<string, string>[] {
+    return received.get(ids[key]!) ?? [];
+  }
+
+  it('a pending approval is notified with 0003, then its update with the final result', () => {
+    for (const [key, final] of [['instalmentPending', '0000'], ['instalmentPendingRefused', '4001']] as const) {
+      const notifications = all(key);
+      for (const fields of notifications) expectKind(fields, 'instalment-authorization');
+      expect(notifications.map((fields) => fields['EXECCODE'])).toEqual(['0003', final]);
+      expect(h.sandbox.store.get(ids[key]!)?.execCode).toBe(final);
+    }
   });
 
   it('instalment capture: at once, with the capture\'s own EXTRADATA', () => {
@@ -129,5 +137,15 @@ describe('sandbox notifications', () => {
     await h.process('capture', referenceParams(h, ids.walletAuthorization!));
     await h.process('payment', walletParams({ VERSION: '2.0' }));
     expect(h.sandbox.notifications.deliveries()).toHaveLength(before);
+  });
+
+  // Last: it moves the clock past the 6-day wait, which the tests above must not see.
+  it('does not notify the expiry of a pending approval: the 0003 and the 6-day rule already tell the merchant', async () => {
+    const id = await h.settle('authorization', instalmentParams(), 'pending');
+    h.sandbox.clock.advance(6 * 86_400_000 + 1);
+    expect(h.sandbox.store.get(id)?.status).toBe('expired');
+    await h.sandbox.notifications.idle();
+    const sent = h.sandbox.notifications.deliveries().filter((delivery) => delivery.fields['TRANSACTIONID'] === id);
+    expect(sent.map((delivery) => delivery.fields['EXECCODE'])).toEqual(['0003']);
   });
 });

@@ -18,7 +18,13 @@ const REFUSED_EXECCODE = '4001';
 
 /**
  * The cardholder's answer on the payment method's page, or the later update of a pending approval.
- * The cardholder step is notified; the update of a pending approval is not (the spec lists no effect).
+ *
+ * Both are notified. The state table lists no effect for the update, but the Events section says the
+ * notification carries "the final result of the cardholder's step", and a 0003 is not final: without a
+ * second notification the merchant would learn that an approval was granted or refused only by polling
+ * getTransactions. The expiry after 6 days is not notified: the service documents that a 0003 older than
+ * 6 days is to be treated as failed, so the merchant learns it from the 0003 notification and the rule,
+ * and a notification would have to invent an EXECCODE the service never shows (the export keeps 0003).
  */
 export function finishCardholderStep(ctx: SandboxContext, transactionId: string, outcome: CardholderOutcome): CardholderStepResult {
   const now = ctx.clock.now();
@@ -28,17 +34,15 @@ export function finishCardholderStep(ctx: SandboxContext, transactionId: string,
   }
   const refuse = (message: string): CardholderStepResult => ({ ok: false, reason: 'not-allowed', message, transaction });
 
-  if (transaction.status === 'awaiting-cardholder') {
-    if (outcome === 'pending' && transaction.method !== 'instalment') {
-      return refuse('waiting for approval exists only for the instalment method');
-    }
+  if (transaction.status === 'awaiting-cardholder' && outcome === 'pending' && transaction.method !== 'instalment') {
+    return refuse('waiting for approval exists only for the instalment method');
+  }
+  if (transaction.status === 'pending-approval' && outcome === 'pending') {
+    return refuse('the authorization is already waiting for approval');
+  }
+  if (transaction.status === 'awaiting-cardholder' || transaction.status === 'pending-approval') {
     const settled = ctx.store.update(transactionId, { ...settlement(transaction, outcome), updatedAt: now });
     notifyOperation(ctx, settled);
-    return { ok: true, transaction: settled };
-  }
-  if (transaction.status === 'pending-approval') {
-    if (outcome === 'pending') return refuse('the authorization is already waiting for approval');
-    const settled = ctx.store.update(transactionId, { ...settlement(transaction, outcome), updatedAt: now });
     return { ok: true, transaction: settled };
   }
   if (transaction.status === 'expired') {
