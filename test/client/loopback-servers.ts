@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeRequest } from '../../src/protocol/form-encoding.ts';
 import type { Params } from '../../src/protocol/form-encoding.ts';
+import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 
 /** Real HTTP servers on 127.0.0.1 that count what they receive, one per failure mode the client must handle. */
 export interface ReceivedRequest {
@@ -31,33 +31,12 @@ export async function startServer(behaviour: (index: number, request: ReceivedRe
       act(behaviour(received.length - 1, request), req, res);
     });
   });
-  const baseUrl = await listen(server, 0);
+  const baseUrl = await listenOnLoopback(server);
   return { baseUrl, received, close: () => closeServer(server) };
 }
 
 export function answering(...answers: object[]): (index: number) => Behaviour {
   return (index) => ({ json: answers[Math.min(index, answers.length - 1)]! });
-}
-
-/** A base URL where nothing listens: connecting is refused. */
-export async function refusingBaseUrl(): Promise<{ baseUrl: string; port: number }> {
-  const server = createServer();
-  const baseUrl = await listen(server, 0);
-  await closeServer(server);
-  return { baseUrl, port: Number(new URL(baseUrl).port) };
-}
-
-export async function listen(server: Server, port: number): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-export function closeServer(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
 }
 
 function act(behaviour: Behaviour, req: IncomingMessage, res: ServerResponse): void {

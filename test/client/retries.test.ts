@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answer, captured, captureRequest, clientFor, rejectionOf, walletPayment } from './client-fixtures.ts';
-import { answering, closeServer, listen, refusingBaseUrl, startServer } from './loopback-servers.ts';
+import { closeServer, listenOnLoopback, refusingBaseUrl } from '../support/loopback.ts';
+import { answering, startServer } from './loopback-servers.ts';
 import type { Behaviour, LoopbackServer } from './loopback-servers.ts';
 
 let servers: { close(): Promise<void> }[] = [];
@@ -70,7 +71,7 @@ describe('process operations', () => {
         return await fetch(input, init);
       } catch (error) {
         refusals += 1;
-        if (refusals === 1) await listen(late, port);
+        if (refusals === 1) await listenOnLoopback(late, port);
         throw error;
       }
     };

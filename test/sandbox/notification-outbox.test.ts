@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeNotification, encodeNotification } from '../../src/protocol/notification-encoding.ts';
 import { createNotificationOutbox, type NotificationOutboxOptions, type OutboxEvent } from '../../src/sandbox/notifications/notification-outbox.ts';
+import { closeServer, listenOnLoopback, refusingBaseUrl } from '../support/loopback.ts';
 import { startNotificationReceiver, type NotificationReceiver } from './support/notification-receiver.ts';
 
 const encode: NotificationOutboxOptions['encode'] = (fields) => {
@@ -48,11 +48,8 @@ describe('notification outbox', () => {
   });
 
   it('retries a merchant that cannot be reached, and reports why', async () => {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port } = probe.address() as AddressInfo;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const outbox = createNotificationOutbox({ url: `http://127.0.0.1:${port}/`, encode, maxAttempts: 2, baseDelayMs: 1 });
+    const { baseUrl } = await refusingBaseUrl();
+    const outbox = createNotificationOutbox({ url: `${baseUrl}/`, encode, maxAttempts: 2, baseDelayMs: 1 });
     outbox.send({ ORDERID: 'A' });
     await outbox.idle();
     expect(outbox.deliveries()[0]).toMatchObject({ state: 'failed', attempts: 2, lastError: expect.stringContaining('ECONNREFUSED') });
@@ -60,10 +57,9 @@ describe('notification outbox', () => {
 
   it('abandons an attempt the merchant does not answer in time', async () => {
     const silent = createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise<void>((resolve) => { silent.close(() => resolve()); silent.closeAllConnections(); }));
-    const { port } = silent.address() as AddressInfo;
-    const outbox = createNotificationOutbox({ url: `http://127.0.0.1:${port}/`, encode, maxAttempts: 2, baseDelayMs: 1, timeoutMs: 50 });
+    const baseUrl = await listenOnLoopback(silent);
+    cleanups.push(() => closeServer(silent));
+    const outbox = createNotificationOutbox({ url: `${baseUrl}/`, encode, maxAttempts: 2, baseDelayMs: 1, timeoutMs: 50 });
     outbox.send({ ORDERID: 'A' });
     await outbox.idle();
     expect(outbox.deliveries()[0]).toMatchObject({ state: 'failed', attempts: 2, lastError: expect.stringMatching(/timeout/i) });
@@ -81,7 +77,7 @@ describe('notification outbox', () => {
     const merchant = await receiver(100);
     const outbox = createNotificationOutbox({ url: merchant.url, encode, baseDelayMs: 3_600_000 });
     outbox.send({ ORDERID: 'A' });
-    while (merchant.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await merchant.receivedCount(1);
     outbox.close();
     await outbox.idle();
     expect(outbox.deliveries()[0]).toMatchObject({ state: 'failed', attempts: 1, lastError: expect.stringContaining('closed') });

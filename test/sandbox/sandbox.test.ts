@@ -1,20 +1,14 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeRequest, type Params } from '../../src/protocol/form-encoding.ts';
-import { signParams } from '../../src/protocol/hash.ts';
 import { createSandboxClock, type SandboxClock } from '../../src/sandbox/clock.ts';
 import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
-import { IDENTIFIER, instalmentParams, SECRET, START, walletParams } from './support/sandbox-harness.ts';
+import { IDENTIFIER, instalmentParams, SECRET, signedBody, START, walletParams } from './support/sandbox-harness.ts';
 
 // Some CI containers have no ::1; the IPv6 case is skipped visibly there.
 const hasIpv6Loopback = await new Promise<boolean>((resolve) => {
   const probe = createServer().once('error', () => resolve(false));
   probe.listen(0, '::1', () => probe.close(() => resolve(true)));
 });
-
-function signedBody(method: string, params: Params): string {
-  return encodeRequest(method, signParams(SECRET, { OPERATIONTYPE: method, ...params }));
-}
 
 /** A clock whose time passes without telling anyone, like real time between two requests. */
 function silentClock(start: Date): SandboxClock & { pass(ms: number): void } {

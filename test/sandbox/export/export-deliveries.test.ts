@@ -50,9 +50,9 @@ describe('createExportDeliveries', () => {
     const deliveries = createExportDeliveries();
     const order: string[] = [];
     deliveries.start('first', async () => {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise(setImmediate);
       deliveries.start('second', async () => {
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await new Promise(setImmediate);
         order.push('second');
       });
       order.push('first');
@@ -78,7 +78,8 @@ describe('createExportDeliveries', () => {
         signal,
       ),
     );
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Past the first failure's microtasks: the delivery now sleeps before its second attempt.
+    await new Promise(setImmediate);
     await deliveries.close();
     expect(calls).toBe(1);
     expect(failures).toEqual([]);

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXPORT_COLUMNS } from '../../../src/protocol/export-columns.ts';
-import { encodeRequest } from '../../../src/protocol/form-encoding.ts';
 import type { Params } from '../../../src/protocol/form-encoding.ts';
-import { signParams } from '../../../src/protocol/hash.ts';
 import { createSandboxClock } from '../../../src/sandbox/clock.ts';
 import { createSandbox } from '../../../src/sandbox/sandbox.ts';
 import type { Sandbox, SandboxEvent } from '../../../src/sandbox/sandbox.ts';
 import { seedScenario } from '../../../src/sandbox/scenario/seed-scenario.ts';
 import type { ScenarioSummary } from '../../../src/sandbox/scenario/seed-scenario.ts';
+import { postSigned } from '../support/sandbox-harness.ts';
 import { startMailReceiver } from './mail-receiver.ts';
 import type { MailReceiver } from './mail-receiver.ts';
 import { readExportFile } from './read-export-file.ts';
@@ -49,15 +48,8 @@ afterAll(async () => {
 });
 
 /** POSTs a signed getTransactions request to the export endpoint, as a merchant's system would. */
-async function getTransactions(params: Params): Promise<Record<string, unknown>> {
-  const signed = signParams(SECRET, { OPERATIONTYPE: 'getTransactions', IDENTIFIER, VERSION: '3.0', ...params });
-  const response = await fetch(`${baseUrl}/front/service/rest/export`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: encodeRequest('getTransactions', signed),
-  });
-  expect(response.status).toBe(200);
-  return (await response.json()) as Record<string, unknown>;
+function getTransactions(params: Params): Promise<Record<string, unknown>> {
+  return postSigned(baseUrl, 'getTransactions', { IDENTIFIER, VERSION: '3.0', ...params }, SECRET);
 }
 
 async function rowsOf(params: Params): Promise<Record<string, string>[]> {

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
+import { createArrivals } from '../../support/arrivals.ts';
+import { closeServer, listenOnLoopback } from '../../support/loopback.ts';
 
 export interface UploadedFile {
   readonly field: string;
@@ -23,6 +24,8 @@ export interface UploadReceiver {
   readonly received: ReceivedUpload[];
   /** The next `count` requests are answered 503 after their body is read. */
   failNext(count: number): void;
+  /** Resolves once `count` requests have been answered in all, failed ones included. */
+  receivedCount(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -30,11 +33,13 @@ export interface UploadReceiver {
 export async function startUploadReceiver(): Promise<UploadReceiver> {
   let failuresLeft = 0;
   const received: ReceivedUpload[] = [];
+  const arrivals = createArrivals();
   const server = createServer((request, response) => {
     const fields: Record<string, string> = {};
     const files: UploadedFile[] = [];
     const reply = (status: number) => {
       received.push({ contentType: request.headers['content-type'], fields, files, status });
+      arrivals.notify();
       response.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'OK' : 'try later');
     };
     let parser: busboy.Busboy;
@@ -58,16 +63,11 @@ export async function startUploadReceiver(): Promise<UploadReceiver> {
     parser.on('error', () => reply(400));
     request.pipe(parser);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: await listenOnLoopback(server),
     received,
     failNext: (count) => (failuresLeft = count),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    receivedCount: (count) => arrivals.until(() => received.length >= count),
+    close: () => closeServer(server),
   };
 }

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createArrivals } from '../../support/arrivals.ts';
+import { closeServer, listenOnLoopback } from '../../support/loopback.ts';
 
 export interface ReceivedNotification {
   readonly contentType: string | undefined;
@@ -13,6 +14,10 @@ export interface NotificationReceiver {
   readonly received: ReceivedNotification[];
   /** The bodies that were acknowledged with OK. */
   accepted(): string[];
+  /** Resolves once `count` requests have been received in all, refused ones included. */
+  receivedCount(count: number): Promise<void>;
+  /** Resolves once `count` notifications have been acknowledged with OK. */
+  acceptedCount(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -23,6 +28,8 @@ export interface NotificationReceiver {
 export async function startNotificationReceiver(options: { refuseFirst?: number } = {}): Promise<NotificationReceiver> {
   let refusalsLeft = options.refuseFirst ?? 0;
   const received: ReceivedNotification[] = [];
+  const arrivals = createArrivals();
+  const accepted = () => received.filter((r) => r.answeredOk).map((r) => r.body);
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -30,21 +37,19 @@ export async function startNotificationReceiver(options: { refuseFirst?: number 
       const refuse = refusalsLeft > 0;
       if (refuse) refusalsLeft -= 1;
       received.push({ contentType: request.headers['content-type'], body: Buffer.concat(chunks).toString('utf8'), answeredOk: !refuse });
+      arrivals.notify();
       if (!refuse) return void response.end('OK');
       const status = refusalsLeft % 2 === 0 ? 500 : 200;
       response.writeHead(status).end(status === 500 ? 'temporarily broken' : 'NOT OK');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const baseUrl = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}/notify`,
+    url: `${baseUrl}/notify`,
     received,
-    accepted: () => received.filter((r) => r.answeredOk).map((r) => r.body),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    accepted,
+    receivedCount: (count) => arrivals.until(() => received.length >= count),
+    acceptedCount: (count) => arrivals.until(() => accepted().length >= count),
+    close: () => closeServer(server),
   };
 }

@@ -10,8 +10,8 @@ export const START = new Date('2026-03-02T09:00:00.000Z');
 export interface Harness {
   readonly sandbox: Sandbox;
   readonly baseUrl: string;
-  /** POSTs a signed process request; `params` override the defaults, `undefined` removes one. */
-  process(method: string, params: Params, options?: { secret?: string; sign?: boolean }): Promise<Answer>;
+  /** POSTs a process request signed with the account secret (or `options.secret`); OPERATIONTYPE is `method` unless given. */
+  process(method: string, params: Params, options?: { secret?: string }): Promise<Answer>;
   /** POSTs a raw body to the process endpoint. */
   processRaw(body: string): Promise<Answer>;
   /** Starts a payment or authorization and answers the cardholder page; returns the TRANSACTIONID. */
@@ -63,6 +63,46 @@ export function instalmentParams(overrides: Params = {}): Params {
   });
 }
 
+/** The form body of a signed request, as a merchant's system sends it; OPERATIONTYPE defaults to `method`. */
+export function signedBody(method: string, params: Params, secret = SECRET): string {
+  return encodeRequest(method, signParams(secret, { OPERATIONTYPE: method, ...params }));
+}
+
+/** POSTs a raw body to the endpoint that serves `method` (export for getTransactions, else process). */
+export async function postBody(baseUrl: string, method: string, body: string): Promise<Answer> {
+  const endpoint = method === 'getTransactions' ? 'export' : 'process';
+  const response = await fetch(`${baseUrl}/front/service/rest/${endpoint}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  });
+  if (response.status !== 200) throw new Error(`${endpoint} answered HTTP ${response.status}`);
+  return (await response.json()) as Answer;
+}
+
+/** POSTs a signed request and returns the JSON answer. */
+export function postSigned(baseUrl: string, method: string, params: Params, secret = SECRET): Promise<Answer> {
+  return postBody(baseUrl, method, signedBody(method, params, secret));
+}
+
+/** The cardholder page's URL, read from the decoded REDIRECTHTML's form action. */
+export function cardholderPageUrl(answer: Answer): string {
+  const html = Buffer.from(answer['REDIRECTHTML'] ?? '', 'base64').toString('utf8');
+  const action = /<form[^>]*\saction="([^"]+)"/.exec(html)?.[1];
+  if (!action) throw new Error(`no form action in REDIRECTHTML: ${html}`);
+  return action.replaceAll('&amp;', '&');
+}
+
+/** The cardholder's answer on the page: a form POST of `outcome`. */
+export async function answerCardholderPage(url: string, outcome: string): Promise<{ status: number; html: string }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ outcome }).toString(),
+  });
+  return { status: response.status, html: await response.text() };
+}
+
 export async function startHarness(options: Partial<SandboxOptions> = {}): Promise<Harness> {
   const sandbox = createSandbox({
     identifier: IDENTIFIER,
@@ -73,56 +113,27 @@ export async function startHarness(options: Partial<SandboxOptions> = {}): Promi
   });
   const baseUrl = await sandbox.listen(0, '127.0.0.1');
 
-  async function processRaw(body: string): Promise<Answer> {
-    const response = await fetch(`${baseUrl}/front/service/rest/process`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body,
-    });
-    if (response.status !== 200) throw new Error(`process answered HTTP ${response.status}`);
-    return (await response.json()) as Answer;
-  }
-
-  async function postProcess(method: string, params: Params, options: { secret?: string; sign?: boolean } = {}) {
-    const withType: Params = { OPERATIONTYPE: method, ...params };
-    const signed = options.sign === false ? withType : signParams(options.secret ?? SECRET, withType);
-    return processRaw(encodeRequest(method, signed));
-  }
-
-  function pageUrl(answer: Answer): string {
-    const html = Buffer.from(answer['REDIRECTHTML'] ?? '', 'base64').toString('utf8');
-    const action = /<form[^>]*\saction="([^"]+)"/.exec(html)?.[1];
-    if (!action) throw new Error(`no form action in REDIRECTHTML: ${html}`);
-    return action.replaceAll('&amp;', '&');
-  }
-
-  async function answerPage(url: string, outcome: string) {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ outcome }).toString(),
-    });
-    return { status: response.status, html: await response.text() };
-  }
+  const postProcess = (method: string, params: Params, options: { secret?: string } = {}) =>
+    postSigned(baseUrl, method, params, options.secret);
 
   const pages = new Map<string, string>();
   return {
     sandbox,
     baseUrl,
     process: postProcess,
-    processRaw,
-    pageUrl,
+    processRaw: (body) => postBody(baseUrl, 'process', body),
+    pageUrl: cardholderPageUrl,
     async settle(method, params, outcome) {
       const answer = await postProcess(method, params);
       if (answer['EXECCODE'] !== '0002') throw new Error(`expected 0002, got ${JSON.stringify(answer)}`);
-      const url = pageUrl(answer);
+      const url = cardholderPageUrl(answer);
       pages.set(answer['TRANSACTIONID']!, url);
-      const page = await answerPage(url, outcome);
+      const page = await answerCardholderPage(url, outcome);
       if (page.status !== 200) throw new Error(`cardholder page answered ${page.status}: ${page.html}`);
       return answer['TRANSACTIONID']!;
     },
     cardholder(transactionId, outcome) {
-      return answerPage(pages.get(transactionId) ?? `${baseUrl}/sandbox/cardholder/${transactionId}`, outcome);
+      return answerCardholderPage(pages.get(transactionId) ?? `${baseUrl}/sandbox/cardholder/${transactionId}`, outcome);
     },
     close: () => sandbox.close(),
   };
