@@ -21,6 +21,7 @@ const EnvSchema = z.object({
   RECON_SANDBOX_SECRET: z.string().min(1).default('sandbox-secret'),
   RECON_SANDBOX_NOTIFY_URL: z.string().url().optional(),
   RECON_SANDBOX_SMTP: z.string().regex(/^[^:]+:\d+$/, 'expected HOST:PORT').optional(),
+  RECON_SANDBOX_SEED: z.coerce.number().int().min(0).max(2 ** 32 - 1).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -51,6 +52,8 @@ export interface SandboxConfig {
   readonly secret: string;
   readonly notifyUrl: string | undefined;
   readonly smtp: string | undefined;
+  /** Start from the deterministic scenario of this seed; an empty store when undefined. */
+  readonly seed: number | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -77,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       secret: e.RECON_SANDBOX_SECRET,
       notifyUrl: e.RECON_SANDBOX_NOTIFY_URL,
       smtp: e.RECON_SANDBOX_SMTP,
+      seed: e.RECON_SANDBOX_SEED,
     }),
   });
 }

@@ -1,18 +1,27 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeRequest, type Params } from '../../src/protocol/form-encoding.ts';
-import { signParams } from '../../src/protocol/hash.ts';
+import { createArrivals } from '../support/arrivals.ts';
+import { startMailReceiver } from './export/mail-receiver.ts';
 import { startNotificationReceiver } from './support/notification-receiver.ts';
-import { walletParams } from './support/sandbox-harness.ts';
+import { answerCardholderPage, cardholderPageUrl, postSigned, walletParams } from './support/sandbox-harness.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../../src/cli/main.ts');
+
+// 127.0.0.2 is loopback on Linux; where it is not, the RECON_SANDBOX_HOST case listens on 127.0.0.1.
+const OTHER_LOOPBACK = await new Promise<string>((resolve) => {
+  const probe = createServer().once('error', () => resolve('127.0.0.1'));
+  probe.listen(0, '127.0.0.2', () => probe.close(() => resolve('127.0.0.2')));
+});
 
 interface Running {
   readonly child: ChildProcess;
   readonly baseUrl: string;
   stderr(): string;
+  /** Resolves once stderr matches `pattern`. */
+  stderrMatching(pattern: RegExp): Promise<void>;
 }
 
 /** `recon sandbox ...` as a subprocess; resolves with the base URL it prints first. */
@@ -24,7 +33,11 @@ async function startCli(args: string[], env: Record<string, string> = {}): Promi
   children.push(child);
   let stdout = '';
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const stderrArrivals = createArrivals();
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    stderrArrivals.notify();
+  });
   const baseUrl = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
@@ -32,7 +45,12 @@ async function startCli(args: string[], env: Record<string, string> = {}): Promi
     });
     child.once('exit', (code) => reject(new Error(`recon sandbox exited ${code}: ${stderr}`)));
   });
-  return { child, baseUrl, stderr: () => stderr };
+  return {
+    child,
+    baseUrl,
+    stderr: () => stderr,
+    stderrMatching: (pattern) => stderrArrivals.until(() => pattern.test(stderr)),
+  };
 }
 
 async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
@@ -43,10 +61,10 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<{ 
   return { code, stderr };
 }
 
-async function post(baseUrl: string, method: string, params: Params, secret: string): Promise<Record<string, string>> {
-  const body = encodeRequest(method, signParams(secret, { OPERATIONTYPE: method, ...params }));
-  const response = await fetch(`${baseUrl}/front/service/rest/process`, { method: 'POST', body });
-  return (await response.json()) as Record<string, string>;
+async function stop(running: Running, signal: NodeJS.Signals): Promise<number | null> {
+  running.child.kill(signal);
+  const [code] = (await once(running.child, 'exit')) as [number | null];
+  return code;
 }
 
 const children: ChildProcess[] = [];
@@ -60,44 +78,73 @@ describe('recon sandbox (CLI)', () => {
     try {
       const cli = await startCli(['--port', '0', '--identifier', 'CLI-SHOP', '--secret', 'cli-secret', '--notify-url', receiver.url]);
       expect(cli.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const answer = await post(cli.baseUrl, 'payment', walletParams({ IDENTIFIER: 'CLI-SHOP' }), 'cli-secret');
+      const answer = await postSigned(cli.baseUrl, 'payment', walletParams({ IDENTIFIER: 'CLI-SHOP' }), 'cli-secret');
       expect(answer).toMatchObject({ EXECCODE: '0002' });
-      const action = /action="([^"]+)"/.exec(Buffer.from(answer['REDIRECTHTML']!, 'base64').toString())![1]!;
+      const action = cardholderPageUrl(answer);
       expect(action.startsWith(cli.baseUrl)).toBe(true);
-      await fetch(action, { method: 'POST', body: new URLSearchParams({ outcome: 'validated' }) });
-      while (receiver.accepted().length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      await answerCardholderPage(action, 'validated');
+      await receiver.acceptedCount(1);
       expect(new URLSearchParams(receiver.accepted()[0]).get('TRANSACTIONID')).toBe(answer['TRANSACTIONID']);
       const clock = await (await fetch(`${cli.baseUrl}/sandbox/clock`)).text();
       expect(clock).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
-      cli.child.kill('SIGTERM');
-      const [code] = (await once(cli.child, 'exit')) as [number | null];
-      expect(code).toBe(0);
+      expect(await stop(cli, 'SIGTERM')).toBe(0);
       expect(cli.stderr()).toContain('delivered');
     } finally {
       await receiver.close();
     }
   });
 
-  it('reads RECON_SANDBOX_* when no flag is given, and a flag wins over its variable', async () => {
-    const env = { RECON_SANDBOX_PORT: '0', RECON_SANDBOX_IDENTIFIER: 'ENV-SHOP', RECON_SANDBOX_SECRET: 'env-secret' };
-    const fromEnv = await startCli([], env);
-    expect(await post(fromEnv.baseUrl, 'payment', walletParams({ IDENTIFIER: 'ENV-SHOP' }), 'env-secret')).toMatchObject({ EXECCODE: '0002' });
-    fromEnv.child.kill('SIGINT');
-    expect((await once(fromEnv.child, 'exit'))[0]).toBe(0);
+  it('reads every RECON_SANDBOX_* variable when no flag is given: host, port, account, notify URL, SMTP server, seed', async () => {
+    const receiver = await startNotificationReceiver();
+    const mail = await startMailReceiver();
+    try {
+      const cli = await startCli([], {
+        RECON_SANDBOX_HOST: OTHER_LOOPBACK,
+        RECON_SANDBOX_PORT: '0',
+        RECON_SANDBOX_IDENTIFIER: 'ENV-SHOP',
+        RECON_SANDBOX_SECRET: 'env-secret',
+        RECON_SANDBOX_NOTIFY_URL: receiver.url,
+        RECON_SANDBOX_SMTP: `${mail.host}:${mail.port}`,
+        RECON_SANDBOX_SEED: '7',
+      });
+      expect(cli.baseUrl.startsWith(`http://${OTHER_LOOPBACK}:`)).toBe(true);
+      await cli.stderrMatching(/seeded scenario 7: 40 orders/);
 
-    const flagWins = await startCli(['--secret', 'flag-secret'], env);
-    expect(await post(flagWins.baseUrl, 'payment', walletParams({ IDENTIFIER: 'ENV-SHOP' }), 'flag-secret')).toMatchObject({ EXECCODE: '0002' });
-    expect(await post(flagWins.baseUrl, 'payment', walletParams({ IDENTIFIER: 'ENV-SHOP' }), 'env-secret')).toMatchObject({ EXECCODE: '1003' });
+      const exported = await postSigned(
+        cli.baseUrl,
+        'getTransactions',
+        { IDENTIFIER: 'ENV-SHOP', VERSION: '3.0', ORDERID: 'ORD-7-0001', MAILTO: 'ops@example.org', COMPRESSION: 'gzip' },
+        'env-secret',
+      );
+      expect(exported).toMatchObject({ EXECCODE: '0000' });
+      await mail.messageCount(1);
+      expect(mail.messages[0]!.to).toEqual(['ops@example.org']);
+      expect(mail.messages[0]!.mail.attachments[0]?.filename).toMatch(/\.csv\.gz$/);
+
+      const payment = await postSigned(cli.baseUrl, 'payment', walletParams({ IDENTIFIER: 'ENV-SHOP' }), 'env-secret');
+      await answerCardholderPage(cardholderPageUrl(payment), 'validated');
+      await receiver.acceptedCount(1);
+      expect(new URLSearchParams(receiver.accepted()[0]).get('TRANSACTIONID')).toBe(payment['TRANSACTIONID']);
+      expect(await stop(cli, 'SIGINT')).toBe(0);
+    } finally {
+      await receiver.close();
+      await mail.close();
+    }
+  });
+
+  it('lets a flag win over its variable', async () => {
+    const env = { RECON_SANDBOX_PORT: '0', RECON_SANDBOX_IDENTIFIER: 'ENV-SHOP', RECON_SANDBOX_SECRET: 'env-secret', RECON_SANDBOX_SEED: '7' };
+    const cli = await startCli(['--secret', 'flag-secret', '--seed', '3'], env);
+    await cli.stderrMatching(/seeded scenario 3: /);
+    const payment = () => walletParams({ IDENTIFIER: 'ENV-SHOP' });
+    expect(await postSigned(cli.baseUrl, 'payment', payment(), 'flag-secret')).toMatchObject({ EXECCODE: '0002' });
+    expect(await postSigned(cli.baseUrl, 'payment', payment(), 'env-secret')).toMatchObject({ EXECCODE: '1003' });
   });
 
   it('starts with a seeded scenario on --seed', async () => {
     const cli = await startCli(['--port', '0', '--identifier', 'SEEDED', '--secret', 's', '--seed', '7']);
-    await new Promise<void>((resolve) => {
-      const check = () => (cli.stderr().includes('seeded scenario 7') ? resolve() : setTimeout(check, 10));
-      check();
-    });
-    expect(cli.stderr()).toMatch(/seeded scenario 7: 40 orders, \d+ transactions/);
+    await cli.stderrMatching(/seeded scenario 7: 40 orders, \d+ transactions/);
   });
 
   it.each([
@@ -105,6 +152,8 @@ describe('recon sandbox (CLI)', () => {
     [['--identifier', 'x'.repeat(33)], /invalid --identifier/],
     [['--notify-url', 'not a url'], /invalid --notify-url/],
     [['--smtp', 'localhost'], /invalid --smtp/],
+    [['--smtp', 'localhost:70000'], /port must be 1-65535/],
+    [['--seed=-1'], /invalid --seed/],
     [['--colour'], /Unknown option/],
   ])('refuses %j with exit 1 and a one-line message', async (args, message) => {
     const { code, stderr } = await run(args);
@@ -113,9 +162,12 @@ describe('recon sandbox (CLI)', () => {
     expect(stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('refuses a bad RECON_SANDBOX_* variable naming it', async () => {
-    const { code, stderr } = await run([], { RECON_SANDBOX_PORT: '70000' });
+  it.each([
+    ['RECON_SANDBOX_PORT', '70000'],
+    ['RECON_SANDBOX_SEED', 'seven'],
+  ])('refuses a bad %s naming it', async (variable, value) => {
+    const { code, stderr } = await run([], { [variable]: value });
     expect(code).toBe(1);
-    expect(stderr).toContain('RECON_SANDBOX_PORT');
+    expect(stderr).toContain(variable);
   });
 });

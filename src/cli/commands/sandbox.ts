@@ -17,7 +17,8 @@ options (each also read from the environment variable shown; flags win):
   --secret S           the account's secret (HASH key)          RECON_SANDBOX_SECRET
   --notify-url URL     where notifications are POSTed           RECON_SANDBOX_NOTIFY_URL
   --smtp HOST:PORT     SMTP server for MAILTO exports           RECON_SANDBOX_SMTP
-  --seed N             start with the deterministic scenario of seed N (orders of both methods, every outcome)
+  --seed N             start with the deterministic scenario of   RECON_SANDBOX_SEED
+                       seed N (orders of both methods, every outcome)
 `;
 
 const OPTIONS = {
@@ -49,7 +50,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     return EXIT.ok;
   }
   const settings = resolveSettings(loadConfig(ctx.env).sandbox, values);
-  const seed = values.seed === undefined ? undefined : parseFlag('seed', values.seed);
+  const { seed } = settings;
   const sandbox = createSandbox({
     identifier: settings.identifier,
     secret: settings.secret,
@@ -85,6 +86,7 @@ function resolveSettings(fromEnv: SandboxConfig, flags: FlagValues): SandboxConf
     secret: flag('secret') ?? fromEnv.secret,
     notifyUrl: flag('notify-url') ?? fromEnv.notifyUrl,
     smtp: flag('smtp') ?? fromEnv.smtp,
+    seed: flag('seed') ?? fromEnv.seed,
   };
 }
 
@@ -96,7 +98,9 @@ function parseFlag<K extends keyof typeof FLAG_RULES>(name: K, value: string): z
 
 function parseSmtp(value: string): { host: string; port: number } {
   const separator = value.lastIndexOf(':');
-  return { host: value.slice(0, separator), port: Number(value.slice(separator + 1)) };
+  const port = Number(value.slice(separator + 1));
+  if (port < 1 || port > 65535) throw new ReconError('USAGE', `invalid SMTP server ${JSON.stringify(value)}: port must be 1-65535`);
+  return { host: value.slice(0, separator), port };
 }
 
 function abortion(signal: AbortSignal): Promise<void> {
