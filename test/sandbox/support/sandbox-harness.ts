@@ -68,9 +68,10 @@ export function signedBody(method: string, params: Params, secret = SECRET): str
   return encodeRequest(method, signParams(secret, { OPERATIONTYPE: method, ...params }));
 }
 
-/** POSTs a raw body to the endpoint that serves `method` (export for getTransactions, else process). */
-export async function postBody(baseUrl: string, method: string, body: string): Promise<Answer> {
-  const endpoint = method === 'getTransactions' ? 'export' : 'process';
+export type Endpoint = 'process' | 'export';
+
+/** POSTs a raw body to `{baseUrl}/front/service/rest/{endpoint}` and returns the JSON answer. */
+export async function postBody(baseUrl: string, endpoint: Endpoint, body: string): Promise<Answer> {
   const response = await fetch(`${baseUrl}/front/service/rest/${endpoint}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -80,9 +81,15 @@ export async function postBody(baseUrl: string, method: string, body: string): P
   return (await response.json()) as Answer;
 }
 
-/** POSTs a signed request and returns the JSON answer. */
-export function postSigned(baseUrl: string, method: string, params: Params, secret = SECRET): Promise<Answer> {
-  return postBody(baseUrl, method, signedBody(method, params, secret));
+/** POSTs a signed request, by default to the endpoint that serves `method`, and returns the JSON answer. */
+export function postSigned(
+  baseUrl: string,
+  method: string,
+  params: Params,
+  secret = SECRET,
+  endpoint: Endpoint = method === 'getTransactions' ? 'export' : 'process',
+): Promise<Answer> {
+  return postBody(baseUrl, endpoint, signedBody(method, params, secret));
 }
 
 /** The cardholder page's URL, read from the decoded REDIRECTHTML's form action. */
@@ -114,7 +121,7 @@ export async function startHarness(options: Partial<SandboxOptions> = {}): Promi
   const baseUrl = await sandbox.listen(0, '127.0.0.1');
 
   const postProcess = (method: string, params: Params, options: { secret?: string } = {}) =>
-    postSigned(baseUrl, method, params, options.secret);
+    postSigned(baseUrl, method, params, options.secret, 'process');
 
   const pages = new Map<string, string>();
   return {
