@@ -1,6 +1,7 @@
 import type { Params } from '../../protocol/form-encoding.ts';
 import { ProtocolError } from '../../protocol/protocol-error.ts';
 import type { SandboxClock } from '../clock.ts';
+import { ProcessRefusal } from '../process/process-answer.ts';
 import type { SandboxStore, SandboxTransaction } from '../store.ts';
 import { settleExpiry } from '../time-rules.ts';
 import { uploadExport } from './callback-upload.ts';
@@ -44,7 +45,7 @@ export async function handleGetTransactions(
   try {
     request = parseExportRequest(params, ctx);
   } catch (error) {
-    if (error instanceof ProtocolError) return answer(error.execCode, error.message);
+    if (error instanceof ProtocolError || error instanceof ProcessRefusal) return answer(error.execCode, error.message);
     throw error;
   }
   const { delivery } = request;

@@ -3,9 +3,9 @@ import type { ExportColumn } from '../../protocol/export-columns.ts';
 import type { Compression } from '../../protocol/field-dictionary.ts';
 import { splitIds } from '../../protocol/form-encoding.ts';
 import type { Params } from '../../protocol/form-encoding.ts';
-import { verifyHash } from '../../protocol/hash.ts';
-import { invalidParameter, missingParameter, ProtocolError } from '../../protocol/protocol-error.ts';
+import { invalidParameter } from '../../protocol/protocol-error.ts';
 import { validateRequest } from '../../protocol/validate-request.ts';
+import { authenticateRequest, type SandboxAccount } from '../authenticate-request.ts';
 
 export type ExportDelivery =
   | { readonly kind: 'response' }
@@ -21,21 +21,15 @@ export interface ExportRequest {
   readonly delivery: ExportDelivery;
 }
 
-export interface ExportAccount {
-  readonly identifier: string;
-  readonly secret: string;
-}
-
 const DEFAULT_TIME_ZONE = 'UTC';
 
 /**
- * Checks a getTransactions request the way the process endpoint checks its own: IDENTIFIER, then HASH (so a
- * caller without the secret learns nothing more), then the field dictionary through validateRequest.
- * Throws ProtocolError with the service's code: 1001 missing, 1002 invalid (naming the field and why),
- * 1003 HASH, 1004 VERSION, 3001 unknown account.
+ * Checks a getTransactions request the way the process endpoint checks its own: the envelope
+ * (authenticateRequest), then the field dictionary through validateRequest. Throws ProtocolError (1001
+ * missing, 1002 invalid naming the field and why, 1003 HASH, 1004 VERSION) or ProcessRefusal (3001 account).
  */
-export function parseExportRequest(params: Params, account: ExportAccount): ExportRequest {
-  authenticate(params, account);
+export function parseExportRequest(params: Params, account: SandboxAccount): ExportRequest {
+  authenticateRequest(account, params);
   // Before the dictionary's generic COLUMNS check, so the answer names the column at fault.
   const columns = columnList(params['COLUMNS']);
   validateRequest('getTransactions', undefined, params);
@@ -55,21 +49,6 @@ export function parseExportRequest(params: Params, account: ExportAccount): Expo
           ? { kind: 'mail', to: mailTo, compression }
           : { kind: 'response' },
   };
-}
-
-function authenticate(params: Params, account: ExportAccount): void {
-  const identifier = params['IDENTIFIER'];
-  if (typeof identifier !== 'string' || identifier === '') throw missingParameter('IDENTIFIER');
-  if (params['HASH'] === undefined) throw missingParameter('HASH');
-  if (identifier !== account.identifier) {
-    const why = `IDENTIFIER ${JSON.stringify(identifier)} names no active account of this service`;
-    throw new ProtocolError('3001', why, { field: 'IDENTIFIER' });
-  }
-  if (!verifyHash(account.secret, params)) {
-    throw new ProtocolError('1003', 'HASH does not match the parameters signed with the account secret', {
-      field: 'HASH',
-    });
-  }
 }
 
 /** COLUMNS in the order asked; every exportable column, in the default order, when absent. */

@@ -1,8 +1,8 @@
-import { decodeRequest, type Params } from '../../protocol/form-encoding.ts';
-import { verifyHash } from '../../protocol/hash.ts';
+import { decodeRequest } from '../../protocol/form-encoding.ts';
 import { inferPaymentMethod } from '../../protocol/operation-fields.ts';
-import { invalidParameter, missingParameter, ProtocolError } from '../../protocol/protocol-error.ts';
+import { invalidParameter, ProtocolError } from '../../protocol/protocol-error.ts';
 import { validateRequest } from '../../protocol/validate-request.ts';
+import { authenticateRequest } from '../authenticate-request.ts';
 import type { SandboxContext } from '../sandbox-context.ts';
 import { capture } from './capture.ts';
 import { ProcessRefusal, type ProcessAnswer } from './process-answer.ts';
@@ -30,7 +30,7 @@ export function handleProcessRequest(ctx: SandboxContext, body: string, baseUrl:
     const decoded = decodeRequest(body);
     operationType = decoded.method;
     const params = decoded.params;
-    authenticate(ctx, params);
+    authenticateRequest(ctx, params);
     const operation = processOperation(decoded.method);
     validateRequest(operation, undefined, params);
     if (operation === 'capture' || operation === 'refund') {
@@ -45,18 +45,6 @@ export function handleProcessRequest(ctx: SandboxContext, body: string, baseUrl:
   } catch (error) {
     if (error instanceof ProtocolError || error instanceof ProcessRefusal) return answer(error.execCode, error.message);
     throw error;
-  }
-}
-
-function authenticate(ctx: SandboxContext, params: Params): void {
-  const identifier = params['IDENTIFIER'];
-  if (typeof identifier !== 'string' || identifier === '') throw missingParameter('IDENTIFIER');
-  if (params['HASH'] === undefined) throw missingParameter('HASH');
-  if (identifier !== ctx.identifier) {
-    throw new ProcessRefusal('3001', `IDENTIFIER ${JSON.stringify(identifier)} names no active account of this service`);
-  }
-  if (!verifyHash(ctx.secret, params)) {
-    throw new ProtocolError('1003', 'HASH does not match the parameters signed with the account secret', { field: 'HASH' });
   }
 }
 
