@@ -12,8 +12,12 @@ export interface ParsedCsv {
   readonly records: AsyncIterable<CsvRecord[]>;
 }
 
-/** Records per yielded batch, at least: big enough that per-batch costs vanish, small enough for a COPY chunk. */
-const BATCH_RECORDS = 2048;
+/**
+ * Records per yielded batch, at least (a batch ends with the chunk that fills it). Measured on 1M rows:
+ * 1,000 and 2,048 cost the same CPU, but batches live across awaits, so bigger ones survive young-generation
+ * GCs and get promoted: peak RSS went 182 MB (1,000) -> 216 MB (2,048) -> 332 MB (8,192).
+ */
+const BATCH_RECORDS = 1000;
 
 /**
  * Reads the header (detecting `;` or `,` from it) and returns the data records as an async iterable of

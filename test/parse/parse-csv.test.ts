@@ -169,7 +169,7 @@ describe('parseCsv on text', () => {
     for (const size of [1, 2, 3, 5, 7]) expect(await allRecords(await parseText(text, size))).toEqual(whole);
   });
 
-  it('yields batches of at least 2048 records but the last, in order', async () => {
+  it('yields batches of at least 1000 records but the last, in order', async () => {
     const rows = Array.from({ length: 5000 }, (_, i) => `T${i};${i}`).join('\n');
     const parsed = await parseText(`TRANSACTIONID;N\n${rows}\n`, 1000);
     const sizes: number[] = [];
@@ -179,7 +179,8 @@ describe('parseCsv on text', () => {
       for (const record of batch) expect(record.line).toBe(expectedLine++);
     }
     expect(sizes.reduce((a, b) => a + b)).toBe(5000);
-    expect(sizes.slice(0, -1).every((size) => size >= 2048)).toBe(true);
+    expect(sizes.slice(0, -1).every((size) => size >= 1000)).toBe(true);
+    expect(sizes.length).toBeGreaterThan(2);
   });
 
   it('destroys the source when the consumer stops early', async () => {
