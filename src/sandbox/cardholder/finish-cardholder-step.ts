@@ -2,6 +2,7 @@ import { notifyOperation } from '../notifications/notify-operation.ts';
 import type { SandboxContext } from '../sandbox-context.ts';
 import type { SandboxTransaction } from '../store.ts';
 import { currentTransaction } from '../time-rules.ts';
+import { PENDING_APPROVAL, REFUSED, succeededStart } from '../transaction-records.ts';
 
 export const CARDHOLDER_OUTCOMES = ['validated', 'pending', 'refused'] as const;
 export type CardholderOutcome = (typeof CARDHOLDER_OUTCOMES)[number];
@@ -13,8 +14,6 @@ export function isCardholderOutcome(value: unknown): value is CardholderOutcome 
 export type CardholderStepResult =
   | { readonly ok: true; readonly transaction: SandboxTransaction }
   | { readonly ok: false; readonly reason: 'not-found' | 'not-allowed'; readonly message: string; readonly transaction?: SandboxTransaction };
-
-const REFUSED_EXECCODE = '4001';
 
 /**
  * The cardholder's answer on the payment method's page, or the later update of a pending approval.
@@ -51,19 +50,13 @@ export function finishCardholderStep(ctx: SandboxContext, transactionId: string,
   return refuse(`the cardholder step is over: the ${transaction.operationType} is ${transaction.status}`);
 }
 
-function settlement(transaction: SandboxTransaction, outcome: CardholderOutcome) {
+function settlement(transaction: SandboxTransaction, outcome: CardholderOutcome): Partial<SandboxTransaction> {
   switch (outcome) {
     case 'validated':
-      return {
-        status: 'succeeded' as const,
-        execCode: '0000',
-        message: 'Operation succeeded',
-        // A payment is refundable at once; an authorization only through its capture.
-        ...(transaction.operationType === 'payment' ? { restingAmount: transaction.amount } : {}),
-      };
+      return succeededStart(transaction);
     case 'pending':
-      return { status: 'pending-approval' as const, execCode: '0003', message: 'Waiting for approval by the instalment provider' };
+      return PENDING_APPROVAL;
     case 'refused':
-      return { status: 'refused' as const, execCode: REFUSED_EXECCODE, message: 'Transaction refused by the payment method' };
+      return REFUSED;
   }
 }

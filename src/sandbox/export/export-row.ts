@@ -1,4 +1,5 @@
 import type { SandboxTransaction } from '../store.ts';
+import { firstInstalment } from '../transaction-records.ts';
 import { billingFeesMinorUnits } from './billing-fees.ts';
 import { deriveCardDetails, threeDSecureStatus } from './card-details.ts';
 import { formatExecCode, formatExportDate, formatMinorUnits, formatPosition } from './format-export-value.ts';
@@ -67,15 +68,14 @@ function firstRequestValue(chain: readonly SandboxTransaction[], name: string): 
 
 /**
  * SCHEDULE on instalment rows: the stored position when the store has one, otherwise the first position of
- * the plan named by PAYMENTOPTION (instalpay-3x… → 3 instalments). Refunds have no position.
+ * the plan named by PAYMENTOPTION. Refunds have no position.
  */
 function scheduleOf(transaction: SandboxTransaction, chain: readonly SandboxTransaction[]): string {
   if (transaction.schedule) return formatPosition(transaction.schedule);
   if (transaction.method !== 'instalment' || transaction.operationType === 'refund') return '';
   for (const link of chain) {
     const option = link.paymentOption ?? link.request.PAYMENTOPTION;
-    const count = typeof option === 'string' ? /^instalpay-(\d)x/.exec(option)?.[1] : undefined;
-    if (count) return formatPosition({ index: 1, count: Number(count) });
+    if (typeof option === 'string') return formatPosition(firstInstalment(option));
   }
   return '';
 }

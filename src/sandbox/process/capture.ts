@@ -3,6 +3,7 @@ import { notifyOperation } from '../notifications/notify-operation.ts';
 import type { SandboxContext } from '../sandbox-context.ts';
 import type { SandboxTransaction } from '../store.ts';
 import { captureDeadline } from '../time-rules.ts';
+import { firstInstalment, followUpRecord } from '../transaction-records.ts';
 import { ProcessRefusal } from './process-answer.ts';
 import { referencedTransaction } from './referenced-transaction.ts';
 
@@ -33,33 +34,13 @@ export function capture(ctx: SandboxContext, params: Params): SandboxTransaction
   }
 
   ctx.store.update(authorization.transactionId, { capturedAmount: amount });
-  const schedule = authorization.method === 'instalment' ? { index: 1, count: instalmentCount(authorization.paymentOption) } : undefined;
   const captured = ctx.store.add({
-    transactionId: ctx.store.newTransactionId(),
-    orderId: authorization.orderId,
-    identifier: ctx.identifier,
-    method: authorization.method,
-    operationType: 'capture',
-    amount,
-    currency: authorization.currency,
-    execCode: '0000',
-    message: 'Operation succeeded',
-    status: 'succeeded',
-    createdAt: now,
-    updatedAt: now,
-    parentTransactionId: authorization.transactionId,
+    ...followUpRecord(ctx.store, authorization, 'capture', amount, params, now),
     restingAmount: amount,
-    ...(authorization.paymentOption ? { paymentOption: authorization.paymentOption } : {}),
-    ...(schedule ? { schedule } : {}),
-    request: params,
+    ...(authorization.paymentOption ? { schedule: firstInstalment(authorization.paymentOption) } : {}),
   });
   notifyOperation(ctx, captured);
   return captured;
-}
-
-/** `instalpay-3x...` pays in 3 instalments, `instalpay-4x...` in 4. */
-function instalmentCount(paymentOption: string | undefined): number {
-  return paymentOption?.startsWith('instalpay-4x') ? 4 : 3;
 }
 
 function describeStatus(transaction: SandboxTransaction): string {

@@ -2,6 +2,7 @@ import type { Params } from '../../protocol/form-encoding.ts';
 import { notifyOperation } from '../notifications/notify-operation.ts';
 import type { SandboxContext } from '../sandbox-context.ts';
 import type { SandboxTransaction } from '../store.ts';
+import { followUpRecord } from '../transaction-records.ts';
 import { ProcessRefusal } from './process-answer.ts';
 import { referencedTransaction } from './referenced-transaction.ts';
 
@@ -31,23 +32,7 @@ export function refund(ctx: SandboxContext, params: Params): SandboxTransaction 
   }
 
   ctx.store.update(refunded.transactionId, { restingAmount: resting - amount });
-  const refund = ctx.store.add({
-    transactionId: ctx.store.newTransactionId(),
-    orderId: refunded.orderId,
-    identifier: ctx.identifier,
-    method: refunded.method,
-    operationType: 'refund',
-    amount,
-    currency: refunded.currency,
-    execCode: '0000',
-    message: 'Operation succeeded',
-    status: 'succeeded',
-    createdAt: now,
-    updatedAt: now,
-    parentTransactionId: refunded.transactionId,
-    ...(refunded.paymentOption ? { paymentOption: refunded.paymentOption } : {}),
-    request: params,
-  });
+  const refund = ctx.store.add(followUpRecord(ctx.store, refunded, 'refund', amount, params, now));
   notifyOperation(ctx, refund, refund.method === 'instalment' ? ctx.nextExternalReference() : undefined);
   return refund;
 }

@@ -5,12 +5,13 @@ import { cardholderUrl } from '../cardholder/cardholder-url.ts';
 import { encodeRedirectHtml } from '../cardholder/redirect-html.ts';
 import type { SandboxContext } from '../sandbox-context.ts';
 import type { SandboxTransaction } from '../store.ts';
+import { awaitingCardholderRecord } from '../transaction-records.ts';
 
 /** The instalment method's order amount: 150 to 2000 EUR, in cents. */
 export const INSTALMENT_MIN_CENTS = 15_000n;
 export const INSTALMENT_MAX_CENTS = 200_000n;
 /** Neither method's request carries CURRENCY: the instalment method is EUR only, and so is the sandbox's wallet. */
-const CURRENCY = 'EUR';
+export const CURRENCY = 'EUR';
 
 /**
  * A payment or authorization (validated already): both methods answer 0002 and send the cardholder to the
@@ -27,24 +28,17 @@ export function startRedirect(
   if (method === 'instalment' && (amount < INSTALMENT_MIN_CENTS || amount > INSTALMENT_MAX_CENTS)) {
     throw invalidParameter('AMOUNT', `${amount} cents is outside the instalment method's 15000-200000 (150 to 2000 EUR)`);
   }
-  const now = ctx.clock.now();
-  const transactionId = ctx.store.newTransactionId();
-  return ctx.store.add({
-    transactionId,
+  const start = {
     orderId: params['ORDERID'] as string,
     identifier: ctx.identifier,
     method,
     operationType,
     amount,
     currency: CURRENCY,
-    execCode: '0002',
-    message: 'Redirect the cardholder: display the decoded REDIRECTHTML',
-    status: 'awaiting-cardholder',
-    createdAt: now,
-    updatedAt: now,
-    ...(paymentOption ? { paymentOption } : {}),
+    paymentOption,
     request: params,
-  });
+  };
+  return ctx.store.add(awaitingCardholderRecord(ctx.store, start, ctx.clock.now()));
 }
 
 export function redirectHtmlFor(transaction: SandboxTransaction, baseUrl: string): string {

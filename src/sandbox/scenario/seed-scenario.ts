@@ -1,9 +1,17 @@
 import type { Params } from '../../protocol/form-encoding.ts';
 import { signParams } from '../../protocol/hash.ts';
 import type { SandboxClock } from '../clock.ts';
-import { INSTALMENT_MAX_CENTS, INSTALMENT_MIN_CENTS } from '../process/start-redirect.ts';
+import { CURRENCY, INSTALMENT_MAX_CENTS, INSTALMENT_MIN_CENTS } from '../process/start-redirect.ts';
 import type { PaymentMethod, SandboxStore, SandboxTransaction } from '../store.ts';
 import { expireOverdueApprovals } from '../time-rules.ts';
+import {
+  awaitingCardholderRecord,
+  firstInstalment,
+  followUpRecord,
+  PENDING_APPROVAL,
+  REFUSED,
+  succeededStart,
+} from '../transaction-records.ts';
 import { drawCustomer } from './scenario-customer.ts';
 import type { ScenarioCustomer } from './scenario-customer.ts';
 import { createSeededRandom } from './seeded-random.ts';
@@ -55,15 +63,14 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 /** The scenario's history spans the last 14 days of the sandbox clock: beyond both the 6- and 7-day rules. */
 const HISTORY_MS = 14 * DAY;
-const CURRENCY = 'EUR';
 const WALLET_MIN_CENTS = 500n;
 const WALLET_MAX_CENTS = 150_000n;
 const INSTALMENT_OPTIONS = ['instalpay-3x', 'instalpay-3xsansfrais', 'instalpay-4x', 'instalpay-4xsansfrais'];
-const REFUSALS = [
-  { execCode: '4001', message: 'Transaction refused by the payment method' },
-  { execCode: '4001', message: 'Transaction refused by the payment method' },
-  { execCode: '4002', message: 'Insufficient funds' },
-  { execCode: '4003', message: 'Card refused by the issuer' },
+const REFUSALS: readonly Partial<SandboxTransaction>[] = [
+  REFUSED,
+  REFUSED,
+  { ...REFUSED, execCode: '4002', message: 'Insufficient funds' },
+  { ...REFUSED, execCode: '4003', message: 'Card refused by the issuer' },
 ];
 /** Outcomes drawn beyond the first of each, weighted like a shop's everyday mix. */
 const EVERYDAY_OUTCOMES: readonly ScenarioOutcome[] = [
@@ -155,20 +162,20 @@ function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, orde
   const steps: { gap: number; apply: (at: Date) => void }[] = [];
   let origin: SandboxTransaction | undefined;
   const store = target.store;
-  const settle = (patch: Partial<SandboxTransaction>) => (at: Date) => {
-    origin = store.update(origin!.transactionId, { ...patch, updatedAt: at });
+  const settle = (patchFor: (start: SandboxTransaction) => Partial<SandboxTransaction>) => (at: Date) => {
+    origin = store.update(origin!.transactionId, { ...patchFor(origin!), updatedAt: at });
   };
 
   if (outcome !== 'awaiting-cardholder') {
     const cardholderGap = random.int(2 * MINUTE, 30 * MINUTE);
     if (viaPending) {
-      steps.push({ gap: cardholderGap, apply: settle(PENDING) });
+      steps.push({ gap: cardholderGap, apply: settle(() => PENDING_APPROVAL) });
       if (outcome !== 'pending' && outcome !== 'pending-expired') {
-        const update = outcome === 'pending-refused' ? refusal(random) : succeeded(operationType, amount);
+        const update = outcome === 'pending-refused' ? refusal(random) : succeededStart;
         steps.push({ gap: random.int(2 * HOUR, 3 * DAY), apply: settle(update) });
       }
     } else {
-      const result = outcome === 'refused' ? refusal(random) : succeeded(operationType, amount);
+      const result = outcome === 'refused' ? refusal(random) : succeededStart;
       steps.push({ gap: cardholderGap, apply: settle(result) });
     }
   }
@@ -259,24 +266,10 @@ function refundAmounts(random: SeededRandom, outcome: ScenarioOutcome, refundabl
   return amounts;
 }
 
-const PENDING = {
-  status: 'pending-approval',
-  execCode: '0003',
-  message: 'Waiting for approval by the instalment provider',
-} as const;
-
-function succeeded(operationType: StartOperation, amount: bigint): Partial<SandboxTransaction> {
-  return {
-    status: 'succeeded',
-    execCode: '0000',
-    message: 'Operation succeeded',
-    // A payment is refundable at once; an authorization only through its capture.
-    ...(operationType === 'payment' ? { restingAmount: amount } : {}),
-  };
-}
-
-function refusal(random: SeededRandom): Partial<SandboxTransaction> {
-  return { status: 'refused', ...random.pick(REFUSALS) };
+/** One of the refusals, drawn now so that the draw order of the seed does not depend on when it is applied. */
+function refusal(random: SeededRandom): () => Partial<SandboxTransaction> {
+  const drawn = random.pick(REFUSALS);
+  return () => drawn;
 }
 
 /** The payment or authorization an order begins with. */
@@ -325,22 +318,21 @@ function startRequest(target: ScenarioTarget, start: OrderStart): Params {
 }
 
 function addStart(target: ScenarioTarget, start: OrderStart, at: Date): SandboxTransaction {
-  return target.store.add({
-    transactionId: target.store.newTransactionId(),
-    orderId: start.orderId,
-    identifier: target.identifier,
-    method: start.method,
-    operationType: start.operationType,
-    amount: start.amount,
-    currency: CURRENCY,
-    execCode: '0002',
-    message: 'Redirect the cardholder: display the decoded REDIRECTHTML',
-    status: 'awaiting-cardholder',
-    createdAt: at,
-    updatedAt: at,
-    ...(start.paymentOption ? { paymentOption: start.paymentOption } : {}),
-    request: startRequest(target, start),
-  });
+  const record = awaitingCardholderRecord(
+    target.store,
+    {
+      orderId: start.orderId,
+      identifier: target.identifier,
+      method: start.method,
+      operationType: start.operationType,
+      amount: start.amount,
+      currency: CURRENCY,
+      paymentOption: start.paymentOption,
+      request: startRequest(target, start),
+    },
+    at,
+  );
+  return target.store.add(record);
 }
 
 function addCapture(
@@ -361,15 +353,9 @@ function addCapture(
     ...(partial ? { AMOUNT: String(amount) } : {}),
   });
   return target.store.add({
-    ...followUp(target, authorization, 'capture', amount, request, at),
+    ...followUpRecord(target.store, authorization, 'capture', amount, request, at),
     restingAmount: amount,
-    // An instalment capture is the first of the plan's instalments, as the process endpoint records it.
-    ...(authorization.paymentOption
-      ? {
-          paymentOption: authorization.paymentOption,
-          schedule: { index: 1, count: instalmentCount(authorization.paymentOption) },
-        }
-      : {}),
+    ...(authorization.paymentOption ? { schedule: firstInstalment(authorization.paymentOption) } : {}),
   });
 }
 
@@ -384,41 +370,7 @@ function addRefund(target: ScenarioTarget, refunded: SandboxTransaction, amount:
     VERSION: '3.0',
     AMOUNT: String(amount),
   });
-  return target.store.add({
-    ...followUp(target, refunded, 'refund', amount, request, at),
-    ...(refunded.paymentOption ? { paymentOption: refunded.paymentOption } : {}),
-  });
-}
-
-function followUp(
-  target: ScenarioTarget,
-  parent: SandboxTransaction,
-  operationType: 'capture' | 'refund',
-  amount: bigint,
-  request: Params,
-  at: Date,
-): SandboxTransaction {
-  return {
-    transactionId: target.store.newTransactionId(),
-    orderId: parent.orderId,
-    identifier: target.identifier,
-    method: parent.method,
-    operationType,
-    amount,
-    currency: parent.currency,
-    execCode: '0000',
-    message: 'Operation succeeded',
-    status: 'succeeded',
-    createdAt: at,
-    updatedAt: at,
-    parentTransactionId: parent.transactionId,
-    request,
-  };
-}
-
-/** `instalpay-4x…` pays in 4 instalments, `instalpay-3x…` in 3. */
-function instalmentCount(paymentOption: string): number {
-  return paymentOption.startsWith('instalpay-4x') ? 4 : 3;
+  return target.store.add(followUpRecord(target.store, refunded, 'refund', amount, request, at));
 }
 
 function shuffle<T>(random: SeededRandom, items: T[]): T[] {
