@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { decodeRequest } from '../protocol/form-encoding.ts';
 import { encodeNotification, decodeNotification } from '../protocol/notification-encoding.ts';
 import { ProtocolError } from '../protocol/protocol-error.ts';
-import { cardholderPage, messagePage } from './cardholder/cardholder-page.ts';
-import { finishCardholderStep, isCardholderOutcome, type CardholderOutcome, type CardholderStepResult } from './cardholder/finish-cardholder-step.ts';
+import { answerCardholderPage, showCardholderPage } from './cardholder/cardholder-routes.ts';
+import { finishCardholderStep, type CardholderOutcome, type CardholderStepResult } from './cardholder/finish-cardholder-step.ts';
 import { createSandboxClock, type SandboxClock } from './clock.ts';
 import { createExportDeliveries, type RetryPolicy } from './export/export-deliveries.ts';
 import { handleGetTransactions, type GetTransactionsContext } from './export/get-transactions.ts';
-import { createRequestHandler, type HtmlAnswer } from './http/sandbox-request-handler.ts';
+import { createRequestHandler } from './http/sandbox-request-handler.ts';
 import {
   createNotificationOutbox,
   type NotificationDelivery,
@@ -20,7 +20,7 @@ import { seedScenario, type ScenarioSummary } from './scenario/seed-scenario.ts'
 import type { ProcessAnswer } from './process/process-answer.ts';
 import type { SandboxContext } from './sandbox-context.ts';
 import { createSandboxStore, type SandboxStore } from './store.ts';
-import { currentTransaction, expireOverdueApprovals } from './time-rules.ts';
+import { expireOverdueApprovals } from './time-rules.ts';
 
 export interface SandboxOptions {
   /** The one merchant account the sandbox serves (IDENTIFIER) and its secret (the HASH key). */
@@ -145,34 +145,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return handleGetTransactions(exportContext, params);
   }
 
-  function cardholderGet(transactionId: string): HtmlAnswer {
-    const transaction = currentTransaction(store, transactionId, clock.now());
-    if (!transaction || (transaction.operationType !== 'payment' && transaction.operationType !== 'authorization')) {
-      return { status: 404, html: messagePage('Unknown payment', `No payment or authorization ${transactionId}.`) };
-    }
-    return { status: 200, html: cardholderPage(transaction) };
-  }
-
-  function cardholderPost(transactionId: string, form: URLSearchParams): HtmlAnswer {
-    const outcome = form.get('outcome');
-    if (!isCardholderOutcome(outcome)) {
-      return { status: 400, html: messagePage('Bad answer', 'outcome must be validated, pending or refused.') };
-    }
-    const result = finishCardholderStep(ctx, transactionId, outcome);
-    if (result.ok) {
-      const notice = `Recorded: ${result.transaction.status} (EXECCODE ${result.transaction.execCode}).`;
-      return { status: 200, html: cardholderPage(result.transaction, notice) };
-    }
-    if (result.reason === 'not-found') return { status: 404, html: messagePage('Unknown payment', result.message) };
-    return { status: 409, html: cardholderPage(result.transaction!, `Not allowed: ${result.message}.`) };
-  }
-
   const handler = createRequestHandler(
     {
       process: (body, requestBaseUrl) => handleProcessRequest(ctx, body, requestBaseUrl),
       export: getTransactions,
-      cardholderPage: cardholderGet,
-      cardholderAnswer: cardholderPost,
+      cardholderPage: (transactionId) => showCardholderPage(ctx, transactionId),
+      cardholderAnswer: (transactionId, form) => answerCardholderPage(ctx, transactionId, form),
       clockNow: () => clock.now(),
       advanceClockDays: (days) => {
         clock.advanceDays(days);

@@ -1,13 +1,14 @@
 import type { Params } from '../protocol/form-encoding.ts';
+import type { PaymentMethod } from '../protocol/operation-fields.ts';
+
+export type { PaymentMethod };
 
 /**
  * The sandbox's transactions, in memory. Money is bigint minor units. Records are frozen snapshots:
  * `update` replaces a record, so a caller holding an old snapshot never sees it change under its feet.
  */
-export type PaymentMethod = 'instalment' | 'wallet';
 export type SandboxOperationType = 'payment' | 'authorization' | 'capture' | 'refund';
 export type SandboxStatus = 'awaiting-cardholder' | 'succeeded' | 'pending-approval' | 'refused' | 'expired';
-
 
 export interface SandboxTransaction {
   readonly transactionId: string;
