@@ -36,6 +36,13 @@ export interface ExportDeliveriesOptions {
 export function createExportDeliveries(options: ExportDeliveriesOptions = {}): ExportDeliveries {
   const policy: RetryPolicy = { ...DEFAULT_DELIVERY_RETRY, ...options.retry };
   const onError = options.onError ?? reportToStderr;
+  const report = (error: unknown, label: string) => {
+    try {
+      onError(error, label);
+    } catch {
+      // A faulty listener must not turn a failed delivery into an unhandled rejection.
+    }
+  };
   const inFlight = new Set<Promise<void>>();
   const closing = new AbortController();
 
@@ -43,7 +50,7 @@ export function createExportDeliveries(options: ExportDeliveriesOptions = {}): E
     try {
       await delivery(closing.signal);
     } catch (error) {
-      if (!closing.signal.aborted) onError(error, label);
+      if (!closing.signal.aborted) report(error, label);
     }
   }
 

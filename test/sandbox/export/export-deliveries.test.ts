@@ -46,6 +46,18 @@ describe('createExportDeliveries', () => {
     expect(deliveries.retry).toEqual(quick);
   });
 
+  it('survives an onError listener that throws', async () => {
+    const deliveries = createExportDeliveries({
+      onError: () => {
+        throw new Error('listener bug');
+      },
+    });
+    deliveries.start('broken', async () => {
+      throw new Error('receiver down');
+    });
+    await expect(deliveries.idle()).resolves.toBeUndefined();
+  });
+
   it('idle() also waits for a delivery started while waiting', async () => {
     const deliveries = createExportDeliveries();
     const order: string[] = [];
