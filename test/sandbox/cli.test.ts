@@ -110,6 +110,7 @@ describe('recon sandbox (CLI)', () => {
       });
       expect(cli.baseUrl.startsWith(`http://${OTHER_LOOPBACK}:`)).toBe(true);
       await cli.stderrMatching(/seeded scenario 7: 40 orders/);
+      expect(cli.stderr()).toContain(`sandbox: account ENV-SHOP; notifications to ${receiver.url}`);
 
       const exported = await postSigned(
         cli.baseUrl,
@@ -145,6 +146,7 @@ describe('recon sandbox (CLI)', () => {
   it('starts with a seeded scenario on --seed', async () => {
     const cli = await startCli(['--port', '0', '--identifier', 'SEEDED', '--secret', 's', '--seed', '7']);
     await cli.stderrMatching(/seeded scenario 7: 40 orders, \d+ transactions/);
+    expect(cli.stderr()).toContain('sandbox: account SEEDED; notifications recorded, not sent (no --notify-url)');
   });
 
   it.each([

@@ -12,13 +12,15 @@ the cardholder page, and the clock at {base}/sandbox/clock. Prints the base URL,
 
 options (each also read from the environment variable shown; flags win):
   --port P             port to listen on, 0 for any free one   RECON_SANDBOX_PORT (8080)
-  --host H             address to listen on                     RECON_SANDBOX_HOST (127.0.0.1)
-  --identifier ID      the merchant account's IDENTIFIER        RECON_SANDBOX_IDENTIFIER
-  --secret S           the account's secret (HASH key)          RECON_SANDBOX_SECRET
-  --notify-url URL     where notifications are POSTed           RECON_SANDBOX_NOTIFY_URL
-  --smtp HOST:PORT     SMTP server for MAILTO exports           RECON_SANDBOX_SMTP
-  --seed N             start with the deterministic scenario of   RECON_SANDBOX_SEED
-                       seed N (orders of both methods, every outcome)
+  --host H             address to listen on                    RECON_SANDBOX_HOST (127.0.0.1)
+  --identifier ID      the merchant account's IDENTIFIER       RECON_SANDBOX_IDENTIFIER (sandbox-merchant)
+  --secret S           the account's secret (HASH key)         RECON_SANDBOX_SECRET (sandbox-secret)
+  --notify-url URL     where notifications are POSTed          RECON_SANDBOX_NOTIFY_URL (none: recorded only)
+  --smtp HOST:PORT     SMTP server for MAILTO exports          RECON_SANDBOX_SMTP (none: MAILTO refused)
+  --seed N             start with the deterministic scenario   RECON_SANDBOX_SEED (none: empty)
+                       of seed N (orders of both methods, every outcome)
+
+The clock: GET {base}/sandbox/clock answers ISO 8601; POST it {"advanceDays": n} to move it forward.
 `;
 
 const OPTIONS = {
@@ -63,6 +65,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     throw new ReconError('USAGE', `cannot listen on ${settings.host}:${settings.port}: ${describeError(error)}`, { cause: error });
   });
   ctx.stdout.write(`${baseUrl}\n`);
+  // Without a notify URL nothing about notifications would ever show: say so once.
+  const notifications = settings.notifyUrl ? `notifications to ${settings.notifyUrl}` : 'notifications recorded, not sent (no --notify-url)';
+  ctx.stderr.write(`sandbox: account ${settings.identifier}; ${notifications}\n`);
   if (sandbox.scenario) {
     const { seed: used, orderIds, transactionCount } = sandbox.scenario;
     ctx.stderr.write(`sandbox: seeded scenario ${used}: ${orderIds.length} orders, ${transactionCount} transactions\n`);
