@@ -1,13 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeRequest } from '../protocol/form-encoding.ts';
 import { encodeNotification, decodeNotification } from '../protocol/notification-encoding.ts';
-import { ProtocolError } from '../protocol/protocol-error.ts';
 import { answerCardholderPage, showCardholderPage } from './cardholder/cardholder-routes.ts';
 import { finishCardholderStep, type CardholderOutcome, type CardholderStepResult } from './cardholder/finish-cardholder-step.ts';
 import { createSandboxClock, type SandboxClock } from './clock.ts';
 import { createExportDeliveries, type RetryPolicy } from './export/export-deliveries.ts';
-import { handleGetTransactions, type GetTransactionsContext } from './export/get-transactions.ts';
+import { handleExportRequest, type GetTransactionsContext } from './export/get-transactions.ts';
 import { createRequestHandler } from './http/sandbox-request-handler.ts';
 import {
   createNotificationOutbox,
@@ -125,30 +123,19 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   let baseUrl: string | undefined;
   const inProcessBaseUrl = () => baseUrl ?? `http://sandbox.invalid${basePath}`;
 
-  async function getTransactions(body: string, requestBaseUrl: string): Promise<Record<string, unknown>> {
-    let params;
-    try {
-      params = decodeRequest(body).params;
-    } catch (error) {
-      if (!(error instanceof ProtocolError)) throw error;
-      return { OPERATIONTYPE: 'getTransactions', EXECCODE: error.execCode, MESSAGE: error.message };
-    }
-    const exportContext: GetTransactionsContext = {
-      store,
-      clock,
-      identifier: options.identifier,
-      secret: options.secret,
-      baseUrl: requestBaseUrl,
-      deliveries: exportDeliveries,
-      ...(options.smtp ? { smtp: options.smtp } : {}),
-    };
-    return handleGetTransactions(exportContext, params);
-  }
+  const exportContext: GetTransactionsContext = {
+    store,
+    clock,
+    identifier: options.identifier,
+    secret: options.secret,
+    deliveries: exportDeliveries,
+    ...(options.smtp ? { smtp: options.smtp } : {}),
+  };
 
   const handler = createRequestHandler(
     {
       process: (body, requestBaseUrl) => handleProcessRequest(ctx, body, requestBaseUrl),
-      export: getTransactions,
+      export: (body) => handleExportRequest(exportContext, body),
       cardholderPage: (transactionId) => showCardholderPage(ctx, transactionId),
       cardholderAnswer: (transactionId, form) => answerCardholderPage(ctx, transactionId, form),
       clockNow: () => clock.now(),
@@ -198,7 +185,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     notifications: { deliveries: () => outbox.deliveries(), idle: () => outbox.idle() },
     exports: { idle: () => exportDeliveries.idle() },
     process: (body) => handleProcessRequest(ctx, body, inProcessBaseUrl()),
-    getTransactions: (body) => getTransactions(body, inProcessBaseUrl()),
+    getTransactions: (body) => handleExportRequest(exportContext, body),
     finishCardholderStep: (transactionId, outcome) => finishCardholderStep(ctx, transactionId, outcome),
   };
 }

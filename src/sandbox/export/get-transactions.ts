@@ -1,3 +1,4 @@
+import { decodeRequest } from '../../protocol/form-encoding.ts';
 import type { Params } from '../../protocol/form-encoding.ts';
 import { ProtocolError } from '../../protocol/protocol-error.ts';
 import type { SandboxClock } from '../clock.ts';
@@ -22,7 +23,6 @@ export interface GetTransactionsContext {
   readonly clock: SandboxClock;
   readonly identifier: string;
   readonly secret: string;
-  readonly baseUrl: string;
   /** Where MAILTO exports are sent; without it a MAILTO request is refused. */
   readonly smtp?: SmtpServerAddress;
   /** Runs CALLBACKURL and MAILTO deliveries in the background; `deliveries.idle()` awaits them. */
@@ -30,6 +30,18 @@ export interface GetTransactionsContext {
 }
 
 const OPERATIONTYPE = 'getTransactions';
+
+/** The export endpoint's answer to a raw form body: a body that does not decode is answered with its EXECCODE. */
+export async function handleExportRequest(ctx: GetTransactionsContext, body: string): Promise<Record<string, unknown>> {
+  let params: Params;
+  try {
+    params = decodeRequest(body).params;
+  } catch (error) {
+    if (error instanceof ProtocolError) return answer(error.execCode, error.message);
+    throw error;
+  }
+  return handleGetTransactions(ctx, params);
+}
 
 /**
  * The JSON answer of `POST {base}/front/service/rest/export` with method=getTransactions. Never throws for a

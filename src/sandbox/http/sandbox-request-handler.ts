@@ -7,7 +7,7 @@ import { sendHtml, sendJson, sendText } from './respond.ts';
 export interface SandboxEndpoints {
   /** `baseUrl` is the address the client reached the sandbox at, for the absolute URLs in answers. */
   process(body: string, baseUrl: string): object;
-  export(body: string, baseUrl: string): Promise<object>;
+  export(body: string): Promise<object>;
   cardholderPage(transactionId: string): HtmlAnswer;
   cardholderAnswer(transactionId: string, form: URLSearchParams): HtmlAnswer;
   clockNow(): Date;
@@ -47,7 +47,7 @@ export function createRequestHandler(endpoints: SandboxEndpoints, options: Reque
     if (path === PROCESS_PATH || path === EXPORT_PATH) {
       if (method !== 'POST') return notAllowed(response, 'POST');
       const body = await readBody(request, bodyLimitBytes);
-      const answer = path === PROCESS_PATH ? endpoints.process(body, baseUrl) : await endpoints.export(body, baseUrl);
+      const answer = path === PROCESS_PATH ? endpoints.process(body, baseUrl) : await endpoints.export(body);
       return sendJson(response, 200, answer);
     }
     if (path === CLOCK_PATH) {

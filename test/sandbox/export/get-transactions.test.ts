@@ -21,7 +21,6 @@ beforeEach(() => {
     clock: fixture.clock,
     identifier: IDENTIFIER,
     secret: SECRET,
-    baseUrl: 'http://127.0.0.1:1',
     deliveries,
   };
 });
