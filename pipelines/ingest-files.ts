@@ -160,7 +160,13 @@ async function loadFile(connection: Connection, filePath: string, identity: File
 }
 
 /**
- * The COPY text of one entry, a batch of records at a time: the per-row work is the normalizer and
+ * Below V8's large-object size, so that each chunk of COPY text is young garbage that a scavenge frees,
+ * not a large object that waits for a full collection (which is what let the heap grow with the file).
+ */
+const COPY_CHUNK_CHARS = 32 * 1024;
+
+/**
+ * The COPY text of one entry, in chunks of a few hundred rows: the per-row work is the normalizer and
  * the encoder, with no promise and no allocation beyond the row's own strings.
  */
 async function* copyText(
@@ -171,24 +177,29 @@ async function* copyText(
   identity: FileIdentity,
   options: IngestOptions,
 ): AsyncGenerator<string> {
+  let text = '';
   for await (const batch of parsed.records) {
     options.signal?.throwIfAborted();
-    let text = '';
     for (let i = 0; i < batch.length; i++) {
       const record = batch[i]!;
       const result = normalize(record.values);
+      let reason = result.ok ? undefined : result.reason;
       if (result.ok) {
         try {
           text += encoder.accepted(result.row, record.line);
-          continue;
         } catch (error) {
           if (!(error instanceof NulCharacterError)) throw error;
-          text += encoder.rejected(record.line, formatRawRecord(record.values, parsed.delimiter), error.message);
+          reason = error.message;
         }
-      } else {
-        text += encoder.rejected(record.line, formatRawRecord(record.values, parsed.delimiter), result.reason);
       }
-      counters.rejected++;
+      if (reason !== undefined) {
+        text += encoder.rejected(record.line, formatRawRecord(record.values, parsed.delimiter), reason);
+        counters.rejected++;
+      }
+      if (text.length >= COPY_CHUNK_CHARS) {
+        yield text;
+        text = '';
+      }
     }
     counters.rows += batch.length;
     options.onProgress?.({
@@ -198,8 +209,8 @@ async function* copyText(
       csvBytes: counters.csvBytes,
       rows: counters.rows,
     });
-    if (text) yield text;
   }
+  if (text) yield text;
 }
 
 /** Only when someone watches: the counter is one more stream stage. Errors of `csv` reach the parser through it. */

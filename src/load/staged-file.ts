@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { Connection } from '../db/database.ts';
 import type { TransactionColumn } from '../normalize/transaction-row.ts';
 import { INSERT_REJECTED_ROWS_SQL } from './rejected-rows-sql.ts';
@@ -34,13 +35,18 @@ export async function beginStaging(connection: Connection): Promise<void> {
   await connection.query(createStagingTableSql());
 }
 
-/** `copyText`: COPY text lines made by a `StagingRowEncoder` built for this entry's index and columns. */
+/**
+ * `copyText`: COPY text lines made by a `StagingRowEncoder` built for this entry's index and columns, a batch
+ * of rows per string. As a byte stream, each batch becomes one Buffer as soon as it is made and at most about
+ * one waits for the database: an object-mode stream would queue 16 batches, each still a rope of tens of
+ * thousands of small strings, which is most of the heap of a large load.
+ */
 export async function stageEntry(
   connection: Connection,
   entry: StagedEntry,
   copyText: AsyncIterable<string>,
 ): Promise<void> {
-  await connection.copyFrom(stagingCopySql(stagedColumns(entry), entry.withExtra), copyText);
+  await connection.copyFrom(stagingCopySql(stagedColumns(entry), entry.withExtra), Readable.from(copyText, { objectMode: false }));
 }
 
 export async function mergeStaged(connection: Connection, fileId: string, entries: readonly StagedEntry[]): Promise<MergeCounts> {
