@@ -13,6 +13,7 @@ import {
   type NotificationRetryOptions,
   type OutboxEvent,
 } from './notifications/notification-outbox.ts';
+import { neverThrowing } from './never-throwing.ts';
 import { handleProcessRequest } from './process/handle-process-request.ts';
 import { seedScenario, type ScenarioSummary } from './scenario/seed-scenario.ts';
 import type { ProcessAnswer } from './process/process-answer.ts';
@@ -81,13 +82,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const basePath = normalizeBasePath(options.basePath ?? '');
   const clock = options.clock ?? createSandboxClock();
   const store = createSandboxStore();
-  const emit = (event: SandboxEvent) => {
-    try {
-      options.onEvent?.(event);
-    } catch {
-      // A faulty listener must not break the sandbox.
-    }
-  };
+  const emit = neverThrowing(options.onEvent);
   const outbox = createNotificationOutbox({
     ...options.notificationRetry,
     url: options.notifyUrl,

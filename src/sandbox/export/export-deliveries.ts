@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { neverThrowing } from '../never-throwing.ts';
 
 /** Exponential backoff, bounded: `attempts` tries, waits of baseDelayMs, 2×, 4×… capped at maxDelayMs. */
 export interface RetryPolicy {
@@ -35,14 +36,7 @@ export interface ExportDeliveriesOptions {
 
 export function createExportDeliveries(options: ExportDeliveriesOptions = {}): ExportDeliveries {
   const policy: RetryPolicy = { ...DEFAULT_DELIVERY_RETRY, ...options.retry };
-  const onError = options.onError ?? reportToStderr;
-  const report = (error: unknown, label: string) => {
-    try {
-      onError(error, label);
-    } catch {
-      // A faulty listener must not turn a failed delivery into an unhandled rejection.
-    }
-  };
+  const report = neverThrowing(options.onError ?? reportToStderr);
   const inFlight = new Set<Promise<void>>();
   const closing = new AbortController();
 

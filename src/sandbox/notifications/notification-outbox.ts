@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { neverThrowing } from '../never-throwing.ts';
 
 /**
  * Sends notifications to the merchant's URL as form POSTs and retries with exponential backoff until the
@@ -70,13 +71,7 @@ export function createNotificationOutbox(options: NotificationOutboxOptions): No
     return record;
   }
 
-  function emit(event: OutboxEvent): void {
-    try {
-      options.onEvent?.(event);
-    } catch {
-      // A faulty listener must not stop deliveries.
-    }
-  }
+  const emit = neverThrowing(options.onEvent);
 
   function settle(): void {
     pending -= 1;
