@@ -133,6 +133,14 @@ async function loadFile(connection: Connection, filePath: string, identity: File
   } finally {
     await opened.close();
   }
+  options.onProgress?.({
+    file: identity.name,
+    phase: 'merging',
+    compression: identity.compression,
+    fileBytes: identity.sizeBytes,
+    csvBytes: counters.csvBytes,
+    rows: counters.rows,
+  });
   let merged;
   try {
     merged = await mergeStaged(connection, fileId, entries);
@@ -204,6 +212,7 @@ async function* copyText(
     counters.rows += batch.length;
     options.onProgress?.({
       file: identity.name,
+      phase: 'reading',
       compression: identity.compression,
       fileBytes: identity.sizeBytes,
       csvBytes: counters.csvBytes,

@@ -10,6 +10,8 @@ import type { Compression } from '../decompress/detect-compression.ts';
  */
 export interface IngestProgress {
   readonly file: string;
+  /** Reading the file into staging, then merging the staged rows into recon.transactions (one long statement). */
+  readonly phase: 'reading' | 'merging';
   readonly compression: Compression;
   /** Size of the file as delivered. */
   readonly fileBytes: number;
@@ -39,10 +41,10 @@ export function createProgressBar(stream: Terminal, now: () => number = performa
     update(progress) {
       const time = now();
       if (current?.file !== progress.file) current = { file: progress.file, startedAt: time };
-      else if (time - lastDraw < REDRAW_MS) return;
+      else if (time - lastDraw < REDRAW_MS && progress.phase === 'reading') return;
       lastDraw = time;
       drawn = true;
-      const line = formatProgressLine(progress, (time - current.startedAt) / 1000, stream.columns ?? 80);
+      const line = formatProgressLine(progress, (time - current.startedAt) / 1000, stream.columns || 80);
       stream.write(`\r${line}\x1b[K`);
     },
     clear() {
@@ -54,7 +56,7 @@ export function createProgressBar(stream: Terminal, now: () => number = performa
 
 export function formatProgressLine(progress: IngestProgress, elapsedSeconds: number, columns: number): string {
   const rate = elapsedSeconds > 0 ? Math.round(progress.rows / elapsedSeconds) : 0;
-  const counts = `${progress.rows} rows  ${rate} rows/s`;
+  const counts = progress.phase === 'merging' ? `${progress.rows} rows read, merging into recon.transactions` : `${progress.rows} rows  ${rate} rows/s`;
   let tail: string;
   if (progress.compression === 'none') {
     const fraction = progress.fileBytes > 0 ? Math.min(1, progress.csvBytes / progress.fileBytes) : 1;

@@ -12,7 +12,7 @@ function terminal(isTTY: boolean) {
 }
 
 const progress = (values: Partial<IngestProgress>): IngestProgress => ({
-  file: 'a.csv', compression: 'none', fileBytes: 10, csvBytes: 0, rows: 0, ...values,
+  file: 'a.csv', phase: 'reading', compression: 'none', fileBytes: 10, csvBytes: 0, rows: 0, ...values,
 });
 
 describe('progress line', () => {
@@ -24,6 +24,11 @@ describe('progress line', () => {
   it('shows a compressed file as the csv read so far, since the decompressors do not report their position', () => {
     const line = formatProgressLine(progress({ file: 'big.zip', compression: 'zip', fileBytes: 4 * MB, csvBytes: 30 * MB, rows: 9 }), 3, 100);
     expect(line).toBe('big.zip 30.0 MB of csv from 4.0 MB zip  9 rows  3 rows/s');
+  });
+
+  it('says when the rows are being merged, which is one long statement without progress of its own', () => {
+    const line = formatProgressLine(progress({ phase: 'merging', fileBytes: MB, csvBytes: MB, rows: 1000 }), 3, 100);
+    expect(line).toBe('a.csv [####################] 100% 1.0/1.0 MB  1000 rows read, merging into recon.transactions');
   });
 
   it('shortens a long file name from the left to fit the terminal', () => {
@@ -47,10 +52,12 @@ describe('progress bar', () => {
       time += 30;
       bar.update(progress({ csvBytes: rows, rows }));
     }
+    bar.update(progress({ phase: 'merging', csvBytes: 10, rows: 10 }));
     bar.clear();
     await new Promise((resolve) => setImmediate(resolve));
     const draws = written().split('\r').filter((part) => part.startsWith('a.csv'));
-    expect(draws.length).toBe(3); // at 30 ms (the first), 150 ms, 270 ms
+    expect(draws.length).toBe(4); // at 30 ms (the first), 150 ms, 270 ms, and the switch to merging at once
+    expect(draws[3]).toContain('merging');
     expect(written().endsWith('\r\x1b[K')).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -7,6 +7,7 @@ import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { FileResult } from '../../src/load/file-result.ts';
 import { packageRoot } from '../../src/package-root.ts';
+import type { IngestProgress } from '../../src/report/progress-bar.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { storedZip } from './stored-zip.ts';
 
@@ -265,6 +266,17 @@ describe.each(BACKENDS)('ingestFiles on %s', (backend) => {
     expect(result).toMatchObject({ status: 'loaded', rows: 3, inserted: 2, updated: 0, unchanged: 0, superseded: 1, rejected: 0 });
     const rows = await query("SELECT amount_minor::text AS amount, line FROM recon.transactions WHERE transaction_id = 'TW1'");
     expect(rows).toEqual([{ amount: '300', line: 4 }]);
+  });
+
+  it.skipIf(skip)('reports progress while reading, then once when merging', async () => {
+    const file = await write('progress.csv', syntheticCsv('PG', 30_000));
+    const events: IngestProgress[] = [];
+    await ingestFiles(testDb.database, [file], { timezone: 'UTC', limits, onProgress: (progress) => events.push(progress) });
+    const reading = events.filter((event) => event.phase === 'reading');
+    expect(reading.length).toBeGreaterThan(1);
+    expect(reading.map((event) => event.rows)).toEqual([...reading.map((event) => event.rows)].sort((a, b) => a - b));
+    const { size } = await stat(file);
+    expect(events.at(-1)).toEqual({ file, phase: 'merging', compression: 'none', fileBytes: size, csvBytes: size, rows: 30_000 });
   });
 
   it.skipIf(skip)('reads DATE in the zone it is given', async () => {
