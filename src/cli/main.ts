@@ -68,5 +68,12 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
+  // `recon ... | head` closes the pipe early: that is the reader's choice, not a failure worth a stack trace.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
   process.exitCode = await main(process.argv.slice(2));
 }
