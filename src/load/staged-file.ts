@@ -3,7 +3,14 @@ import type { Connection } from '../db/database.ts';
 import type { TransactionColumn } from '../normalize/transaction-row.ts';
 import { INSERT_REJECTED_ROWS_SQL } from './rejected-rows-sql.ts';
 import { createStagingTableSql, stagingCopySql } from './staging-table.ts';
-import { buildUpsertSql, type UpsertCounts, type UpsertShape } from './upsert-sql.ts';
+import {
+  buildUpsertSql,
+  canUpsertDirectly,
+  COUNT_STAGED_ROWS_SQL,
+  ROW_AFFECTED_TWICE,
+  type UpsertCounts,
+  type UpsertShape,
+} from './upsert-sql.ts';
 
 /**
  * One file's rows on their way into recon.transactions, inside the caller's transaction:
@@ -56,12 +63,37 @@ export async function mergeStaged(connection: Connection, fileId: string, entrie
   let inserted = 0;
   let updated = 0;
   for (const { shape, entryIndexes } of groupByShape(entries)) {
-    const { rows } = await connection.query<UpsertCounts>(buildUpsertSql(shape), [fileId, entryNames, entryIndexes]);
-    distinct += rows[0]!.distinct_rows;
-    inserted += rows[0]!.inserted;
-    updated += rows[0]!.updated;
+    const counts = await upsertGroup(connection, shape, [fileId, entryNames, entryIndexes]);
+    distinct += counts.distinct;
+    inserted += counts.inserted;
+    updated += counts.updated;
   }
   return { distinct, inserted, updated, unchanged: distinct - inserted - updated };
+}
+
+/**
+ * The direct upsert first, inside a savepoint; when the staged rows hold an id twice PostgreSQL refuses it
+ * before anything is visible, and the deduplicating form runs instead. See `buildUpsertSql`.
+ */
+async function upsertGroup(
+  connection: Connection,
+  shape: UpsertShape,
+  params: readonly unknown[],
+): Promise<{ distinct: number; inserted: number; updated: number }> {
+  if (canUpsertDirectly(shape)) {
+    await connection.query('SAVEPOINT recon_direct_upsert');
+    try {
+      const { rows } = await connection.query<UpsertCounts>(buildUpsertSql(shape, 'direct'), params);
+      await connection.query('RELEASE SAVEPOINT recon_direct_upsert');
+      const staged = await connection.query<{ staged_rows: number }>(COUNT_STAGED_ROWS_SQL, [params[2]]);
+      return { distinct: staged.rows[0]!.staged_rows, inserted: rows[0]!.inserted, updated: rows[0]!.updated };
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== ROW_AFFECTED_TWICE) throw error;
+      await connection.query('ROLLBACK TO SAVEPOINT recon_direct_upsert');
+    }
+  }
+  const { rows } = await connection.query<UpsertCounts>(buildUpsertSql(shape, 'deduplicating'), params);
+  return { distinct: rows[0]!.distinct_rows!, inserted: rows[0]!.inserted, updated: rows[0]!.updated };
 }
 
 /**
