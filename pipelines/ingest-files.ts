@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { IngestLimits } from '../src/config/config.ts';
 import type { Connection, Database } from '../src/db/database.ts';
 import { detectCompression } from '../src/decompress/detect-compression.ts';
@@ -18,7 +16,6 @@ import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
 import { createWallTimeResolver } from '../src/normalize/wall-time-resolver.ts';
 import { formatRawRecord } from '../src/parse/format-raw-record.ts';
 import { parseCsv, type ParsedCsv } from '../src/parse/parse-csv.ts';
-import { ByteCounter } from '../src/report/byte-counter.ts';
 import type { IngestProgress } from '../src/report/progress-bar.ts';
 
 /**
@@ -102,21 +99,29 @@ async function identifyFile(filePath: string): Promise<FileIdentity> {
 interface FileCounters {
   rows: number;
   rejected: number;
-  csvBytes: number;
 }
 
 async function loadFile(connection: Connection, filePath: string, identity: FileIdentity, options: IngestOptions): Promise<LoadedFile> {
   const fileId = await insertLoadingFile(connection, identity);
   await beginStaging(connection);
   const opened = await openExport(filePath, options.limits);
-  const counters: FileCounters = { rows: 0, rejected: 0, csvBytes: 0 };
+  const counters: FileCounters = { rows: 0, rejected: 0 };
+  const progress = (phase: IngestProgress['phase'], bytesRead: number): IngestProgress => ({
+    file: identity.name,
+    phase,
+    compression: identity.compression,
+    fileBytes: identity.sizeBytes,
+    bytesRead,
+    rows: counters.rows,
+  });
+  const { onProgress } = options;
+  const reportReading = onProgress && (() => onProgress(progress('reading', opened.bytesRead())));
   const entries: StagedEntry[] = [];
   let label = filePath;
   try {
     for await (const source of opened.entries) {
       label = source.label;
-      const csv = await source.open();
-      const parsed = await parseCsv(options.onProgress ? countBytes(csv, counters) : csv, { label });
+      const parsed = await parseCsv(await source.open(), { label });
       const plan = planHeader(parsed.header, label);
       const entry: StagedEntry = {
         name: source.name,
@@ -126,21 +131,15 @@ async function loadFile(connection: Connection, filePath: string, identity: File
       const normalize = createRecordNormalizer(plan, { timezone: options.timezone });
       const encoder = createStagingRowEncoder(entries.length, entry);
       entries.push(entry);
-      await stageEntry(connection, entry, copyText(parsed, normalize, encoder, counters, identity, options));
+      await stageEntry(connection, entry, copyText(parsed, normalize, encoder, counters, options.signal, reportReading));
     }
   } catch (error) {
     throw error instanceof ReconError ? error : new EntryError(label, error);
   } finally {
     await opened.close();
   }
-  options.onProgress?.({
-    file: identity.name,
-    phase: 'merging',
-    compression: identity.compression,
-    fileBytes: identity.sizeBytes,
-    csvBytes: counters.csvBytes,
-    rows: counters.rows,
-  });
+  // Every byte has been read by now, a zip's directory included, which its entries' streams do not count.
+  onProgress?.(progress('merging', identity.sizeBytes));
   let merged;
   try {
     merged = await mergeStaged(connection, fileId, entries);
@@ -182,12 +181,12 @@ async function* copyText(
   normalize: ReturnType<typeof createRecordNormalizer>,
   encoder: StagingRowEncoder,
   counters: FileCounters,
-  identity: FileIdentity,
-  options: IngestOptions,
+  signal: AbortSignal | undefined,
+  reportProgress: (() => void) | undefined,
 ): AsyncGenerator<string> {
   let text = '';
   for await (const batch of parsed.records) {
-    options.signal?.throwIfAborted();
+    signal?.throwIfAborted();
     for (let i = 0; i < batch.length; i++) {
       const record = batch[i]!;
       const result = normalize(record.values);
@@ -210,23 +209,9 @@ async function* copyText(
       }
     }
     counters.rows += batch.length;
-    options.onProgress?.({
-      file: identity.name,
-      phase: 'reading',
-      compression: identity.compression,
-      fileBytes: identity.sizeBytes,
-      csvBytes: counters.csvBytes,
-      rows: counters.rows,
-    });
+    reportProgress?.();
   }
   if (text) yield text;
-}
-
-/** Only when someone watches: the counter is one more stream stage. Errors of `csv` reach the parser through it. */
-function countBytes(csv: Readable, counters: FileCounters): Readable {
-  const counter = new ByteCounter((count) => (counters.csvBytes += count));
-  pipeline(csv, counter).catch(() => {});
-  return counter;
 }
 
 /** A failure that is not already a ReconError (a database error, mostly), tagged with the file and entry at fault. */

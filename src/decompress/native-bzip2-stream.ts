@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
-import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { ReconError } from '../errors.ts';
 import { chainStreams } from './chain-streams.ts';
 import { oneLine } from './archive-error.ts';
@@ -17,29 +16,23 @@ const STDERR_KEEP_CHARS = 2048;
 
 /**
  * Decompresses with a bzip2 binary (`lbzip2` or `bzip2 -dc`), about five times faster than the JavaScript
- * decoder and reading concatenated streams. The file is the child's stdin, so compressed bytes never pass
- * through this process. The output ends only after the child has exited: a non-zero exit (truncated or
- * corrupt data) fails the stream instead of looking like a short file. A consumer that stops early kills
- * the child.
+ * decoder and reading concatenated streams. The compressed bytes are piped to the child's stdin from
+ * `compressed` (a counted read of the file, so progress can tell how far in it is). The output ends only
+ * after the child has exited: a non-zero exit (truncated or corrupt data) fails the stream instead of looking
+ * like a short file. A consumer that stops early, or a failure anywhere, kills the child and stops the read.
  */
-export async function openNativeBzip2Stream(executable: string, filePath: string, label: string): Promise<Readable> {
-  const input = await open(filePath, 'r');
-  let child;
-  try {
-    child = spawn(executable, ['-d', '-c'], { stdio: [input.fd, 'pipe', 'pipe'] });
-  } catch (error) {
-    await input.close();
-    throw error;
-  }
-  // Everything below up to the return is synchronous: a small file's child can exit and close during any
-  // await, and a 'close' missed by an unattached listener would leave the output waiting forever.
+export function openNativeBzip2Stream(executable: string, compressed: Readable, label: string): Readable {
   const program = path.basename(executable);
-  // stdio 1 and 2 are 'pipe', so both streams exist; the typings cannot tell with a descriptor as stdin.
-  const stdout = child.stdout!;
-  const errors = child.stderr!;
+  const child = spawn(executable, ['-d', '-c'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // Everything below is synchronous: a small file's child can exit and close during an await, and a 'close'
+  // missed by an unattached listener would leave the output waiting forever.
+  let readError: Error | undefined;
+  compressed.once('error', (error) => (readError ??= error));
+  // A child that exits early (corrupt data) breaks the pipe; its exit status is the error worth reporting.
+  pipeline(compressed, child.stdin, () => {});
   let stderr = '';
-  errors.setEncoding('utf8');
-  errors.on('data', (text: string) => {
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (text: string) => {
     if (stderr.length < STDERR_KEEP_CHARS) stderr += text;
   });
   let pending: Buffer[] = [];
@@ -47,7 +40,8 @@ export async function openNativeBzip2Stream(executable: string, filePath: string
   const exited = new Promise<Error | null>((resolve) => {
     child.once('error', (error) => resolve(new ReconError('FILE_UNREADABLE', `${label}: cannot run ${program} (${error.message})`, { cause: error })));
     child.once('close', (code, signal) => {
-      if (code === 0) resolve(null);
+      if (readError !== undefined) resolve(readError);
+      else if (code === 0) resolve(null);
       else resolve(new ReconError('ARCHIVE_CORRUPT', `${label}: truncated or corrupt bzip2 data (${program}: ${describeFailure(stderr, program, code, signal)})`));
     });
   });
@@ -68,12 +62,10 @@ export async function openNativeBzip2Stream(executable: string, filePath: string
     },
   });
   untilExit.once('close', () => {
+    compressed.destroy();
     if (child.exitCode === null && child.signalCode === null) child.kill();
   });
-  const output = chainStreams([stdout, untilExit]);
-  // spawn has handed the descriptor to the child by the time it returns.
-  await input.close();
-  return output;
+  return chainStreams([child.stdout, untilExit]);
 }
 
 function describeFailure(stderr: string, program: string, code: number | null, signal: NodeJS.Signals | null): string {

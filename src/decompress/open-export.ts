@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -8,6 +7,7 @@ import { describeArchiveError, entryLabel, oneLine } from './archive-error.ts';
 import { chainStreams } from './chain-streams.ts';
 import { DecompressedByteBudget, MeteredStream } from './decompressed-byte-budget.ts';
 import { COMPRESSION_MAGIC_BYTES, detectCompression, type Compression } from './detect-compression.ts';
+import { FileReadCounter } from './file-read-counter.ts';
 import { findExecutable } from './find-executable.ts';
 import { createJsBzip2Decompressor } from './js-bzip2-decompressor.ts';
 import { openNativeBzip2Stream } from './native-bzip2-stream.ts';
@@ -27,6 +27,8 @@ export interface OpenedExport {
   readonly sizeBytes: number;
   /** The csv entries, in archive order; can be iterated more than once. */
   readonly entries: AsyncIterable<CsvEntrySource>;
+  /** Bytes of the file (as delivered, compressed) read so far by the entries' streams: how far in the load is. */
+  bytesRead(): number;
   /** Destroys every stream opened from this export that is still open. */
   close(): Promise<void>;
 }
@@ -57,6 +59,7 @@ export async function openExport(filePath: string, limits: IngestLimits, options
   }
   const compression = detectCompression(await readHead(filePath));
   const budget = new DecompressedByteBudget(limits, sizeBytes, filePath);
+  const file = new FileReadCounter(filePath);
   const openStreams = new Set<Readable>();
   const track = (stream: Readable): Readable => {
     openStreams.add(stream);
@@ -66,9 +69,9 @@ export async function openExport(filePath: string, limits: IngestLimits, options
 
   let sources: CsvEntrySource[];
   if (compression === 'zip') {
-    sources = await zipSources(filePath, budget, track);
+    sources = await zipSources(file, budget, track);
   } else {
-    const open = await singleStreamOpener(compression, filePath, options);
+    const open = await singleStreamOpener(compression, file, filePath, options);
     sources = [{
       name: null,
       label: filePath,
@@ -87,6 +90,7 @@ export async function openExport(filePath: string, limits: IngestLimits, options
         yield* sources;
       },
     },
+    bytesRead: () => file.bytesRead,
     async close() {
       for (const stream of openStreams) stream.destroy();
     },
@@ -123,10 +127,11 @@ async function readHead(filePath: string): Promise<Buffer> {
 /** Opens the raw (not yet metered) decompressed stream of a gzip, bzip2 or plain file. */
 async function singleStreamOpener(
   compression: Exclude<Compression, 'zip'>,
-  filePath: string,
+  file: FileReadCounter,
+  label: string,
   options: OpenExportOptions,
 ): Promise<() => Promise<Readable>> {
-  const read = () => createReadStream(filePath, { highWaterMark: READ_CHUNK_BYTES });
+  const read = () => file.read({ highWaterMark: READ_CHUNK_BYTES });
   switch (compression) {
     case 'none':
       return async () => read();
@@ -136,7 +141,7 @@ async function singleStreamOpener(
     case 'bzip2': {
       const executable = await bzip2Executable(options.bzip2Decoder ?? 'auto');
       if (executable === undefined) return async () => chainStreams([read(), createJsBzip2Decompressor()]);
-      return () => openNativeBzip2Stream(executable, filePath, filePath);
+      return async () => openNativeBzip2Stream(executable, read(), label);
     }
   }
 }
@@ -154,10 +159,11 @@ async function bzip2Executable(decoder: 'auto' | 'native' | 'js'): Promise<strin
 }
 
 async function zipSources(
-  filePath: string,
+  file: FileReadCounter,
   budget: DecompressedByteBudget,
   track: (stream: Readable) => Readable,
 ): Promise<CsvEntrySource[]> {
+  const { filePath } = file;
   const all = await readZipDirectory(filePath, filePath);
   const csvEntries = all.filter(isCsvEntry);
   if (csvEntries.length === 0) {
@@ -175,7 +181,7 @@ async function zipSources(
       name: entry.name,
       label,
       open: async () => track(chainStreams([
-        await openZipEntry(filePath, entry, label),
+        await openZipEntry(file, entry, label),
         new MeteredStream(budget, describeArchiveError('zip', label)),
       ])),
     };

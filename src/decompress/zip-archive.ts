@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -7,6 +6,7 @@ import StreamZip from 'node-stream-zip';
 import { ReconError } from '../errors.ts';
 import { chainStreams } from './chain-streams.ts';
 import { Crc32Check } from './crc32-check.ts';
+import type { FileReadCounter } from './file-read-counter.ts';
 import { oneLine } from './archive-error.ts';
 
 export interface ZipDirectoryEntry {
@@ -75,9 +75,9 @@ export function isCsvEntry(entry: ZipDirectoryEntry): boolean {
 }
 
 /** The decompressed bytes of one entry, checked against the directory's crc-32 and size at the end. */
-export async function openZipEntry(filePath: string, entry: ZipDirectoryEntry, label: string): Promise<Readable> {
+export async function openZipEntry(file: FileReadCounter, entry: ZipDirectoryEntry, label: string): Promise<Readable> {
   const header = Buffer.alloc(LOCAL_HEADER_BYTES);
-  const handle = await open(filePath, 'r');
+  const handle = await open(file.filePath, 'r');
   let bytesRead: number;
   try {
     ({ bytesRead } = await handle.read(header, 0, LOCAL_HEADER_BYTES, entry.offset));
@@ -91,7 +91,7 @@ export async function openZipEntry(filePath: string, entry: ZipDirectoryEntry, l
   const dataStart = entry.offset + LOCAL_HEADER_BYTES + header.readUInt16LE(26) + header.readUInt16LE(28);
   const compressed = entry.compressedSize === 0
     ? Readable.from([])
-    : createReadStream(filePath, { start: dataStart, end: dataStart + entry.compressedSize - 1, highWaterMark: READ_CHUNK_BYTES });
+    : file.read({ start: dataStart, end: dataStart + entry.compressedSize - 1, highWaterMark: READ_CHUNK_BYTES });
   const check = new Crc32Check(entry.crc, entry.size, label);
   return entry.method === ZIP_DEFLATED
     ? chainStreams([compressed, createInflateRaw({ chunkSize: INFLATE_CHUNK_BYTES }), check])

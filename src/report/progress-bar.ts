@@ -1,12 +1,11 @@
 import type { Compression } from '../decompress/detect-compression.ts';
 
 /**
- * A one-line progress bar on stderr while files load: the file, how far into it, rows and rows/s.
+ * A one-line progress bar on stderr while files load: the file, the share of its bytes read, rows and rows/s.
  * Only on a terminal (a log or a pipe gets the summary lines and nothing else), redrawn at most
  * every 100 ms so that drawing never costs the load noticeable time.
  *
- * How far: decompressed csv bytes read. For a plain csv that is the share of the file; the decompressors
- * do not tell how many compressed bytes they have consumed, so a compressed file shows the csv read so far.
+ * The share is of the file as delivered, compressed bytes for an archive: the only size known in advance.
  */
 export interface IngestProgress {
   readonly file: string;
@@ -15,8 +14,8 @@ export interface IngestProgress {
   readonly compression: Compression;
   /** Size of the file as delivered. */
   readonly fileBytes: number;
-  /** Decompressed csv bytes read so far (all entries of a zip). */
-  readonly csvBytes: number;
+  /** Bytes of the file as delivered read so far. */
+  readonly bytesRead: number;
   /** Data records read so far. */
   readonly rows: number;
 }
@@ -57,15 +56,11 @@ export function createProgressBar(stream: Terminal, now: () => number = performa
 export function formatProgressLine(progress: IngestProgress, elapsedSeconds: number, columns: number): string {
   const rate = elapsedSeconds > 0 ? Math.round(progress.rows / elapsedSeconds) : 0;
   const counts = progress.phase === 'merging' ? `${progress.rows} rows read, merging into recon.transactions` : `${progress.rows} rows  ${rate} rows/s`;
-  let tail: string;
-  if (progress.compression === 'none') {
-    const fraction = progress.fileBytes > 0 ? Math.min(1, progress.csvBytes / progress.fileBytes) : 1;
-    const filled = Math.round(fraction * BAR_WIDTH);
-    const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%`;
-    tail = ` ${bar} ${megabytes(progress.csvBytes)}/${megabytes(progress.fileBytes)} MB  ${counts}`;
-  } else {
-    tail = ` ${megabytes(progress.csvBytes)} MB of csv from ${megabytes(progress.fileBytes)} MB ${progress.compression}  ${counts}`;
-  }
+  const fraction = progress.fileBytes > 0 ? Math.min(1, progress.bytesRead / progress.fileBytes) : 1;
+  const filled = Math.round(fraction * BAR_WIDTH);
+  const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%`;
+  const format = progress.compression === 'none' ? '' : ` ${progress.compression}`;
+  const tail = ` ${bar} ${megabytes(progress.bytesRead)}/${megabytes(progress.fileBytes)} MB${format}  ${counts}`;
   const room = columns - 1 - tail.length;
   if (room < 2) return tail.trimStart().slice(0, Math.max(0, columns - 1));
   const name = progress.file.length <= room ? progress.file : '…' + progress.file.slice(-(room - 1));

@@ -12,22 +12,22 @@ function terminal(isTTY: boolean) {
 }
 
 const progress = (values: Partial<IngestProgress>): IngestProgress => ({
-  file: 'a.csv', phase: 'reading', compression: 'none', fileBytes: 10, csvBytes: 0, rows: 0, ...values,
+  file: 'a.csv', phase: 'reading', compression: 'none', fileBytes: 10, bytesRead: 0, rows: 0, ...values,
 });
 
 describe('progress line', () => {
   it('shows a plain file as a share of its bytes, with rows and rows/s', () => {
-    const line = formatProgressLine(progress({ file: 'big.csv', fileBytes: 20 * MB, csvBytes: 5 * MB, rows: 50_000 }), 2, 100);
+    const line = formatProgressLine(progress({ file: 'big.csv', fileBytes: 20 * MB, bytesRead: 5 * MB, rows: 50_000 }), 2, 100);
     expect(line).toBe('big.csv [#####---------------]  25% 5.0/20.0 MB  50000 rows  25000 rows/s');
   });
 
-  it('shows a compressed file as the csv read so far, since the decompressors do not report their position', () => {
-    const line = formatProgressLine(progress({ file: 'big.zip', compression: 'zip', fileBytes: 4 * MB, csvBytes: 30 * MB, rows: 9 }), 3, 100);
-    expect(line).toBe('big.zip 30.0 MB of csv from 4.0 MB zip  9 rows  3 rows/s');
+  it('shows a compressed file as the share of its compressed bytes read, and names the compression', () => {
+    const line = formatProgressLine(progress({ file: 'big.csv.gz', compression: 'gzip', fileBytes: 4 * MB, bytesRead: 3 * MB, rows: 9 }), 3, 100);
+    expect(line).toBe('big.csv.gz [###############-----]  75% 3.0/4.0 MB gzip  9 rows  3 rows/s');
   });
 
   it('says when the rows are being merged, which is one long statement without progress of its own', () => {
-    const line = formatProgressLine(progress({ phase: 'merging', fileBytes: MB, csvBytes: MB, rows: 1000 }), 3, 100);
+    const line = formatProgressLine(progress({ phase: 'merging', fileBytes: MB, bytesRead: MB, rows: 1000 }), 3, 100);
     expect(line).toBe('a.csv [####################] 100% 1.0/1.0 MB  1000 rows read, merging into recon.transactions');
   });
 
@@ -50,9 +50,9 @@ describe('progress bar', () => {
     const bar = createProgressBar(stream, () => time)!;
     for (let rows = 1; rows <= 10; rows++) {
       time += 30;
-      bar.update(progress({ csvBytes: rows, rows }));
+      bar.update(progress({ bytesRead: rows, rows }));
     }
-    bar.update(progress({ phase: 'merging', csvBytes: 10, rows: 10 }));
+    bar.update(progress({ phase: 'merging', bytesRead: 10, rows: 10 }));
     bar.clear();
     await new Promise((resolve) => setImmediate(resolve));
     const draws = written().split('\r').filter((part) => part.startsWith('a.csv'));

@@ -39,7 +39,8 @@ async function readAll(opened: OpenedExport): Promise<ReadEntry[]> {
 async function readExport(filePath: string, limits = DEFAULT_LIMITS, options: OpenExportOptions = {}) {
   const opened = await openExport(filePath, limits, options);
   try {
-    return { compression: opened.compression, sizeBytes: opened.sizeBytes, entries: await readAll(opened) };
+    const entries = await readAll(opened);
+    return { compression: opened.compression, sizeBytes: opened.sizeBytes, bytesRead: opened.bytesRead(), entries };
   } finally {
     await opened.close();
   }
@@ -168,6 +169,42 @@ describe('openExport: formats', () => {
     const result = await readExport(file);
     expect(result.entries.map((entry) => entry.name)).toEqual(['-']);
     expect(result.entries[0]!.text).toBe(csv.toString('utf8'));
+  });
+});
+
+describe('openExport: bytes read, for progress', () => {
+  it.each([
+    ['semicolon-bom-crlf.csv', {}],
+    ['multi-member.csv.gz', {}],
+    ['multi-stream.csv.bz2', { bzip2Decoder: 'js' }],
+    ...(hasBzip2 ? [['multi-stream.csv.bz2', { bzip2Decoder: 'native' }] as const] : []),
+  ] as const)('counts every compressed byte of %s once it is read (%o)', async (name, options) => {
+    const result = await readExport(fixture(name), DEFAULT_LIMITS, options);
+    expect(result.bytesRead).toBe(result.sizeBytes);
+  });
+
+  it("counts a zip's entry data, not its directory", async () => {
+    const result = await readExport(fixture('two-entries.zip'));
+    expect(result.bytesRead).toBeGreaterThan(0);
+    expect(result.bytesRead).toBeLessThan(result.sizeBytes);
+  });
+
+  it('grows while a large file is read, before its end', async () => {
+    const file = path.join(scratch, 'progress.csv.gz');
+    writeFileSync(file, gzipSync(Array.from({ length: 300_000 }, (_, i) => `T${i};${(i * 7919) % 100_003}\n`).join('')));
+    const opened = await openExport(file, DEFAULT_LIMITS);
+    try {
+      const seen: number[] = [];
+      for await (const entry of opened.entries) {
+        for await (const _chunk of await entry.open()) seen.push(opened.bytesRead());
+      }
+      expect(seen[0]).toBeGreaterThan(0);
+      expect(seen[0]).toBeLessThan(opened.sizeBytes);
+      expect(seen).toEqual([...seen].sort((x, y) => x - y));
+      expect(opened.bytesRead()).toBe(opened.sizeBytes);
+    } finally {
+      await opened.close();
+    }
   });
 });
 

@@ -268,15 +268,28 @@ describe.each(BACKENDS)('ingestFiles on %s', (backend) => {
     expect(rows).toEqual([{ amount: '300', line: 4 }]);
   });
 
-  it.skipIf(skip)('reports progress while reading, then once when merging', async () => {
-    const file = await write('progress.csv', syntheticCsv('PG', 30_000));
+  it.skipIf(skip)('reports progress as the bytes of the file read while reading, then once when merging', async () => {
+    const plain = await write('progress.csv', syntheticCsv('PG', 30_000));
+    const gzipped = await write('progress.csv.gz', gzipSync(syntheticCsv('PZ', 5_000)));
     const events: IngestProgress[] = [];
-    await ingestFiles(testDb.database, [file], { timezone: 'UTC', limits, onProgress: (progress) => events.push(progress) });
-    const reading = events.filter((event) => event.phase === 'reading');
+    await ingestFiles(testDb.database, [plain, gzipped], { timezone: 'UTC', limits, onProgress: (progress) => events.push(progress) });
+    const increasing = (values: number[]) => expect(values).toEqual([...values].sort((a, b) => a - b));
+
+    const reading = events.filter((event) => event.file === plain && event.phase === 'reading');
     expect(reading.length).toBeGreaterThan(1);
-    expect(reading.map((event) => event.rows)).toEqual([...reading.map((event) => event.rows)].sort((a, b) => a - b));
-    const { size } = await stat(file);
-    expect(events.at(-1)).toEqual({ file, phase: 'merging', compression: 'none', fileBytes: size, csvBytes: size, rows: 30_000 });
+    increasing(reading.map((event) => event.rows));
+    increasing(reading.map((event) => event.bytesRead));
+    const { size } = await stat(plain);
+    expect(reading[0]!.bytesRead).toBeLessThan(size);
+    expect(events.filter((event) => event.file === plain).at(-1)).toEqual({
+      file: plain, phase: 'merging', compression: 'none', fileBytes: size, bytesRead: size, rows: 30_000,
+    });
+
+    // A compressed file's share is of its compressed bytes: the size known before decompressing.
+    const compressedSize = (await stat(gzipped)).size;
+    const gzipEvents = events.filter((event) => event.file === gzipped);
+    expect(gzipEvents.filter((event) => event.phase === 'reading').at(-1)).toMatchObject({ compression: 'gzip', fileBytes: compressedSize, bytesRead: compressedSize, rows: 5_000 });
+    expect(gzipEvents.at(-1)).toMatchObject({ phase: 'merging', bytesRead: compressedSize });
   });
 
   it.skipIf(skip)('reads DATE in the zone it is given', async () => {
