@@ -551,6 +551,16 @@ function fixtures(): Fixture[] {
       expect: failed('ARCHIVE_EMPTY'),
     },
     {
+      file: 'duplicate-entry.zip',
+      content: zipArchive([
+        { name: 'export.csv', data: serviceCsv(eurRows(27, 2)), method: 'deflate' },
+        { name: 'export.csv', data: serviceCsv(eurRows(28, 3)), method: 'deflate' },
+      ]),
+      exercises: 'two entries with the same name `export.csv` (an extractor would keep only one): refused rather '
+        + 'than guessing which is the export',
+      expect: failed('ARCHIVE_CORRUPT'),
+    },
+    {
       file: 'bomb.zip',
       content: zipArchive([{ name: 'export.csv', data: bomb, method: 'deflate' }]),
       exercises: 'zip bomb: a header, one row and 50 MiB of empty lines, deflated to about 50 KB (ratio about 1000); '

@@ -170,6 +170,7 @@ async function zipSources(
     const what = all.length === 0 ? 'no entries at all' : `only ${all.length} directory or metadata entries`;
     throw new ReconError('ARCHIVE_EMPTY', `${filePath}: the zip holds no csv entry (${what})`);
   }
+  checkNamesUnique(filePath, csvEntries);
   for (const entry of csvEntries) checkReadable(entry, entryLabel(filePath, entry.name));
   // The directory's sizes can be judged before inflating anything; the metered stream still counts the real
   // bytes, since a crafted directory can understate them.
@@ -186,6 +187,20 @@ async function zipSources(
       ])),
     };
   });
+}
+
+/**
+ * Two csv entries under one name: an extractor keeps one of them (which one depends on the tool), and the
+ * lineage of a row (file, entry, line) could not say which it came from. No exporter writes that; refuse it.
+ */
+function checkNamesUnique(filePath: string, entries: readonly ZipDirectoryEntry[]): void {
+  const seen = new Set<string>();
+  for (const { name } of entries) {
+    if (seen.has(name)) {
+      throw new ReconError('ARCHIVE_CORRUPT', `${entryLabel(filePath, name)}: the zip holds two entries of this name, so which one is the export is ambiguous`);
+    }
+    seen.add(name);
+  }
 }
 
 function checkReadable(entry: ZipDirectoryEntry, label: string): void {

@@ -233,6 +233,11 @@ describe('openExport: broken files', () => {
     await expectFailure(() => readExport(file), 'ARCHIVE_CORRUPT', 'export/part-1.csv', 'crc-32');
   });
 
+  it('fails a zip holding two csv entries of the same name, before reading either', async () => {
+    const message = await expectFailure(() => openExport(fixture('duplicate-entry.zip'), DEFAULT_LIMITS), 'ARCHIVE_CORRUPT', `${fixture('duplicate-entry.zip')} (entry export.csv)`);
+    expect(message).toMatch(/two entries/);
+  });
+
   it('fails an encrypted entry with ARCHIVE_ENCRYPTED, naming the entry, before reading anything', async () => {
     await expectFailure(() => openExport(fixture('encrypted.zip'), DEFAULT_LIMITS), 'ARCHIVE_ENCRYPTED', `${fixture('encrypted.zip')} (entry export.csv)`);
   });

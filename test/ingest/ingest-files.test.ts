@@ -46,6 +46,7 @@ const FAILING_FIXTURES: [string, string][] = [
   ['encrypted.zip', 'ARCHIVE_ENCRYPTED'],
   ['empty.zip', 'ARCHIVE_EMPTY'],
   ['no-csv-entry.zip', 'ARCHIVE_EMPTY'],
+  ['duplicate-entry.zip', 'ARCHIVE_CORRUPT'],
   ['bomb.zip', 'LIMIT_EXCEEDED'],
   ['bomb.csv.gz', 'LIMIT_EXCEEDED'],
 ];
