@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IngestLimits } from '../src/config/config.ts';
 import type { Connection, Database } from '../src/db/database.ts';
+import { fileErrorDetail } from '../src/decompress/archive-error.ts';
 import { detectCompression } from '../src/decompress/detect-compression.ts';
 import { openExport } from '../src/decompress/open-export.ts';
 import { describeError, ReconError } from '../src/errors.ts';
@@ -56,7 +57,7 @@ async function ingestFile(database: Database, filePath: string, options: IngestO
     identity = await identifyFile(filePath);
   } catch (error) {
     // No bytes, no sha256: nothing to record in recon.files, but the run still reports the file.
-    const message = `cannot read ${filePath}: ${(error as NodeJS.ErrnoException).code ?? describeError(error)}`;
+    const message = error instanceof ReconError ? error.message : `${filePath}: cannot read the file (${fileErrorDetail(error)})`;
     return { file: filePath, status: 'failed', fileId: null, errorCode: 'FILE_UNREADABLE', error: message };
   }
   const facts = { file: filePath, sha256: identity.sha256, sizeBytes: identity.sizeBytes, compression: identity.compression };
@@ -85,14 +86,15 @@ async function ingestFile(database: Database, filePath: string, options: IngestO
 
 /** Size, sha256 and compression, from one streaming read; the content is read again by the load. */
 async function identifyFile(filePath: string): Promise<FileIdentity> {
-  const { size } = await stat(filePath);
+  const stats = await stat(filePath);
+  if (!stats.isFile()) throw new ReconError('FILE_UNREADABLE', `${filePath}: not a regular file`);
   const hash = createHash('sha256');
   let head: Buffer | undefined;
   for await (const chunk of createReadStream(filePath) as AsyncIterable<Buffer>) {
     head ??= chunk.subarray(0, 16);
     hash.update(chunk);
   }
-  return { name: filePath, sha256: hash.digest('hex'), sizeBytes: size, compression: detectCompression(head ?? Buffer.alloc(0)) };
+  return { name: filePath, sha256: hash.digest('hex'), sizeBytes: stats.size, compression: detectCompression(head ?? Buffer.alloc(0)) };
 }
 
 /** Counters of one file, shared by its entries' COPY streams. */

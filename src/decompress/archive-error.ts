@@ -7,8 +7,8 @@ import { ReconError } from '../errors.ts';
 export function describeArchiveError(format: string, label: string): (error: Error) => ReconError {
   return (error) => {
     if (error instanceof ReconError) return error;
+    if ('syscall' in error) return new ReconError('FILE_UNREADABLE', `${label}: cannot read the file (${fileErrorDetail(error)})`, { cause: error });
     const detail = oneLine(error.message);
-    if ('syscall' in error) return new ReconError('FILE_UNREADABLE', `${label}: cannot read the file (${detail})`, { cause: error });
     return new ReconError('ARCHIVE_CORRUPT', `${label}: truncated or corrupt ${format} data (${detail})`, { cause: error });
   };
 }
@@ -17,7 +17,22 @@ export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-/** How a zip entry is named in messages and parse labels. */
+/**
+ * A file system error without the path Node appends (`ENOENT: no such file or directory, open 'x.csv'` ->
+ * `ENOENT: no such file or directory`): the messages that carry it start with the file already.
+ */
+export function fileErrorDetail(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const message = oneLine(error.message);
+  const { syscall } = error as NodeJS.ErrnoException;
+  const end = syscall === undefined ? -1 : message.lastIndexOf(`, ${syscall}`);
+  return end === -1 ? message : message.slice(0, end);
+}
+
+/**
+ * How a zip entry is named in messages and parse labels: the file first, like every message about it, so
+ * that a summary line already naming the file can drop that prefix and keep `entry NAME: ...`.
+ */
 export function entryLabel(filePath: string, entryName: string): string {
-  return `${filePath} (entry ${entryName})`;
+  return `${filePath}: entry ${entryName}`;
 }

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { IngestLimits } from '../config/config.ts';
 import { ReconError } from '../errors.ts';
-import { describeArchiveError, entryLabel, oneLine } from './archive-error.ts';
+import { describeArchiveError, entryLabel, fileErrorDetail } from './archive-error.ts';
 import { chainStreams } from './chain-streams.ts';
 import { DecompressedByteBudget, MeteredStream } from './decompressed-byte-budget.ts';
 import { COMPRESSION_MAGIC_BYTES, detectCompression, type Compression } from './detect-compression.ts';
@@ -102,7 +102,7 @@ async function regularFileSize(filePath: string): Promise<number> {
   try {
     stats = await stat(filePath);
   } catch (error) {
-    throw new ReconError('FILE_UNREADABLE', `${filePath}: cannot read the file (${errorDetail(error)})`, { cause: error });
+    throw new ReconError('FILE_UNREADABLE', `${filePath}: cannot read the file (${fileErrorDetail(error)})`, { cause: error });
   }
   if (!stats.isFile()) throw new ReconError('FILE_UNREADABLE', `${filePath}: not a regular file`);
   if (stats.size === 0) throw new ReconError('FILE_EMPTY', `${filePath}: the file is empty (0 bytes)`);
@@ -120,7 +120,7 @@ async function readHead(filePath: string): Promise<Buffer> {
       await handle.close();
     }
   } catch (error) {
-    throw new ReconError('FILE_UNREADABLE', `${filePath}: cannot read the file (${errorDetail(error)})`, { cause: error });
+    throw new ReconError('FILE_UNREADABLE', `${filePath}: cannot read the file (${fileErrorDetail(error)})`, { cause: error });
   }
 }
 
@@ -210,8 +210,4 @@ function checkReadable(entry: ZipDirectoryEntry, label: string): void {
   if (entry.method !== ZIP_STORED && entry.method !== ZIP_DEFLATED) {
     throw new ReconError('ARCHIVE_CORRUPT', `${label}: unsupported zip compression method ${entry.method} (only stored and deflated entries are read)`);
   }
-}
-
-function errorDetail(error: unknown): string {
-  return error instanceof Error ? oneLine(error.message) : String(error);
 }

@@ -13,8 +13,8 @@ describe('formatFileSummary', () => {
       formatFileSummary({ file: 'x.zip', status: 'failed', fileId: '9', errorCode: 'ARCHIVE_CORRUPT', error: 'x.zip: zip is truncated' }),
     ).toBe('x.zip: failed: zip is truncated');
     expect(
-      formatFileSummary({ file: 'x.zip', status: 'failed', fileId: '9', errorCode: 'ARCHIVE_CORRUPT', error: 'x.zip (entry a.csv): bad crc' }),
-    ).toBe('x.zip: failed: x.zip (entry a.csv): bad crc');
+      formatFileSummary({ file: 'x.zip', status: 'failed', fileId: '9', errorCode: 'ARCHIVE_CORRUPT', error: 'x.zip: entry a.csv: bad crc' }),
+    ).toBe('x.zip: failed: entry a.csv: bad crc');
   });
 
   it('names superseded rows only when a file repeats a transaction id', () => {

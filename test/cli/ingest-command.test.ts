@@ -97,6 +97,18 @@ describe('recon ingest usage', () => {
     expect(badEnvZone.stderr.split('\n')).toHaveLength(2);
   });
 
+  it('names the file once on the line of a failed file, then the entry or the reason', async () => {
+    const result = await ingest(fixture('corrupt.zip'), fixture('no-such-file.csv'), 'fixtures', fixture('unclosed-quote.csv'));
+    expect(result).toMatchObject({ code: 2, stderr: '' });
+    expect(result.stdout.split('\n')).toEqual([
+      'fixtures/corrupt.zip: failed: entry export.csv: corrupt entry (1259 bytes instead of the 1255 the directory declares)',
+      'fixtures/no-such-file.csv: failed: cannot read the file (ENOENT: no such file or directory)',
+      'fixtures: failed: not a regular file',
+      'fixtures/unclosed-quote.csv: failed: line 4: a quote opened in the record starting here is never closed',
+      '',
+    ]);
+  });
+
   it('describes itself with --help', async () => {
     const help = await ingest('--help');
     expect(help.code).toBe(0);

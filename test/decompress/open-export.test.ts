@@ -142,7 +142,7 @@ describe('openExport: formats', () => {
     const result = await readExport(fixture('one-entry.zip'));
     expect(result.compression).toBe('zip');
     expect(result.entries.map((entry) => entry.name)).toEqual(['export.csv']);
-    expect(result.entries[0]!.label).toBe(`${fixture('one-entry.zip')} (entry export.csv)`);
+    expect(result.entries[0]!.label).toBe(`${fixture('one-entry.zip')}: entry export.csv`);
     expect(dataLines(result.entries[0]!.text)).toHaveLength(6);
   });
 
@@ -220,7 +220,7 @@ describe('openExport: broken files', () => {
   });
 
   it('fails a zip entry whose data was altered, naming the entry', async () => {
-    await expectFailure(() => readExport(fixture('corrupt.zip')), 'ARCHIVE_CORRUPT', `${fixture('corrupt.zip')} (entry export.csv)`);
+    await expectFailure(() => readExport(fixture('corrupt.zip')), 'ARCHIVE_CORRUPT', `${fixture('corrupt.zip')}: entry export.csv`);
   });
 
   it('fails a stored entry with one flipped byte on its crc-32', async () => {
@@ -234,12 +234,12 @@ describe('openExport: broken files', () => {
   });
 
   it('fails a zip holding two csv entries of the same name, before reading either', async () => {
-    const message = await expectFailure(() => openExport(fixture('duplicate-entry.zip'), DEFAULT_LIMITS), 'ARCHIVE_CORRUPT', `${fixture('duplicate-entry.zip')} (entry export.csv)`);
+    const message = await expectFailure(() => openExport(fixture('duplicate-entry.zip'), DEFAULT_LIMITS), 'ARCHIVE_CORRUPT', `${fixture('duplicate-entry.zip')}: entry export.csv`);
     expect(message).toMatch(/two entries/);
   });
 
   it('fails an encrypted entry with ARCHIVE_ENCRYPTED, naming the entry, before reading anything', async () => {
-    await expectFailure(() => openExport(fixture('encrypted.zip'), DEFAULT_LIMITS), 'ARCHIVE_ENCRYPTED', `${fixture('encrypted.zip')} (entry export.csv)`);
+    await expectFailure(() => openExport(fixture('encrypted.zip'), DEFAULT_LIMITS), 'ARCHIVE_ENCRYPTED', `${fixture('encrypted.zip')}: entry export.csv`);
   });
 
   it('fails a missing file and a directory as FILE_UNREADABLE', async () => {
