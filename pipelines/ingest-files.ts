@@ -31,7 +31,10 @@ export interface IngestOptions {
   readonly onProgress?: (progress: IngestProgress) => void;
   /** Called as each file finishes, before the next starts, so a long run reports as it goes. */
   readonly onResult?: (result: FileResult) => void;
-  /** Stops between batches; the current file rolls back and is not recorded as failed. */
+  /**
+   * Stops between batches and before a file commits: the current file rolls back, is not recorded as failed,
+   * and ingestFiles rejects with the signal's reason.
+   */
   readonly signal?: AbortSignal;
 }
 
@@ -156,6 +159,8 @@ async function loadFile(connection: Connection, filePath: string, identity: File
     rejected: counters.rejected,
   };
   await recordLoadCounts(connection, fileId, counts);
+  // The merge is one statement that cannot be interrupted; a stop asked for meanwhile still rolls the file back.
+  options.signal?.throwIfAborted();
   return {
     file: filePath,
     sha256: identity.sha256,

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { packageRoot } from '../../src/package-root.ts';
 
@@ -8,25 +8,44 @@ export interface RunResult {
   stderr: string;
 }
 
+export interface RunningRecon {
+  readonly child: ChildProcess;
+  /** Calls `listener` with each complete line of stdout as it arrives. */
+  onStdoutLine(listener: (line: string) => void): void;
+  readonly done: Promise<RunResult>;
+}
+
 /**
- * Runs `node src/cli/main.ts ARGS` from the package root as a real subprocess (stdout and stderr are
+ * Starts `node src/cli/main.ts ARGS` from the package root as a real subprocess (stdout and stderr are
  * pipes, not a terminal). `env` replaces the database variables of this process's environment entirely,
  * so a PGlite run never inherits the DATABASE_URL of the test environment.
  */
-export function runRecon(args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
+export function startRecon(args: string[], env: Record<string, string | undefined>): RunningRecon {
   const base = { ...process.env };
   for (const name of Object.keys(base)) if (name === 'DATABASE_URL' || name.startsWith('RECON_')) delete base[name];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join('src', 'cli', 'main.ts'), ...args], {
-      cwd: packageRoot(),
-      env: { ...base, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const child = spawn(process.execPath, [path.join('src', 'cli', 'main.ts'), ...args], {
+    cwd: packageRoot(),
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const lineListeners: ((line: string) => void)[] = [];
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    const complete = stdout.length;
+    stdout += chunk;
+    const lines = stdout.slice(stdout.lastIndexOf('\n', complete - 1) + 1).split('\n').slice(0, -1);
+    for (const line of lines) for (const listener of lineListeners) listener(line);
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const done = new Promise<RunResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+  return { child, onStdoutLine: (listener) => lineListeners.push(listener), done };
+}
+
+/** Runs recon to its end: see startRecon. */
+export function runRecon(args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
+  return startRecon(args, env).done;
 }

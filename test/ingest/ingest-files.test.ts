@@ -293,6 +293,29 @@ describe.each(BACKENDS)('ingestFiles on %s', (backend) => {
     expect(gzipEvents.at(-1)).toMatchObject({ phase: 'merging', bytesRead: compressedSize });
   });
 
+  it.skipIf(skip)('rolls back the file being loaded when aborted, even during its merge, and starts no other', async () => {
+    const before = await tableCounts();
+    const first = await write('before-abort.csv', syntheticCsv('BA', 3));
+    const aborted = await write('aborted.csv', syntheticCsv('AX', 3_000));
+    const after = await write('after-abort.csv', syntheticCsv('AF', 3));
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const results: FileResult[] = [];
+    const run = ingestFiles(testDb.database, [first, aborted, after], {
+      timezone: 'UTC',
+      limits,
+      signal: controller.signal,
+      onResult: (result) => results.push(result),
+      onProgress: (progress) => {
+        if (progress.file === aborted && progress.phase === 'merging') controller.abort(reason);
+      },
+    });
+    await expect(run).rejects.toBe(reason);
+    expect(results.map((result) => [path.basename(result.file), result.status])).toEqual([['before-abort.csv', 'loaded']]);
+    const now = await tableCounts();
+    expect([now.files, now.transactions, now.rejected]).toEqual([before.files + 1, before.transactions + 3, before.rejected]);
+  });
+
   it.skipIf(skip)('reads DATE in the zone it is given', async () => {
     const paris = await write('paris.csv', Buffer.from('TRANSACTIONID;DATE\nTZ1;2024-07-01 12:00:00\nTZ2;2024-01-15 08:30:00\n'));
     await ingest([paris], 'Europe/Paris');

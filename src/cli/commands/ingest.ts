@@ -2,7 +2,7 @@ import { ingestFiles } from '../../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../config/config.ts';
 import { migrate } from '../../db/migrate.ts';
 import { openDatabase } from '../../db/open-database.ts';
-import { ReconError } from '../../errors.ts';
+import { describeError, ReconError } from '../../errors.ts';
 import { createWallTimeResolver } from '../../normalize/wall-time-resolver.ts';
 import type { FileResult } from '../../load/file-result.ts';
 import { formatFileJson, formatFileSummary } from '../../report/file-summary.ts';
@@ -21,7 +21,8 @@ options:
   -h, --help       this help
 
 exit codes: 0 every file loaded (or was a duplicate) with no rejected row, 3 some rows were rejected,
-2 a file failed, 1 usage or configuration error.
+2 a file failed or the run was interrupted (SIGINT, SIGTERM: the file being loaded is rolled back),
+1 usage or configuration error.
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -41,9 +42,10 @@ export async function run(ctx: CommandContext): Promise<number> {
   createWallTimeResolver(timezone);
 
   const database = await openDatabase(config);
+  const progress = createProgressBar(ctx.stderr);
+  let finished = 0;
   try {
     await migrate(database);
-    const progress = createProgressBar(ctx.stderr);
     const results = await ingestFiles(database, positionals, {
       timezone,
       limits: config.limits,
@@ -52,11 +54,21 @@ export async function run(ctx: CommandContext): Promise<number> {
       onResult(result) {
         progress?.clear();
         ctx.stdout.write((values.json ? formatFileJson(result) : formatFileSummary(result)) + '\n');
+        finished++;
       },
     });
-    progress?.clear();
     return exitCode(results);
+  } catch (error) {
+    if (!ctx.signal.aborted) throw error;
+    // The file being loaded was rolled back with its transaction; the summary lines above stand.
+    const rest = positionals.length - finished - 1;
+    ctx.stderr.write(
+      `recon ingest: ${describeError(ctx.signal.reason)}: nothing of ${positionals[finished]} was committed`
+        + `${rest > 0 ? `, ${rest} more file${rest === 1 ? '' : 's'} not started` : ''}\n`,
+    );
+    return EXIT.failed;
   } finally {
+    progress?.clear();
     await database.close();
   }
 }
