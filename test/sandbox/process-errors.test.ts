@@ -142,11 +142,23 @@ describe('sandbox process endpoint: the instalment method\'s limits', () => {
     if (execCode === '1002') expect(answer['MESSAGE']).toContain('AMOUNT');
   });
 
-  it('accepts only EUR orders: the request carries no CURRENCY, and one sent is refused', async () => {
+  it('accepts only EUR orders: CURRENCY absent or EUR is taken, another currency refused', async () => {
     const answer = await h.process('authorization', instalmentParams({ CURRENCY: 'USD' }));
     expect(answer).toMatchObject({ EXECCODE: '1002' });
     expect(answer['MESSAGE']).toContain('CURRENCY');
-    const accepted = await h.process('authorization', instalmentParams());
-    expect(h.sandbox.store.get(accepted['TRANSACTIONID']!)?.currency).toBe('EUR');
+    for (const params of [instalmentParams(), instalmentParams({ CURRENCY: 'EUR', LANGUAGE: 'fr' })]) {
+      const accepted = await h.process('authorization', params);
+      expect(accepted['EXECCODE']).toBe('0002');
+      expect(h.sandbox.store.get(accepted['TRANSACTIONID']!)?.currency).toBe('EUR');
+    }
+  });
+
+  it('takes a wallet payment in the CURRENCY sent, and refuses one that is not ISO 4217', async () => {
+    const accepted = await h.process('payment', walletParams({ CURRENCY: 'USD' }));
+    expect(accepted['EXECCODE']).toBe('0002');
+    expect(h.sandbox.store.get(accepted['TRANSACTIONID']!)?.currency).toBe('USD');
+    const refused = await h.process('payment', walletParams({ CURRENCY: 'XYZ' }));
+    expect(refused).toMatchObject({ EXECCODE: '1002' });
+    expect(refused['MESSAGE']).toContain('CURRENCY');
   });
 });

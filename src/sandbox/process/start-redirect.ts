@@ -10,8 +10,8 @@ import { awaitingCardholderRecord } from '../transaction-records.ts';
 /** The instalment method's order amount: 150 to 2000 EUR, in cents. */
 export const INSTALMENT_MIN_CENTS = 15_000n;
 export const INSTALMENT_MAX_CENTS = 200_000n;
-/** Neither method's request carries CURRENCY: the instalment method is EUR only, and so is the sandbox's wallet. */
-export const CURRENCY = 'EUR';
+/** The instalment method is EUR only; a request without CURRENCY is taken as EUR for either method. */
+export const DEFAULT_CURRENCY = 'EUR';
 
 /**
  * A payment or authorization (validated already): both methods answer 0002 and send the cardholder to the
@@ -28,13 +28,17 @@ export function startRedirect(
   if (method === 'instalment' && (amount < INSTALMENT_MIN_CENTS || amount > INSTALMENT_MAX_CENTS)) {
     throw invalidParameter('AMOUNT', `${amount} cents is outside the instalment method's 15000-200000 (150 to 2000 EUR)`);
   }
+  const currency = (params['CURRENCY'] as string | undefined) ?? DEFAULT_CURRENCY;
+  if (method === 'instalment' && currency !== DEFAULT_CURRENCY) {
+    throw invalidParameter('CURRENCY', `the instalment method takes EUR only, not ${currency}`);
+  }
   const start = {
     orderId: params['ORDERID'] as string,
     identifier: ctx.identifier,
     method,
     operationType,
     amount,
-    currency: CURRENCY,
+    currency,
     paymentOption,
     request: params,
   };

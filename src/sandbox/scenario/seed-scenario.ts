@@ -1,7 +1,7 @@
 import type { Params } from '../../protocol/form-encoding.ts';
 import { signParams } from '../../protocol/hash.ts';
 import type { SandboxClock } from '../clock.ts';
-import { CURRENCY, INSTALMENT_MAX_CENTS, INSTALMENT_MIN_CENTS } from '../process/start-redirect.ts';
+import { DEFAULT_CURRENCY, INSTALMENT_MAX_CENTS, INSTALMENT_MIN_CENTS } from '../process/start-redirect.ts';
 import type { PaymentMethod, SandboxStore, SandboxTransaction } from '../store.ts';
 import { expireOverdueApprovals } from '../time-rules.ts';
 import {
@@ -326,7 +326,7 @@ function addStart(target: ScenarioTarget, start: OrderStart, at: Date): SandboxT
       method: start.method,
       operationType: start.operationType,
       amount: start.amount,
-      currency: CURRENCY,
+      currency: DEFAULT_CURRENCY,
       paymentOption: start.paymentOption,
       request: startRequest(target, start),
     },
