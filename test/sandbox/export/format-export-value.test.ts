@@ -7,6 +7,7 @@ import {
   formatPosition,
   isKnownTimeZone,
 } from '../../../src/sandbox/export/format-export-value.ts';
+import { normalizeAmount } from '../../../src/normalize/amount.ts';
 
 describe('formatMinorUnits', () => {
   it.each([
@@ -18,16 +19,26 @@ describe('formatMinorUnits', () => {
     [15000n, '150.00'],
     [-1234n, '-12.34'],
     [123456789012345678901234567890n, '1234567890123456789012345678.90'],
-  ])('%s minor units → %s', (minor, expected) => {
-    expect(formatMinorUnits(minor)).toBe(expected);
+  ])('%s EUR minor units → %s', (minor, expected) => {
+    expect(formatMinorUnits(minor, 'EUR')).toBe(expected);
   });
 
-  it('round-trips every amount exactly, beyond float precision', () => {
+  it.each([
+    [1000n, 'JPY', '1000.00'],
+    [5n, 'JPY', '5.00'],
+    [1234n, 'KWD', '1.234'],
+    [-5n, 'KWD', '-0.005'],
+    [12345n, 'CLF', '1.2345'],
+  ])('%s %s minor units → %s: major units, at least two decimals, as many as the currency has', (minor, currency, expected) => {
+    expect(formatMinorUnits(minor, currency)).toBe(expected);
+  });
+
+  it('is read back exactly by the ingest normalizer, in every currency, beyond float precision', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), (minor) => {
-        const text = formatMinorUnits(minor);
-        expect(text).toMatch(/^\d+\.\d{2}$/);
-        expect(BigInt(text.replace('.', ''))).toBe(minor);
+      fc.property(fc.bigInt({ min: -(10n ** 17n), max: 10n ** 17n }), fc.constantFrom('EUR', 'JPY', 'KWD', 'CLF', 'USD'), (minor, currency) => {
+        const text = formatMinorUnits(minor, currency);
+        expect(text).toMatch(/^-?\d+\.\d{2,4}$/);
+        expect(normalizeAmount(text, currency)).toBe(minor);
       }),
     );
   });
