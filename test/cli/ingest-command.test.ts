@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { runRecon } from './run-recon.ts';
@@ -68,6 +69,33 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
       await testDb.close();
     }
   });
+
+  it.skipIf(skip)('reads DATE in the --timezone zone over RECON_TIMEZONE, and in RECON_TIMEZONE without the flag', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'recon-zone-'));
+    try {
+      const tokyo = path.join(dir, 'tokyo.csv');
+      const paris = path.join(dir, 'paris.csv');
+      await writeFile(tokyo, 'TRANSACTIONID;DATE\nZONE1;2024-07-01 12:00:00\n');
+      await writeFile(paris, 'TRANSACTIONID;DATE\nZONE2;2024-07-01 12:00:00\n');
+      const env = { ...testDb.env, RECON_TIMEZONE: 'Asia/Tokyo' };
+      expect((await runRecon(['ingest', tokyo], env)).code).toBe(0);
+      expect((await runRecon(['ingest', '--timezone', 'Europe/Paris', paris], env)).code).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const database = await testDb.reopen();
+    try {
+      const rows = await database.db
+        .selectFrom('recon.transactions')
+        .select(['transaction_id', sql<string>`to_char(occurred_at AT TIME ZONE 'UTC', 'HH24:MI')`.as('utc')])
+        .where('transaction_id', 'in', ['ZONE1', 'ZONE2'])
+        .orderBy('transaction_id')
+        .execute();
+      expect(rows).toEqual([{ transaction_id: 'ZONE1', utc: '03:00' }, { transaction_id: 'ZONE2', utc: '10:00' }]);
+    } finally {
+      await testDb.close();
+    }
+  });
 });
 
 describe('recon ingest usage', () => {
@@ -95,6 +123,35 @@ describe('recon ingest usage', () => {
     const badEnvZone = await runRecon(['ingest', fixture('bad-rows.csv')], { RECON_DATA_DIR: dataDir, RECON_TIMEZONE: 'Nowhere/Land' });
     expect(badEnvZone.code).toBe(1);
     expect(badEnvZone.stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('applies the size and ratio limits of the environment to each file', async () => {
+    const withEnv = (env: Record<string, string>, ...files: string[]) => runRecon(['ingest', ...files], { RECON_DATA_DIR: dataDir, ...env });
+
+    const size = await withEnv({ RECON_MAX_FILE_BYTES: '100' }, fixture('comma-quoted.csv'));
+    expect(size).toMatchObject({ code: 2, stderr: '' });
+    expect(size.stdout).toMatch(/^fixtures\/comma-quoted\.csv: failed: \d+ bytes, more than the 100 allowed \(RECON_MAX_FILE_BYTES\)\n$/);
+
+    const total = await withEnv({ RECON_MAX_UNCOMPRESSED_BYTES: '1000' }, fixture('single-member.csv.gz'), fixture('two-entries.zip'));
+    expect(total.code).toBe(2);
+    expect(total.stdout).toBe(
+      'fixtures/single-member.csv.gz: failed: decompresses to more than 1000 bytes (RECON_MAX_UNCOMPRESSED_BYTES)\n'
+        + 'fixtures/two-entries.zip: failed: decompresses to more than 1000 bytes (RECON_MAX_UNCOMPRESSED_BYTES)\n',
+    );
+
+    // The bombs inflate about 1000 times: refused at the default ratio, taken when the limit allows it.
+    const bombs = [fixture('bomb.csv.gz'), fixture('bomb.zip')];
+    const refused = await withEnv({}, ...bombs);
+    expect(refused.stdout.split('\n').filter((line) => line.includes('failed: decompresses to more than 200 times'))).toHaveLength(2);
+    const allowed = await withEnv({ RECON_MAX_COMPRESSION_RATIO: '5000' }, ...bombs);
+    expect(allowed).toMatchObject({ code: 0, stderr: '' });
+    expect(allowed.stdout).toMatch(/^fixtures\/bomb\.csv\.gz: loaded rows=1 .*\nfixtures\/bomb\.zip: loaded rows=1 /);
+  });
+
+  it('exits 1 with one line naming a malformed limit variable', async () => {
+    const result = await runRecon(['ingest', fixture('comma-quoted.csv')], { RECON_DATA_DIR: dataDir, RECON_MAX_COMPRESSION_RATIO: 'lots' });
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/^recon ingest: invalid environment variable RECON_MAX_COMPRESSION_RATIO: [^\n]*\n$/);
   });
 
   it('names the file once on the line of a failed file, then the entry or the reason', async () => {
