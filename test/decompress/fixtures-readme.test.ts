@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.ts';
 import { openExport } from '../../src/decompress/open-export.ts';
 import { isReconError } from '../../src/errors.ts';
 import { parseCsv } from '../../src/parse/parse-csv.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '..', '..', 'fixtures');
-const LIMITS = { maxFileBytes: 2 * 1024 ** 3, maxUncompressedBytes: 20 * 1024 ** 3, maxCompressionRatio: 200 };
+const LIMITS = loadConfig({}).limits;
 
 /** Rows of the README table: `| \`file\` | loaded | rows | ...` or `| \`file\` | failed \`CODE\` | ...`. */
 const table = readFileSync(path.join(FIXTURES, 'README.md'), 'utf8')

@@ -5,14 +5,14 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { IngestLimits } from '../../src/config/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { findExecutable } from '../../src/decompress/find-executable.ts';
 import { openExport, type OpenedExport, type OpenExportOptions } from '../../src/decompress/open-export.ts';
-import { isReconError, type ReconErrorCode } from '../../src/errors.ts';
+import { expectReconError } from '../support/expect-recon-error.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '..', '..', 'fixtures');
 const fixture = (name: string) => path.join(FIXTURES, name);
-const DEFAULT_LIMITS: IngestLimits = { maxFileBytes: 2 * 1024 ** 3, maxUncompressedBytes: 20 * 1024 ** 3, maxCompressionRatio: 200 };
+const DEFAULT_LIMITS = loadConfig({}).limits;
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'recon-decompress-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -44,15 +44,6 @@ async function readExport(filePath: string, limits = DEFAULT_LIMITS, options: Op
   } finally {
     await opened.close();
   }
-}
-
-/** The error must be a ReconError with `code`, one line, naming every `mention` (the file, the entry). */
-async function expectFailure(work: () => Promise<unknown>, code: ReconErrorCode, ...mentions: string[]): Promise<string> {
-  const error = await work().then(() => undefined, (caught: unknown) => caught);
-  if (!isReconError(error, code)) throw new Error(`expected ReconError ${code}, got ${String(error)}`);
-  expect(error.message).not.toContain('\n');
-  for (const mention of mentions) expect(error.message).toContain(mention);
-  return error.message;
 }
 
 const dataLines = (text: string) => text.split('\n').filter((line) => line !== '' && !line.startsWith('IDENTIFIER'));
@@ -124,17 +115,17 @@ describe('openExport: formats', () => {
     });
 
     it.runIf(available)('fails a truncated file as ARCHIVE_CORRUPT naming it', async () => {
-      await expectFailure(() => readExport(fixture('truncated.csv.bz2'), DEFAULT_LIMITS, options), 'ARCHIVE_CORRUPT', fixture('truncated.csv.bz2'), 'bzip2');
+      await expectReconError(() => readExport(fixture('truncated.csv.bz2'), DEFAULT_LIMITS, options), 'ARCHIVE_CORRUPT', fixture('truncated.csv.bz2'), 'bzip2');
     });
 
     it.runIf(available)('fails flipped bytes as ARCHIVE_CORRUPT naming the file', async () => {
-      await expectFailure(() => readExport(fixture('corrupt.csv.bz2'), DEFAULT_LIMITS, options), 'ARCHIVE_CORRUPT', fixture('corrupt.csv.bz2'), 'bzip2');
+      await expectReconError(() => readExport(fixture('corrupt.csv.bz2'), DEFAULT_LIMITS, options), 'ARCHIVE_CORRUPT', fixture('corrupt.csv.bz2'), 'bzip2');
     });
 
     it.runIf(available)('fails a file cut right after its magic bytes', async () => {
       const file = path.join(scratch, `magic-only-${decoder}.bz2`);
       writeFileSync(file, 'BZh9');
-      await expectFailure(() => readExport(file, DEFAULT_LIMITS, options), 'ARCHIVE_CORRUPT', file);
+      await expectReconError(() => readExport(file, DEFAULT_LIMITS, options), 'ARCHIVE_CORRUPT', file);
     });
   });
 
@@ -216,11 +207,11 @@ describe('openExport: broken files', () => {
     ['empty.zip', 'ARCHIVE_EMPTY'],
     ['no-csv-entry.zip', 'ARCHIVE_EMPTY'],
   ] as const)('%s fails with %s naming the file', async (name, code) => {
-    await expectFailure(() => readExport(fixture(name)), code, fixture(name));
+    await expectReconError(() => readExport(fixture(name)), code, fixture(name));
   });
 
   it('fails a zip entry whose data was altered, naming the entry', async () => {
-    await expectFailure(() => readExport(fixture('corrupt.zip')), 'ARCHIVE_CORRUPT', `${fixture('corrupt.zip')}: entry export.csv`);
+    await expectReconError(() => readExport(fixture('corrupt.zip')), 'ARCHIVE_CORRUPT', `${fixture('corrupt.zip')}: entry export.csv`);
   });
 
   it('fails a stored entry with one flipped byte on its crc-32', async () => {
@@ -230,27 +221,27 @@ describe('openExport: broken files', () => {
     const dataStart = 30 + 'export/'.length + 30 + 'export/part-1.csv'.length;
     bytes[dataStart + 40] = bytes[dataStart + 40]! ^ 0x01;
     writeFileSync(file, bytes);
-    await expectFailure(() => readExport(file), 'ARCHIVE_CORRUPT', 'export/part-1.csv', 'crc-32');
+    await expectReconError(() => readExport(file), 'ARCHIVE_CORRUPT', 'export/part-1.csv', 'crc-32');
   });
 
   it('fails a zip holding two csv entries of the same name, before reading either', async () => {
-    const message = await expectFailure(() => openExport(fixture('duplicate-entry.zip'), DEFAULT_LIMITS), 'ARCHIVE_CORRUPT', `${fixture('duplicate-entry.zip')}: entry export.csv`);
+    const message = await expectReconError(() => openExport(fixture('duplicate-entry.zip'), DEFAULT_LIMITS), 'ARCHIVE_CORRUPT', `${fixture('duplicate-entry.zip')}: entry export.csv`);
     expect(message).toMatch(/two entries/);
   });
 
   it('fails an encrypted entry with ARCHIVE_ENCRYPTED, naming the entry, before reading anything', async () => {
-    await expectFailure(() => openExport(fixture('encrypted.zip'), DEFAULT_LIMITS), 'ARCHIVE_ENCRYPTED', `${fixture('encrypted.zip')}: entry export.csv`);
+    await expectReconError(() => openExport(fixture('encrypted.zip'), DEFAULT_LIMITS), 'ARCHIVE_ENCRYPTED', `${fixture('encrypted.zip')}: entry export.csv`);
   });
 
   it('fails a missing file and a directory as FILE_UNREADABLE', async () => {
-    await expectFailure(() => openExport(path.join(scratch, 'nope.csv'), DEFAULT_LIMITS), 'FILE_UNREADABLE', path.join(scratch, 'nope.csv'));
-    await expectFailure(() => openExport(scratch, DEFAULT_LIMITS), 'FILE_UNREADABLE', scratch);
+    await expectReconError(() => openExport(path.join(scratch, 'nope.csv'), DEFAULT_LIMITS), 'FILE_UNREADABLE', path.join(scratch, 'nope.csv'));
+    await expectReconError(() => openExport(scratch, DEFAULT_LIMITS), 'FILE_UNREADABLE', scratch);
   });
 });
 
 describe('openExport: limits', () => {
   it('rejects the zip bomb from its directory, before inflating', async () => {
-    await expectFailure(() => openExport(fixture('bomb.zip'), DEFAULT_LIMITS), 'LIMIT_EXCEEDED', fixture('bomb.zip'), 'RECON_MAX_COMPRESSION_RATIO');
+    await expectReconError(() => openExport(fixture('bomb.zip'), DEFAULT_LIMITS), 'LIMIT_EXCEEDED', fixture('bomb.zip'), 'RECON_MAX_COMPRESSION_RATIO');
   });
 
   it('stops a zip bomb whose directory understates its size while inflating it', async () => {
@@ -262,11 +253,11 @@ describe('openExport: limits', () => {
     writeFileSync(file, bytes);
     const opened = await openExport(file, DEFAULT_LIMITS);
     // LIMIT_EXCEEDED, not the size mismatch the crc check would report at the end: the stream stopped early.
-    await expectFailure(() => readAll(opened), 'LIMIT_EXCEEDED', file, 'RECON_MAX_COMPRESSION_RATIO');
+    await expectReconError(() => readAll(opened), 'LIMIT_EXCEEDED', file, 'RECON_MAX_COMPRESSION_RATIO');
   });
 
   it('stops the gzip bomb while inflating it', async () => {
-    await expectFailure(() => readExport(fixture('bomb.csv.gz')), 'LIMIT_EXCEEDED', fixture('bomb.csv.gz'), 'RECON_MAX_COMPRESSION_RATIO');
+    await expectReconError(() => readExport(fixture('bomb.csv.gz')), 'LIMIT_EXCEEDED', fixture('bomb.csv.gz'), 'RECON_MAX_COMPRESSION_RATIO');
   });
 
   it('does not judge the ratio of small files', async () => {
@@ -276,12 +267,12 @@ describe('openExport: limits', () => {
 
   it('enforces the total of decompressed bytes across zip entries', async () => {
     const limits = { ...DEFAULT_LIMITS, maxUncompressedBytes: 1500 };
-    await expectFailure(() => openExport(fixture('two-entries.zip'), limits), 'LIMIT_EXCEEDED', 'RECON_MAX_UNCOMPRESSED_BYTES');
-    await expectFailure(() => readExport(fixture('single-member.csv.gz'), { ...DEFAULT_LIMITS, maxUncompressedBytes: 500 }), 'LIMIT_EXCEEDED', 'RECON_MAX_UNCOMPRESSED_BYTES');
+    await expectReconError(() => openExport(fixture('two-entries.zip'), limits), 'LIMIT_EXCEEDED', 'RECON_MAX_UNCOMPRESSED_BYTES');
+    await expectReconError(() => readExport(fixture('single-member.csv.gz'), { ...DEFAULT_LIMITS, maxUncompressedBytes: 500 }), 'LIMIT_EXCEEDED', 'RECON_MAX_UNCOMPRESSED_BYTES');
   });
 
   it('rejects a file above the size limit before opening it', async () => {
-    await expectFailure(() => openExport(fixture('semicolon-bom-crlf.csv'), { ...DEFAULT_LIMITS, maxFileBytes: 100 }), 'LIMIT_EXCEEDED', 'RECON_MAX_FILE_BYTES');
+    await expectReconError(() => openExport(fixture('semicolon-bom-crlf.csv'), { ...DEFAULT_LIMITS, maxFileBytes: 100 }), 'LIMIT_EXCEEDED', 'RECON_MAX_FILE_BYTES');
   });
 });
 

@@ -9,7 +9,7 @@ import type { FileResult } from '../../src/load/file-result.ts';
 import { packageRoot } from '../../src/package-root.ts';
 import type { IngestProgress } from '../../src/report/progress-bar.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
-import { storedZip } from './stored-zip.ts';
+import { zipArchive } from '../../scripts/zip-archive.ts';
 
 const fixture = (name: string) => path.join(packageRoot(), 'fixtures', name);
 const limits = loadConfig({}).limits;
@@ -217,7 +217,7 @@ describe.each(BACKENDS)('ingestFiles on %s', (backend) => {
     const lateQuote = await write('late-quote.csv', syntheticCsv('LQ', 12_000, badRows + 'LQX;2024-05-01 12:00:00;"1.00;EUR;0\n'));
     const truncatedGzip = gzipSync(syntheticCsv('TG', 20_000));
     const lateTruncation = await write('late-truncation.csv.gz', truncatedGzip.subarray(0, truncatedGzip.length - 40));
-    const badLastEntry = await write('bad-last-entry.zip', storedZip([
+    const badLastEntry = await write('bad-last-entry.zip', zipArchive([
       { name: 'part-1.csv', data: syntheticCsv('LE', 5_000, badRows) },
       { name: 'part-2.csv', data: Buffer.from('ORDERID;AMOUNT\nx;1.00\n') },
     ]));

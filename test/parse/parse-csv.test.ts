@@ -2,9 +2,9 @@ import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { isReconError, type ReconErrorCode } from '../../src/errors.ts';
 import { MAX_RECORD_CHARS } from '../../src/parse/csv-scanner.ts';
 import { parseCsv, type CsvRecord, type ParsedCsv } from '../../src/parse/parse-csv.ts';
+import { expectReconError } from '../support/expect-recon-error.ts';
 
 const FIXTURES = path.join(import.meta.dirname, '..', '..', 'fixtures');
 
@@ -23,14 +23,6 @@ async function allRecords(parsed: ParsedCsv): Promise<CsvRecord[]> {
   const records: CsvRecord[] = [];
   for await (const batch of parsed.records) records.push(...batch);
   return records;
-}
-
-async function expectFailure(work: () => Promise<unknown>, code: ReconErrorCode, ...mentions: string[]): Promise<string> {
-  const error = await work().then(() => undefined, (caught: unknown) => caught);
-  if (!isReconError(error, code)) throw new Error(`expected ReconError ${code}, got ${String(error)}`);
-  expect(error.message).not.toContain('\n');
-  for (const mention of mentions) expect(error.message).toContain(mention);
-  return error.message;
 }
 
 describe('parseCsv on the fixtures', () => {
@@ -79,11 +71,11 @@ describe('parseCsv on the fixtures', () => {
 
   it('fails an unclosed quote with the line where its record starts', async () => {
     const parsed = await parseFixture('unclosed-quote.csv');
-    await expectFailure(() => allRecords(parsed), 'CSV_MALFORMED', 'fixtures/unclosed-quote.csv', 'line 4');
+    await expectReconError(() => allRecords(parsed), 'CSV_MALFORMED', 'fixtures/unclosed-quote.csv', 'line 4');
   });
 
   it('fails binary data as not UTF-8', async () => {
-    await expectFailure(() => parseFixture('not-csv.bin'), 'CSV_MALFORMED', 'fixtures/not-csv.bin', 'line 1', 'UTF-8');
+    await expectReconError(() => parseFixture('not-csv.bin'), 'CSV_MALFORMED', 'fixtures/not-csv.bin', 'line 1', 'UTF-8');
   });
 });
 
@@ -129,21 +121,21 @@ describe('parseCsv on text', () => {
   });
 
   it('fails text after a closing quote', async () => {
-    await expectFailure(async () => allRecords(await parseText('A;B\n1;2\n"x"y;3\n')), 'CSV_MALFORMED', 'test.csv', 'line 3', 'closing quote');
+    await expectReconError(async () => allRecords(await parseText('A;B\n1;2\n"x"y;3\n')), 'CSV_MALFORMED', 'test.csv', 'line 3', 'closing quote');
   });
 
   it('fails an empty input, and one of only empty lines and a BOM, as having no header', async () => {
-    await expectFailure(() => parseText(''), 'CSV_HEADER', 'test.csv', 'no header');
-    await expectFailure(() => parseText('\uFEFF\r\n\n'), 'CSV_HEADER', 'test.csv', 'no header');
+    await expectReconError(() => parseText(''), 'CSV_HEADER', 'test.csv', 'no header');
+    await expectReconError(() => parseText('\uFEFF\r\n\n'), 'CSV_HEADER', 'test.csv', 'no header');
   });
 
   it('fails Latin-1 text on the line of the first bad byte', async () => {
     const latin1 = Buffer.from('A;B\n1;2\n3;Lef\xe8vre\n', 'latin1');
-    await expectFailure(async () => allRecords(await parseText(latin1)), 'CSV_MALFORMED', 'test.csv', 'line 3', 'UTF-8');
+    await expectReconError(async () => allRecords(await parseText(latin1)), 'CSV_MALFORMED', 'test.csv', 'line 3', 'UTF-8');
   });
 
   it('fails a NUL byte on its line', async () => {
-    await expectFailure(async () => allRecords(await parseText('A;B\n1;2\n3;\u00004\n')), 'CSV_MALFORMED', 'test.csv', 'line 3', 'NUL');
+    await expectReconError(async () => allRecords(await parseText('A;B\n1;2\n3;\u00004\n')), 'CSV_MALFORMED', 'test.csv', 'line 3', 'NUL');
   });
 
   it('fails a runaway quote once the record passes the size limit, without reading the rest', async () => {
@@ -155,7 +147,7 @@ describe('parseCsv on text', () => {
       },
     });
     const parsed = await parseCsv(endless, { label: 'endless.csv' });
-    await expectFailure(() => allRecords(parsed), 'CSV_MALFORMED', 'endless.csv', 'line 2', String(MAX_RECORD_CHARS));
+    await expectReconError(() => allRecords(parsed), 'CSV_MALFORMED', 'endless.csv', 'line 2', String(MAX_RECORD_CHARS));
     expect(endless.destroyed).toBe(true);
   });
 
