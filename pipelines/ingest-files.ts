@@ -1,10 +1,6 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import type { IngestLimits } from '../src/config/config.ts';
 import type { Connection, Database } from '../src/db/database.ts';
 import { fileErrorDetail } from '../src/decompress/archive-error.ts';
-import { detectCompression } from '../src/decompress/detect-compression.ts';
 import { openExport } from '../src/decompress/open-export.ts';
 import { describeError, ReconError } from '../src/errors.ts';
 import { NulCharacterError } from '../src/load/copy-text.ts';
@@ -18,6 +14,8 @@ import { createWallTimeResolver } from '../src/normalize/wall-time-resolver.ts';
 import { formatRawRecord } from '../src/parse/format-raw-record.ts';
 import { parseCsv, type ParsedCsv } from '../src/parse/parse-csv.ts';
 import type { IngestProgress } from '../src/report/progress-bar.ts';
+import { identifyFile } from './identify-file.ts';
+import { describeFailure, EntryError, isConcurrentLoadOfSameBytes } from './ingest-failure.ts';
 
 /**
  * `recon ingest`: each file is read, checked against what was loaded before, and loaded in a transaction
@@ -51,9 +49,6 @@ export async function ingestFiles(database: Database, paths: readonly string[], 
   return results;
 }
 
-const UNIQUE_VIOLATION = '23505';
-const LOADED_SHA256_INDEX = 'files_loaded_sha256_key';
-
 async function ingestFile(database: Database, filePath: string, options: IngestOptions): Promise<FileResult> {
   let identity: FileIdentity;
   try {
@@ -78,26 +73,14 @@ async function ingestFile(database: Database, filePath: string, options: IngestO
     }
     const failure = describeFailure(error, filePath);
     let fileId: string | null = null;
+    let message = failure.message;
     try {
       fileId = await insertFailedFile(database.db, identity, failure);
     } catch (recordError) {
-      failure.message += ` (and recording the failure failed: ${describeError(recordError)})`;
+      message += ` (and recording the failure failed: ${describeError(recordError)})`;
     }
-    return { ...facts, status: 'failed', fileId, errorCode: failure.code, error: failure.message };
+    return { ...facts, status: 'failed', fileId, errorCode: failure.code, error: message };
   }
-}
-
-/** Size, sha256 and compression, from one streaming read; the content is read again by the load. */
-async function identifyFile(filePath: string): Promise<FileIdentity> {
-  const stats = await stat(filePath);
-  if (!stats.isFile()) throw new ReconError('FILE_UNREADABLE', `${filePath}: not a regular file`);
-  const hash = createHash('sha256');
-  let head: Buffer | undefined;
-  for await (const chunk of createReadStream(filePath) as AsyncIterable<Buffer>) {
-    head ??= chunk.subarray(0, 16);
-    hash.update(chunk);
-  }
-  return { name: filePath, sha256: hash.digest('hex'), sizeBytes: stats.size, compression: detectCompression(head ?? Buffer.alloc(0)) };
 }
 
 /** Counters of one file, shared by its entries' COPY streams. */
@@ -219,33 +202,4 @@ async function* copyText(
     reportProgress?.();
   }
   if (text) yield text;
-}
-
-/** A failure that is not already a ReconError (a database error, mostly), tagged with the file and entry at fault. */
-class EntryError extends Error {
-  readonly label: string;
-  constructor(label: string, cause: unknown) {
-    super(describeError(cause), { cause });
-    this.name = 'EntryError';
-    this.label = label;
-  }
-}
-
-function describeFailure(error: unknown, filePath: string): { code: string; message: string } {
-  if (error instanceof ReconError) return { code: error.code, message: error.message };
-  if (error instanceof EntryError) {
-    const code = sqlState(error.cause) === undefined ? 'UNEXPECTED' : 'DATABASE';
-    return { code, message: `${error.label}: ${error.message}` };
-  }
-  return { code: sqlState(error) === undefined ? 'UNEXPECTED' : 'DATABASE', message: `${filePath}: ${describeError(error)}` };
-}
-
-function sqlState(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-}
-
-function isConcurrentLoadOfSameBytes(error: unknown): boolean {
-  const constraint = (error as { constraint?: unknown }).constraint;
-  return sqlState(error) === UNIQUE_VIOLATION && (constraint === undefined || constraint === LOADED_SHA256_INDEX);
 }

@@ -1,0 +1,19 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { COMPRESSION_MAGIC_BYTES, detectCompression } from '../src/decompress/detect-compression.ts';
+import { ReconError } from '../src/errors.ts';
+import type { FileIdentity } from '../src/load/files-repository.ts';
+
+/** Size, sha256 and compression, from one streaming read; the content is read again by the load. */
+export async function identifyFile(filePath: string): Promise<FileIdentity> {
+  const stats = await stat(filePath);
+  if (!stats.isFile()) throw new ReconError('FILE_UNREADABLE', `${filePath}: not a regular file`);
+  const hash = createHash('sha256');
+  let head: Buffer | undefined;
+  for await (const chunk of createReadStream(filePath) as AsyncIterable<Buffer>) {
+    head ??= chunk.subarray(0, COMPRESSION_MAGIC_BYTES);
+    hash.update(chunk);
+  }
+  return { name: filePath, sha256: hash.digest('hex'), sizeBytes: stats.size, compression: detectCompression(head ?? Buffer.alloc(0)) };
+}
