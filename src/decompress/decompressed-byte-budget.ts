@@ -24,10 +24,6 @@ export class DecompressedByteBudget {
     this.#label = label;
   }
 
-  get total(): number {
-    return this.#total;
-  }
-
   /** Counts `bytes` more; the error to fail with when a limit is crossed. */
   consume(bytes: number): ReconError | undefined {
     this.#total += bytes;
