@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalizeCurrency } from '../../src/normalize/currency.ts';
+import { CURRENCY_CODES } from '../../src/protocol/iso-4217.ts';
 import { RuleViolation } from '../../src/normalize/rule-violation.ts';
 
 describe('normalizeCurrency', () => {
@@ -11,6 +13,26 @@ describe('normalizeCurrency', () => {
     ['Chf', 'CHF'],
   ])('accepts %j as %j', (raw, expected) => {
     expect(normalizeCurrency(raw)).toBe(expected);
+  });
+
+  it('accepts every ISO 4217 code in any letter case with surrounding spaces, and stores it upper-case', () => {
+    const padding = fc.stringMatching(/^[ \t]{0,3}$/);
+    const anyCase = (code: string) => fc.array(fc.boolean(), { minLength: 3, maxLength: 3 })
+      .map((lower) => [...code].map((letter, i) => (lower[i] ? letter.toLowerCase() : letter)).join(''));
+    fc.assert(
+      fc.property(fc.constantFrom(...CURRENCY_CODES).chain((code) => fc.tuple(fc.constant(code), anyCase(code), padding, padding)), ([code, written, before, after]) => {
+        expect(normalizeCurrency(before + written + after)).toBe(code);
+      }),
+    );
+  });
+
+  it('rejects any three letters that are not a code', () => {
+    const known = new Set<string>(CURRENCY_CODES);
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Z]{3}$/).filter((letters) => !known.has(letters)), (letters) => {
+        expect(normalizeCurrency(letters)).toBeInstanceOf(RuleViolation);
+      }),
+    );
   });
 
   it.each(['', 'XYZ', 'EURO', 'EU', '978', 'E UR', 'XAU', 'XXX'])('rejects %j', (raw) => {

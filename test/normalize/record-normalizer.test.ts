@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planHeader } from '../../src/normalize/header-plan.ts';
 import { createRecordNormalizer, type NormalizeResult } from '../../src/normalize/record-normalizer.ts';
@@ -62,6 +63,18 @@ describe('createRecordNormalizer', () => {
       // Text is kept as written: spaces are a value.
       order_id: '  ', client_email: '  ', rule_applied: '  ',
     });
+  });
+
+  it('turns every empty value into null, whatever subset and order of columns the export asked for', () => {
+    const header = fc
+      .shuffledSubarray(FULL_HEADER.filter((name) => name !== 'TRANSACTIONID'))
+      .chain((others) => fc.integer({ min: 0, max: others.length }).map((at) => others.toSpliced(at, 0, 'TRANSACTIONID')));
+    fc.assert(
+      fc.property(header, fc.string({ minLength: 1 }).filter((id) => id.trim() !== ''), (columns, id) => {
+        const values = columns.map((name) => (name === 'TRANSACTIONID' ? id : ''));
+        expect(rowOf(normalizerFor(columns)(values))).toEqual({ ...EMPTY_ROW, transaction_id: id });
+      }),
+    );
   });
 
   it('keeps text values exactly as written', () => {
