@@ -97,7 +97,6 @@ async function loadFile(connection: Connection, filePath: string, identity: File
   const progress = (phase: IngestProgress['phase'], bytesRead: number): IngestProgress => ({
     file: identity.name,
     phase,
-    compression: identity.compression,
     fileBytes: identity.sizeBytes,
     bytesRead,
     rows: counters.rows,

@@ -1,5 +1,3 @@
-import type { Compression } from '../decompress/detect-compression.ts';
-
 /**
  * A one-line progress bar on stderr while files load: the file, the share of its bytes read, rows and rows/s.
  * Only on a terminal (a log or a pipe gets the summary lines and nothing else), redrawn at most
@@ -11,7 +9,6 @@ export interface IngestProgress {
   readonly file: string;
   /** Reading the file into staging, then merging the staged rows into recon.transactions (one long statement). */
   readonly phase: 'reading' | 'merging';
-  readonly compression: Compression;
   /** Size of the file as delivered. */
   readonly fileBytes: number;
   /** Bytes of the file as delivered read so far. */
@@ -29,7 +26,7 @@ export interface ProgressBar {
 type Terminal = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
 const REDRAW_MS = 100;
-const BAR_WIDTH = 20;
+const BAR_WIDTH = 10;
 
 export function createProgressBar(stream: Terminal, now: () => number = performance.now.bind(performance)): ProgressBar | undefined {
   if (!stream.isTTY) return undefined;
@@ -53,14 +50,22 @@ export function createProgressBar(stream: Terminal, now: () => number = performa
   };
 }
 
+/**
+ * `FILE [####------]  42% 8.7/20.8 MB  418000 rows  112000 rows/s`, then `FILE 1000000 rows read, merging ...`,
+ * cut to the terminal's width by shortening the file name from the left (its end says the most).
+ */
 export function formatProgressLine(progress: IngestProgress, elapsedSeconds: number, columns: number): string {
-  const rate = elapsedSeconds > 0 ? Math.round(progress.rows / elapsedSeconds) : 0;
-  const counts = progress.phase === 'merging' ? `${progress.rows} rows read, merging into recon.transactions` : `${progress.rows} rows  ${rate} rows/s`;
-  const fraction = progress.fileBytes > 0 ? Math.min(1, progress.bytesRead / progress.fileBytes) : 1;
-  const filled = Math.round(fraction * BAR_WIDTH);
-  const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%`;
-  const format = progress.compression === 'none' ? '' : ` ${progress.compression}`;
-  const tail = ` ${bar} ${megabytes(progress.bytesRead)}/${megabytes(progress.fileBytes)} MB${format}  ${counts}`;
+  let tail: string;
+  if (progress.phase === 'merging') {
+    tail = ` ${progress.rows} rows read, merging into recon.transactions`;
+  } else {
+    const fraction = progress.fileBytes > 0 ? Math.min(1, progress.bytesRead / progress.fileBytes) : 1;
+    const filled = Math.round(fraction * BAR_WIDTH);
+    const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%`;
+    // The first draw of a file comes at its start: no rate yet rather than a made-up one.
+    const rate = elapsedSeconds > 0 ? `  ${Math.round(progress.rows / elapsedSeconds)} rows/s` : '';
+    tail = ` ${bar} ${megabytes(progress.bytesRead)}/${megabytes(progress.fileBytes)} MB  ${progress.rows} rows${rate}`;
+  }
   const room = columns - 1 - tail.length;
   if (room < 2) return tail.trimStart().slice(0, Math.max(0, columns - 1));
   const name = progress.file.length <= room ? progress.file : '…' + progress.file.slice(-(room - 1));
