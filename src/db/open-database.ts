@@ -51,6 +51,9 @@ function openPostgres(connectionString: string): Database {
     },
     async close() {
       await db.destroy();
+      // Kysely ends the pool only once it has run a query itself: a command that only used transaction()
+      // (recon migrate) would otherwise keep an idle client open and exit after the pool's 10 s idle timeout.
+      if (!pool.ending) await pool.end();
     },
   };
 }
