@@ -25,6 +25,8 @@ export type ReconErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'CSV_MALFORMED'
   | 'CSV_HEADER'
+  // stopped by SIGINT/SIGTERM (exit 2: the work was cut short, whatever was in flight rolled back)
+  | 'INTERRUPTED'
   // database
   | 'DATABASE'
   | 'MIGRATION'

@@ -52,7 +52,7 @@ function defaultContext(): Omit<CommandContext, 'argv'> {
 function shutdownSignal(): AbortSignal {
   const controller = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => controller.abort(new ReconError('USAGE', `interrupted by ${signal}`)));
+    process.once(signal, () => controller.abort(new ReconError('INTERRUPTED', `interrupted by ${signal}`)));
   }
   return controller.signal;
 }
