@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { ReconError } from '../../errors.ts';
 import type { Compression } from '../../protocol/field-dictionary.ts';
-import { writeSingleEntryZip } from './zip-writer.ts';
+import { writeZip } from './zip-writer.ts';
 
 /** A file ready to upload or attach. */
 export interface ExportFile {
@@ -31,7 +31,7 @@ export async function compressExport(
       return {
         filename: `${csvName}.zip`,
         contentType: 'application/zip',
-        bytes: writeSingleEntryZip(csvName, csv, modifiedAt),
+        bytes: writeZip([{ name: csvName, data: csv, method: 'deflate', modifiedAt }]),
       };
     case 'gzip':
       return { filename: `${csvName}.gz`, contentType: 'application/gzip', bytes: await gzipAsync(csv) };
