@@ -105,7 +105,8 @@ async function reference(url: string, decompress: string, file: string): Promise
 }
 
 async function recon(url: string, file: string): Promise<Measure & { summary: Record<string, unknown> }> {
-  const result = await timed(process.execPath, [cli, 'ingest', '--json', file], { ...process.env, DATABASE_URL: url });
+  // Run as the executable, as users do, so the shebang's V8 flags apply.
+  const result = await timed(cli, ['ingest', '--json', file], { ...process.env, DATABASE_URL: url });
   const summary = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
   return { ...result, summary };
 }

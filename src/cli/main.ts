@@ -1,4 +1,6 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=16
+// The semi-space cap keeps V8's young generation at 16 MB: ingest allocates fast and V8 otherwise grows it
+// to 64 MB, which measured the same speed on 5M rows but a peak RSS of 260 MB instead of 168 MB.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describeError, ReconError } from '../errors.ts';
