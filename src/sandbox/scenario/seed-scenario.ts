@@ -343,15 +343,7 @@ function addCapture(
   at: Date,
 ): SandboxTransaction {
   target.store.update(authorization.transactionId, { capturedAmount: amount });
-  const request = signParams(target.secret, {
-    IDENTIFIER: target.identifier,
-    OPERATIONTYPE: 'capture',
-    TRANSACTIONID: authorization.transactionId,
-    ORDERID: authorization.orderId,
-    DESCRIPTION: `Shipment of order ${authorization.orderId}`,
-    VERSION: '3.0',
-    ...(partial ? { AMOUNT: String(amount) } : {}),
-  });
+  const request = followUpRequest(target, 'capture', authorization, `Shipment of order ${authorization.orderId}`, partial ? amount : undefined);
   return target.store.add({
     ...followUpRecord(target.store, authorization, 'capture', amount, request, at),
     restingAmount: amount,
@@ -361,16 +353,27 @@ function addCapture(
 
 function addRefund(target: ScenarioTarget, refunded: SandboxTransaction, amount: bigint, at: Date): SandboxTransaction {
   target.store.update(refunded.transactionId, { restingAmount: (refunded.restingAmount ?? 0n) - amount });
-  const request = signParams(target.secret, {
-    IDENTIFIER: target.identifier,
-    OPERATIONTYPE: 'refund',
-    TRANSACTIONID: refunded.transactionId,
-    ORDERID: refunded.orderId,
-    DESCRIPTION: `Refund on order ${refunded.orderId}`,
-    VERSION: '3.0',
-    AMOUNT: String(amount),
-  });
+  const request = followUpRequest(target, 'refund', refunded, `Refund on order ${refunded.orderId}`, amount);
   return target.store.add(followUpRecord(target.store, refunded, 'refund', amount, request, at));
+}
+
+/** The signed request of a capture or refund acting on `acted`; AMOUNT only when not the whole amount. */
+function followUpRequest(
+  scenario: ScenarioTarget,
+  operation: 'capture' | 'refund',
+  acted: SandboxTransaction,
+  description: string,
+  amount: bigint | undefined,
+): Params {
+  return signParams(scenario.secret, {
+    IDENTIFIER: scenario.identifier,
+    OPERATIONTYPE: operation,
+    TRANSACTIONID: acted.transactionId,
+    ORDERID: acted.orderId,
+    DESCRIPTION: description,
+    VERSION: '3.0',
+    ...(amount === undefined ? {} : { AMOUNT: String(amount) }),
+  });
 }
 
 function shuffle<T>(random: SeededRandom, items: T[]): T[] {
