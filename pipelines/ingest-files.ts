@@ -13,7 +13,7 @@ import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
 import { createWallTimeResolver } from '../src/normalize/wall-time-resolver.ts';
 import { formatRawRecord } from '../src/parse/format-raw-record.ts';
 import { parseCsv, type ParsedCsv } from '../src/parse/parse-csv.ts';
-import type { IngestProgress } from '../src/report/progress-bar.ts';
+import type { IngestProgress } from '../src/terminal/progress-bar.ts';
 import { identifyFile } from './identify-file.ts';
 import { describeFailure, EntryError, isConcurrentLoadOfSameBytes } from './ingest-failure.ts';
 

@@ -25,6 +25,10 @@ export type ReconErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'CSV_MALFORMED'
   | 'CSV_HEADER'
+  // the merchant's orders: a source that cannot be read at all (exit 2)
+  | 'ORDERS_SOURCE'
+  // a reconciliation whose scope holds orders expecting money but no transaction at all (exit 2, run kept)
+  | 'RUN_SUSPECT'
   // stopped by SIGINT/SIGTERM (exit 2: the work was cut short, whatever was in flight rolled back)
   | 'INTERRUPTED'
   // database

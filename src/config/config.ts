@@ -7,6 +7,9 @@ import { ReconError } from '../errors.ts';
  * Precedence: CLI flags (applied by each command) > environment > the defaults below.
  */
 const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().min(0);
+/** Money settings stay bigint from the digits on: never a float on the money path. */
+const minorUnits = z.string().trim().regex(/^\d{1,18}$/, 'expected a whole number of minor units (0 or more)').transform(BigInt);
 
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
@@ -22,6 +25,10 @@ const EnvSchema = z.object({
   RECON_SANDBOX_NOTIFY_URL: z.string().url().optional(),
   RECON_SANDBOX_SMTP: z.string().regex(/^[^:]+:\d+$/, 'expected HOST:PORT').optional(),
   RECON_SANDBOX_SEED: z.coerce.number().int().min(0).max(2 ** 32 - 1).optional(),
+  RECON_AMOUNT_TOLERANCE_MINOR: minorUnits.default(0n),
+  RECON_GRACE_HOURS: nonNegativeInt.default(24),
+  RECON_ORDERS_DATABASE_URL: z.string().min(1).optional(),
+  RECON_ORDERS_QUERY: z.string().trim().min(1).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -34,6 +41,22 @@ export interface Config {
   readonly timezone: string;
   readonly limits: IngestLimits;
   readonly sandbox: SandboxConfig;
+  readonly reconcile: ReconcileSettings;
+  readonly orders: OrdersSourceConfig;
+}
+
+export interface ReconcileSettings {
+  /** Largest |settled - expected| still matched, in minor units of the order's currency. */
+  readonly toleranceMinor: bigint;
+  /** How long after its creation an order may still wait for its money without being an exception. */
+  readonly graceHours: number;
+}
+
+/** The merchant's own database that `recon sync-orders` reads orders from. */
+export interface OrdersSourceConfig {
+  readonly databaseUrl: string | undefined;
+  /** Returns order_id, amount_minor, currency, status, refunded_minor, payment_method, created_at. */
+  readonly query: string | undefined;
 }
 
 export interface IngestLimits {
@@ -81,6 +104,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       notifyUrl: e.RECON_SANDBOX_NOTIFY_URL,
       smtp: e.RECON_SANDBOX_SMTP,
       seed: e.RECON_SANDBOX_SEED,
+    }),
+    reconcile: Object.freeze({
+      toleranceMinor: e.RECON_AMOUNT_TOLERANCE_MINOR,
+      graceHours: e.RECON_GRACE_HOURS,
+    }),
+    orders: Object.freeze({
+      databaseUrl: e.RECON_ORDERS_DATABASE_URL,
+      query: e.RECON_ORDERS_QUERY,
     }),
   });
 }

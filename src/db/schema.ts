@@ -63,8 +63,139 @@ export interface RejectedRowsTable {
   reason: string;
 }
 
+export type OrderStatus = 'paid' | 'authorized' | 'cancelled' | 'refunded' | 'partially_refunded';
+export type PaymentMethod = 'instalment' | 'wallet';
+
+export interface OrderImportsTable {
+  import_id: Generated<string>;
+  source: 'file' | 'database';
+  name: string;
+  sha256: string | null;
+  started_at: Generated<Timestamp>;
+  finished_at: Timestamp | null;
+  status: 'loaded' | 'failed';
+  rows_total: number | null;
+  rows_inserted: number | null;
+  rows_updated: number | null;
+  rows_unchanged: number | null;
+  rows_rejected: number | null;
+  error_code: string | null;
+  error: string | null;
+}
+
+export interface OrdersTable {
+  order_id: string;
+  amount_minor: Money;
+  currency: string;
+  status: OrderStatus;
+  refunded_minor: ColumnType<string, bigint | string | undefined, bigint | string>;
+  payment_method: PaymentMethod;
+  created_at: Timestamp;
+  updated_at: Generated<Timestamp>;
+  import_id: string;
+  line: number | null;
+}
+
+export interface RejectedOrderRowsTable {
+  rejected_row_id: Generated<string>;
+  import_id: string;
+  line: number;
+  raw: string;
+  reason: string;
+}
+
+export interface NotificationsTable {
+  notification_id: Generated<string>;
+  received_at: Generated<Timestamp>;
+  transaction_id: string | null;
+  order_id: string | null;
+  operation_type: string | null;
+  exec_code: string | null;
+  amount_minor: Money | null;
+  currency: string | null;
+  hash_valid: boolean;
+  params: ColumnType<Record<string, string>, string, string>;
+}
+
+export const VERDICT_STATUSES = [
+  'currency_mismatch',
+  'notification_conflict',
+  'duplicate_payment',
+  'over_refunded',
+  'status_mismatch',
+  'amount_mismatch',
+  'approval_expired',
+  'capture_expired',
+  'capture_at_risk',
+  'pending',
+  'missing_at_provider',
+  'matched',
+  'unknown_order',
+] as const;
+
+export type VerdictStatus = (typeof VERDICT_STATUSES)[number];
+export type Lifecycle = 'new' | 'persisting' | 'resolved';
+
+export interface ReconciliationRunsTable {
+  run_id: Generated<string>;
+  as_of: Timestamp;
+  scope: ColumnType<RunScopeJson, string, string>;
+  tolerance_minor: Money;
+  grace_hours: number;
+  started_at: Generated<Timestamp>;
+  finished_at: Timestamp | null;
+  orders_in_scope: number | null;
+  counts: ColumnType<Partial<Record<VerdictStatus, number>> | null, string | null, string | null>;
+  not_found: ColumnType<string[], string[] | undefined, string[]>;
+  suspect: Generated<boolean>;
+  suspect_reason: string | null;
+}
+
+export type RunScopeJson =
+  | { kind: 'all' }
+  | { kind: 'orders'; order_ids: string[] }
+  | { kind: 'created_since'; since: string };
+
+export interface VerdictsTable {
+  run_id: string;
+  order_id: string;
+  known_order: boolean;
+  status: VerdictStatus;
+  lifecycle: Lifecycle | null;
+  first_seen_run_id: string | null;
+  first_seen_at: Timestamp | null;
+  expected_minor: Money;
+  settled_minor: Money;
+  delta_minor: Money;
+  currency: string | null;
+  /** Amounts inside are strings of minor units (see reconcile-sql.ts), never JSON numbers. */
+  explanation: ColumnType<unknown, string, string>;
+}
+
+export interface LatestVerdictsTable {
+  order_id: string;
+  run_id: string;
+}
+
+export interface RunTotalsTable {
+  run_id: string;
+  currency: string;
+  orders: number;
+  unknown_orders: number;
+  expected_minor: Money;
+  settled_minor: Money;
+}
+
 export interface Schema {
   'recon.files': FilesTable;
   'recon.transactions': TransactionsTable;
   'recon.rejected_rows': RejectedRowsTable;
+  'recon.order_imports': OrderImportsTable;
+  'recon.orders': OrdersTable;
+  'recon.rejected_order_rows': RejectedOrderRowsTable;
+  'recon.notifications': NotificationsTable;
+  'recon.reconciliation_runs': ReconciliationRunsTable;
+  'recon.verdicts': VerdictsTable;
+  'recon.latest_verdicts': LatestVerdictsTable;
+  'recon.run_totals': RunTotalsTable;
 }

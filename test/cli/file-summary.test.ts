@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FileResult } from '../../src/load/file-result.ts';
-import { formatFileJson, formatFileSummary } from '../../src/report/file-summary.ts';
+import { formatFileJson, formatFileSummary } from '../../src/terminal/file-summary.ts';
 
 const facts = { file: 'exports/a.csv.gz', sha256: 'ab'.repeat(32), sizeBytes: 1234, compression: 'gzip' as const };
 const loaded: FileResult = { ...facts, status: 'loaded', fileId: '7', rows: 13, inserted: 4, updated: 1, unchanged: 1, superseded: 0, rejected: 7 };

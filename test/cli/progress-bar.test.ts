@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createProgressBar, formatProgressLine, type IngestProgress } from '../../src/report/progress-bar.ts';
+import { createProgressBar, formatProgressLine, type IngestProgress } from '../../src/terminal/progress-bar.ts';
 
 const MB = 1024 * 1024;
 

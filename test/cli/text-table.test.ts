@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { formatTextTable } from '../../src/report/text-table.ts';
+import { formatTextTable } from '../../src/terminal/text-table.ts';
 
 it('aligns columns, shows null as empty and keeps each row on one line', () => {
   expect(formatTextTable(['ID', 'AMOUNT', 'NOTE'], [['A1', 12390, 'two\nlines'], ['A200', null, null]])).toBe(

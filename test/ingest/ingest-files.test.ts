@@ -7,7 +7,7 @@ import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { FileResult } from '../../src/load/file-result.ts';
 import { packageRoot } from '../../src/package-root.ts';
-import type { IngestProgress } from '../../src/report/progress-bar.ts';
+import type { IngestProgress } from '../../src/terminal/progress-bar.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { zipArchive } from '../../scripts/zip-archive.ts';
 

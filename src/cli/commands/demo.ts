@@ -6,8 +6,8 @@ import type { Database } from '../../db/database.ts';
 import { migrate } from '../../db/migrate.ts';
 import { openDatabase } from '../../db/open-database.ts';
 import { packageRoot } from '../../package-root.ts';
-import { formatFileSummary } from '../../report/file-summary.ts';
-import { formatTextTable } from '../../report/text-table.ts';
+import { formatFileSummary } from '../../terminal/file-summary.ts';
+import { formatTextTable } from '../../terminal/text-table.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 

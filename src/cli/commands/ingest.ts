@@ -5,8 +5,8 @@ import { openDatabase } from '../../db/open-database.ts';
 import { describeError, ReconError } from '../../errors.ts';
 import { createWallTimeResolver } from '../../normalize/wall-time-resolver.ts';
 import type { FileResult } from '../../load/file-result.ts';
-import { formatFileJson, formatFileSummary } from '../../report/file-summary.ts';
-import { createProgressBar } from '../../report/progress-bar.ts';
+import { formatFileJson, formatFileSummary } from '../../terminal/file-summary.ts';
+import { createProgressBar } from '../../terminal/progress-bar.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 
