@@ -73,9 +73,17 @@ function postgresConnection(client: pg.PoolClient): Connection {
   };
 }
 
+/**
+ * PGlite reads bigint as a JS number, which silently rounds past 2^53: money would pass through a float. Like
+ * `pg`, return bigint and numeric as their text, so both backends hand recon the same strings.
+ */
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+const AS_TEXT_LIKE_PG = { [INT8_OID]: (text: string) => text, [NUMERIC_OID]: (text: string) => text };
+
 async function openPglite(dataDir: string): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir).catch((error: unknown) => {
+  const pglite = await PGlite.create(dataDir, { parsers: AS_TEXT_LIKE_PG }).catch((error: unknown) => {
     throw new ReconError('DATABASE', `cannot open the embedded database in ${dataDir}: ${(error as Error).message}`, { cause: error });
   });
   const db = new Kysely<Schema>({ dialect: new PGliteDialect({ pglite }) });

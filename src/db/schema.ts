@@ -6,6 +6,8 @@ import type { ColumnType, Generated } from 'kysely';
  */
 type Money = ColumnType<string, bigint | string, bigint | string>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** A timestamp the database fills by default, which an insert may still set. */
+type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export interface FilesTable {
   file_id: Generated<string>;
@@ -13,7 +15,7 @@ export interface FilesTable {
   sha256: string;
   size_bytes: ColumnType<string, number | bigint | string, number | bigint | string>;
   compression: 'zip' | 'gzip' | 'bzip2' | 'none';
-  received_at: Generated<Timestamp>;
+  received_at: DefaultedTimestamp;
   finished_at: Timestamp | null;
   status: 'loaded' | 'failed';
   rows_total: number | null;
@@ -51,7 +53,7 @@ export interface TransactionsTable {
   file_id: string;
   entry: string | null;
   line: number;
-  updated_at: Generated<Timestamp>;
+  updated_at: DefaultedTimestamp;
 }
 
 export interface RejectedRowsTable {
@@ -71,7 +73,7 @@ export interface OrderImportsTable {
   source: 'file' | 'database';
   name: string;
   sha256: string | null;
-  started_at: Generated<Timestamp>;
+  started_at: DefaultedTimestamp;
   finished_at: Timestamp | null;
   status: 'loaded' | 'failed';
   rows_total: number | null;
@@ -91,7 +93,7 @@ export interface OrdersTable {
   refunded_minor: ColumnType<string, bigint | string | undefined, bigint | string>;
   payment_method: PaymentMethod;
   created_at: Timestamp;
-  updated_at: Generated<Timestamp>;
+  updated_at: DefaultedTimestamp;
   import_id: string;
   line: number | null;
 }
@@ -106,7 +108,7 @@ export interface RejectedOrderRowsTable {
 
 export interface NotificationsTable {
   notification_id: Generated<string>;
-  received_at: Generated<Timestamp>;
+  received_at: DefaultedTimestamp;
   transaction_id: string | null;
   order_id: string | null;
   operation_type: string | null;
@@ -142,7 +144,7 @@ export interface ReconciliationRunsTable {
   scope: ColumnType<RunScopeJson, string, string>;
   tolerance_minor: Money;
   grace_hours: number;
-  started_at: Generated<Timestamp>;
+  started_at: DefaultedTimestamp;
   finished_at: Timestamp | null;
   orders_in_scope: number | null;
   counts: ColumnType<Partial<Record<VerdictStatus, number>> | null, string | null, string | null>;
