@@ -145,7 +145,7 @@ async function findSuspectReason(trx: Kysely<Schema>): Promise<string | null> {
     FROM ${sql.raw(ORDER_FACTS_TABLE)}`.execute(trx);
   const { expecting, transactions } = rows[0]!;
   if (expecting === 0 || transactions > 0) return null;
-  return `${expecting} order${expecting === 1 ? '' : 's'} in scope expect money but no transaction at all was found for the scope: `
+  return `${expecting} order${expecting === 1 ? ' in scope expects' : 's in scope expect'} money but no transaction at all was found for the scope: `
     + 'the exports are probably missing (not ingested yet?), so this run proves nothing';
 }
 

@@ -1,0 +1,27 @@
+import type { RunSummary } from '../reconcile/reconcile.ts';
+import { describeScope } from '../reconcile/reconcile-scope.ts';
+import { formatAmount } from '../report/money-format.ts';
+
+/** `recon reconcile`'s lines on a terminal: the run, its counts per status, its lifecycle and its bridge. */
+export function formatRunSummary(summary: RunSummary): string {
+  const lines = [`run ${summary.runId} as of ${summary.asOf.toISOString()}: ${describeScope(summary.scope)}, ${summary.ordersInScope} verdicts`];
+  const counts = Object.entries(summary.counts).filter(([, n]) => n > 0);
+  lines.push(`  ${counts.length === 0 ? 'no verdicts' : counts.map(([status, n]) => `${status}=${n}`).join(' ')}`);
+  const { new: added, persisting, resolved } = summary.lifecycle;
+  lines.push(`  exceptions: ${added} new, ${persisting} persisting; ${resolved} resolved`);
+  for (const total of summary.totals) {
+    const delta = (BigInt(total.settledMinor) - BigInt(total.expectedMinor)).toString();
+    lines.push(
+      `  bridge ${total.currency}: ${total.orders} orders + ${total.unknownOrders} unknown, `
+        + `expected ${formatAmount(total.expectedMinor, total.currency)}, settled ${formatAmount(total.settledMinor, total.currency)}, `
+        + `delta ${formatAmount(delta, total.currency)}`,
+    );
+  }
+  if (summary.notFound.length > 0) lines.push(`  not found (no order, no succeeded transaction): ${summary.notFound.join(', ')}`);
+  return lines.join('\n');
+}
+
+/** The run as one JSON object; amounts stay strings of minor units. */
+export function formatRunJson(summary: RunSummary): string {
+  return JSON.stringify({ ...summary, asOf: summary.asOf.toISOString(), scope: summary.scope.kind === 'created_since' ? { kind: 'created_since', since: summary.scope.since.toISOString() } : summary.scope });
+}
