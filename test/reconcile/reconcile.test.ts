@@ -354,6 +354,21 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
     expect(fourth.verdicts.get(p + 'short')!.lifecycle).toBeNull();
   });
 
+  it.skipIf(skip)('two runs at once take turns: the later one sees the earlier one\'s verdicts', async () => {
+    const p = newPrefix();
+    await given(
+      [{ id: p + 'short', amount: 10000n, status: 'paid', createdAt: created() }],
+      [{ id: p + 's1', orderId: p + 'short', type: 'payment', amount: '90.00', exec: '0', at: at(DAY) }],
+    );
+    // On PostgreSQL each run has a connection of its own from the pool, so both really start at once.
+    const [a, b] = await Promise.all([verdictsOf([p + 'short']), verdictsOf([p + 'short'])]);
+    const [earlier, later] = BigInt(a.summary.runId) < BigInt(b.summary.runId) ? [a, b] : [b, a];
+    expect(earlier.verdicts.get(p + 'short')!.lifecycle).toBe('new');
+    expect(later.verdicts.get(p + 'short')!.lifecycle).toBe('persisting');
+    const latest = await testDb.database.db.selectFrom('recon.latest_verdicts').select('run_id').where('order_id', '=', p + 'short').executeTakeFirstOrThrow();
+    expect(String(latest.run_id)).toBe(later.summary.runId);
+  });
+
   it.skipIf(skip)('keeps the bridge: counts add up to the scope, totals per currency add up to the verdicts', async () => {
     const p = newPrefix();
     await given(
