@@ -8,8 +8,11 @@ import type { Database } from './database.ts';
  * Applies the numbered SQL files of sql/migrations in order, each once, each in its own transaction.
  * Files are frozen in time: a change to the schema is a new file, never an edit of an applied one.
  * An advisory lock makes concurrent starts (two cron runs, a CLI beside a server) apply them once.
+ * A file whose first line is `-- recon:postgres-only` (roles, grants: PGlite has a single user) is recorded
+ * as applied on PGlite without running, so that the numbering stays the same on both backends.
  */
 const MIGRATION_LOCK = 0x7265636f6e; // "recon"
+const POSTGRES_ONLY = '-- recon:postgres-only';
 
 export function migrationsDir(): string {
   return path.join(packageRoot(), 'sql', 'migrations');
@@ -31,8 +34,9 @@ export async function migrate(database: Database, dir = migrationsDir()): Promis
     for (const name of files) {
       if (applied.has(name)) continue;
       const script = await readFile(path.join(dir, name), 'utf8');
+      const skip = database.kind === 'pglite' && script.split('\n', 1)[0]?.trim() === POSTGRES_ONLY;
       try {
-        await connection.exec(script);
+        if (!skip) await connection.exec(script);
       } catch (error) {
         throw new ReconError('MIGRATION', `migration ${name} failed: ${(error as Error).message}`, { cause: error });
       }

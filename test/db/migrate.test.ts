@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.ts';
+import { RECON_TABLES } from '../support/recon-tables.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 describe.each(BACKENDS)('migrations on %s', (backend) => {
@@ -17,7 +18,7 @@ describe.each(BACKENDS)('migrations on %s', (backend) => {
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'recon' ORDER BY table_name",
       ),
     );
-    expect(tables.rows.map((r) => r.table_name)).toEqual(['files', 'rejected_rows', 'schema_migrations', 'transactions']);
+    expect(tables.rows.map((r) => r.table_name)).toEqual(RECON_TABLES);
     expect(await migrate(database)).toEqual([]);
   });
 
