@@ -17,7 +17,7 @@ const CARDS = ['VISA', 'MASTERCARD', 'CB', 'AMEX'];
 const COUNTRIES = ['FR', 'DE', 'ES', 'IT', 'BE', 'NL'];
 const NAMES = ['Jean Dupont', 'Anna Schmidt', 'Lucia Garcia', 'Marco Rossi', 'Eva de Vries'];
 
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
