@@ -29,6 +29,10 @@ export type ReconErrorCode =
   | 'ORDERS_SOURCE'
   // a reconciliation whose scope holds orders expecting money but no transaction at all (exit 2, run kept)
   | 'RUN_SUSPECT'
+  // recon report: the run asked for (or any finished run) does not exist (exit 2)
+  | 'RUN_NOT_FOUND'
+  // recon report --out: the report file cannot be written (exit 2, nothing left behind)
+  | 'OUTPUT_UNWRITABLE'
   // stopped by SIGINT/SIGTERM (exit 2: the work was cut short, whatever was in flight rolled back)
   | 'INTERRUPTED'
   // database

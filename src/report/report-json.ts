@@ -1,0 +1,85 @@
+import { currencyExponent, differenceMinor } from './money-format.ts';
+import { isoInstant } from './report-time.ts';
+import { reportWarnings, verdictsPerDay, verdictTotals, type OpenException, type RunReport } from './run-report.ts';
+
+/**
+ * The report as one JSON document. Amounts are strings of minor units (`exponent` says where the decimal
+ * point goes); explanations are the stored documents, unchanged. The open exceptions come last, one per line,
+ * written page by page, so that a run with a million of them never sits in memory as one value.
+ */
+export async function* renderJson(
+  report: RunReport,
+  exceptionPages: AsyncIterable<readonly OpenException[]>,
+  options: { readonly generatedAt: Date },
+): AsyncGenerator<string> {
+  const { run } = report;
+  const totals = verdictTotals(report.verdictGroups);
+  const head = {
+    report: 'reconciliation',
+    generatedAt: isoInstant(options.generatedAt),
+    warnings: reportWarnings(report),
+    run: {
+      runId: run.runId,
+      asOf: isoInstant(run.asOf),
+      scope: run.scope,
+      toleranceMinor: run.toleranceMinor,
+      graceHours: run.graceHours,
+      startedAt: isoInstant(run.startedAt),
+      finishedAt: run.finishedAt === null ? null : isoInstant(run.finishedAt),
+      ordersInScope: run.ordersInScope,
+      counts: run.counts,
+      notFound: run.notFound,
+      suspect: run.suspect,
+      suspectReason: run.suspectReason,
+    },
+    totals: {
+      verdicts: totals.verdicts,
+      matched: totals.matched,
+      pending: totals.pending,
+      exceptions: totals.exceptions,
+      unknownOrders: totals.unknownOrders,
+      lifecycle: totals.byLifecycle,
+      byStatus: Object.fromEntries(totals.byStatus),
+    },
+    bridge: report.bridge.map((row) => ({
+      currency: row.currency,
+      exponent: currencyExponent(row.currency),
+      orders: row.orders,
+      unknownOrders: row.unknownOrders,
+      expectedMinor: row.expectedMinor,
+      settledMinor: row.settledMinor,
+      differenceMinor: differenceMinor(row.settledMinor, row.expectedMinor),
+    })),
+    verdictsPerDay: verdictsPerDay(report.verdictGroups).map((day) => ({ day: day.day, byStatus: Object.fromEntries(day.byStatus) })),
+    undatedVerdicts: totals.undated,
+  };
+  const opening = JSON.stringify(head);
+  // The head object, reopened to append the exceptions as its last member.
+  yield `${opening.slice(0, -1)},"openExceptions":{"total":${totals.exceptions},"items":[`;
+  let first = true;
+  for await (const page of exceptionPages) {
+    let chunk = '';
+    for (const exception of page) {
+      chunk += (first ? '\n' : ',\n') + JSON.stringify(exceptionJson(exception));
+      first = false;
+    }
+    yield chunk;
+  }
+  yield '\n]}}\n';
+}
+
+function exceptionJson(exception: OpenException) {
+  return {
+    orderId: exception.orderId,
+    knownOrder: exception.knownOrder,
+    status: exception.status,
+    lifecycle: exception.lifecycle,
+    firstSeenRunId: exception.firstSeenRunId,
+    firstSeenAt: exception.firstSeenAt === null ? null : isoInstant(exception.firstSeenAt),
+    currency: exception.currency,
+    expectedMinor: exception.expectedMinor,
+    settledMinor: exception.settledMinor,
+    deltaMinor: exception.deltaMinor,
+    explanation: exception.explanation,
+  };
+}

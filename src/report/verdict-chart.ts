@@ -1,0 +1,128 @@
+import type { VerdictStatus } from '../db/schema.ts';
+import { html, type Html } from './html-template.ts';
+import type { DayVerdicts } from './run-report.ts';
+
+/**
+ * The chart of verdicts per day of order creation: stacked bars (matched, pending, exceptions), drawn here
+ * as inline SVG so the page needs no script. A long span is drawn per week or per month so that bars stay
+ * wide enough to see; days without orders are drawn as gaps, not skipped, so the time axis is true.
+ */
+export type ChartUnit = 'day' | 'week' | 'month';
+
+export interface ChartBucket {
+  /** First day of the bucket, `YYYY-MM-DD` (a Monday for weeks, the 1st for months). */
+  readonly start: string;
+  readonly matched: number;
+  readonly pending: number;
+  readonly exceptions: number;
+  readonly byStatus: ReadonlyMap<VerdictStatus, number>;
+}
+
+const MAX_DAY_BARS = 92;
+const MAX_WEEK_BARS = 157;
+const DAY_MS = 86_400_000;
+
+export function chartBuckets(days: readonly DayVerdicts[]): { unit: ChartUnit; buckets: ChartBucket[] } {
+  if (days.length === 0) return { unit: 'day', buckets: [] };
+  const first = parseDay(days[0]!.day);
+  const last = parseDay(days.at(-1)!.day);
+  const span = Math.round((last - first) / DAY_MS) + 1;
+  const unit: ChartUnit = span <= MAX_DAY_BARS ? 'day' : span <= MAX_WEEK_BARS * 7 ? 'week' : 'month';
+
+  const buckets = new Map<string, { matched: number; pending: number; exceptions: number; byStatus: Map<VerdictStatus, number> }>();
+  for (let start = bucketStart(first, unit); start <= last; start = nextBucket(start, unit)) {
+    buckets.set(formatDay(start), { matched: 0, pending: 0, exceptions: 0, byStatus: new Map() });
+  }
+  for (const day of days) {
+    const bucket = buckets.get(formatDay(bucketStart(parseDay(day.day), unit)))!;
+    bucket.matched += day.matched;
+    bucket.pending += day.pending;
+    bucket.exceptions += day.exceptions;
+    for (const [status, count] of day.byStatus) bucket.byStatus.set(status, (bucket.byStatus.get(status) ?? 0) + count);
+  }
+  return { unit, buckets: [...buckets].map(([start, counts]) => ({ start, ...counts })) };
+}
+
+function parseDay(day: string): number {
+  return Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)));
+}
+
+function formatDay(time: number): string {
+  return new Date(time).toISOString().slice(0, 10);
+}
+
+function bucketStart(time: number, unit: ChartUnit): number {
+  const date = new Date(time);
+  if (unit === 'day') return time;
+  if (unit === 'week') return time - ((date.getUTCDay() + 6) % 7) * DAY_MS;
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+}
+
+function nextBucket(time: number, unit: ChartUnit): number {
+  if (unit === 'day') return time + DAY_MS;
+  if (unit === 'week') return time + 7 * DAY_MS;
+  const date = new Date(time);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+}
+
+const WIDTH = 960;
+const HEIGHT = 300;
+const PLOT = { left: 56, right: 16, top: 16, bottom: 40 };
+const MAX_LABELS = 10;
+const SERIES = ['matched', 'pending', 'exceptions'] as const;
+
+export function renderVerdictChart(unit: ChartUnit, buckets: readonly ChartBucket[]): Html {
+  const plotWidth = WIDTH - PLOT.left - PLOT.right;
+  const plotHeight = HEIGHT - PLOT.top - PLOT.bottom;
+  const baseline = PLOT.top + plotHeight;
+  const highest = Math.max(1, ...buckets.map((bucket) => bucket.matched + bucket.pending + bucket.exceptions));
+  const step = niceStep(highest / 5);
+  const top = Math.ceil(highest / step) * step;
+  const y = (count: number) => (count / top) * plotHeight;
+  const slot = plotWidth / Math.max(1, buckets.length);
+  const barWidth = Math.min(48, Math.max(1, slot * 0.72));
+  const labelEvery = Math.ceil(buckets.length / MAX_LABELS);
+
+  const grid = [];
+  for (let value = 0; value <= top; value += step) {
+    const lineY = round(baseline - y(value));
+    grid.push(html`<line class="grid" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${lineY}" y2="${lineY}"/><text class="axis" x="${PLOT.left - 8}" y="${lineY + 4}" text-anchor="end">${value.toLocaleString('en-US')}</text>`);
+  }
+
+  const bars = buckets.map((bucket, i) => {
+    const x = round(PLOT.left + i * slot + (slot - barWidth) / 2);
+    let stacked = 0;
+    const segments = SERIES.map((series) => {
+      const count = bucket[series];
+      if (count === 0) return null;
+      // At least one pixel: a single exception among thousands of matches must still show.
+      const height = Math.max(1, y(count));
+      stacked += height;
+      return html`<rect class="bar ${series}" x="${x}" y="${round(baseline - stacked)}" width="${round(barWidth)}" height="${round(height)}"/>`;
+    });
+    const label = i % labelEvery === 0
+      ? html`<text class="axis" x="${round(x + barWidth / 2)}" y="${baseline + 18}" text-anchor="middle">${unit === 'month' ? bucket.start.slice(0, 7) : bucket.start}</text>`
+      : null;
+    return html`<g><title>${bucketTitle(unit, bucket)}</title>${segments}</g>${label}`;
+  });
+
+  return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Verdicts per ${unit} of order creation" preserveAspectRatio="xMidYMid meet">${grid}<line class="baseline" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${baseline}" y2="${baseline}"/>${bars}</svg>`;
+}
+
+function bucketTitle(unit: ChartUnit, bucket: ChartBucket): string {
+  const name = unit === 'day' ? bucket.start : unit === 'week' ? `week of ${bucket.start}` : bucket.start.slice(0, 7);
+  const total = bucket.matched + bucket.pending + bucket.exceptions;
+  const detail = [...bucket.byStatus].sort(([, a], [, b]) => b - a).map(([status, count]) => `${status} ${count}`).join(', ');
+  return `${name}: ${total} verdict${total === 1 ? '' : 's'}${detail ? ` (${detail})` : ''}`;
+}
+
+/** 1, 2 or 5 times a power of ten: gridlines at round numbers. */
+function niceStep(rough: number): number {
+  const power = 10 ** Math.floor(Math.log10(Math.max(rough, 1)));
+  const scaled = rough / power;
+  return (scaled <= 1 ? 1 : scaled <= 2 ? 2 : scaled <= 5 ? 5 : 10) * power;
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}
