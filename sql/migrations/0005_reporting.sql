@@ -93,6 +93,10 @@ COMMENT ON COLUMN reporting.orders.line IS 'Line of the csv the order was last l
 
 -- Reconciliation ----------------------------------------------------------------------------------------
 
+-- The latest verdict of each order is the first of its (order_id, run_id DESC) index entries. A matched verdict
+-- stores no explanation of its own (see 0004): its explanation is assembled here, from the ids of the
+-- transactions it considered (as those transactions are now) and its stored figures and warnings, with
+-- "assembled_on_read": true. Every other verdict's explanation is the one stored as judged.
 CREATE VIEW reporting.reconciliation AS
 SELECT
   v.order_id,
@@ -106,9 +110,33 @@ SELECT
   v.first_seen_at AS first_seen,
   v.run_id,
   r.as_of,
-  v.explanation
-FROM recon.latest_verdicts l
-JOIN recon.verdicts v ON v.run_id = l.run_id AND v.order_id = l.order_id
+  coalesce(v.explanation, jsonb_build_object(
+    'rule', v.status,
+    'reason', format('settled %s %s equals the expected %s %s%s', v.settled_minor, v.currency, v.expected_minor, v.currency,
+      CASE WHEN v.delta_minor <> 0 THEN format(' within the tolerance of %s', r.tolerance_minor) ELSE '' END),
+    'transactions', (
+      SELECT coalesce(jsonb_agg(jsonb_build_object(
+        'transaction_id', t.transaction_id,
+        'operation_type', t.operation_type,
+        'exec_code', t.exec_code,
+        'amount_minor', t.amount_minor::text,
+        'currency', t.currency,
+        'occurred_at', t.occurred_at,
+        'source_file', f.name,
+        'source_entry', t.entry,
+        'source_line', t.line
+      ) ORDER BY t.occurred_at, t.transaction_id), '[]'::jsonb)
+      FROM recon.transactions t LEFT JOIN recon.files f ON f.file_id = t.file_id
+      WHERE t.transaction_id = ANY (v.transaction_ids)),
+    'warnings', to_jsonb(coalesce(v.warnings, '{}'::text[])),
+    'figures', jsonb_build_object(
+      'settled', v.settled_minor::text, 'expected', v.expected_minor::text, 'delta', v.delta_minor::text,
+      'tolerance', r.tolerance_minor::text),
+    'assembled_on_read', true
+  )) AS explanation
+FROM (
+  SELECT DISTINCT ON (order_id) * FROM recon.verdicts ORDER BY order_id, run_id DESC
+) v
 JOIN recon.reconciliation_runs r ON r.run_id = v.run_id;
 
 COMMENT ON VIEW reporting.reconciliation IS
@@ -124,7 +152,7 @@ COMMENT ON COLUMN reporting.reconciliation.currency IS 'ISO 4217 currency code o
 COMMENT ON COLUMN reporting.reconciliation.first_seen IS 'as_of of the run in which this exception first appeared, timestamptz; null when not an exception.';
 COMMENT ON COLUMN reporting.reconciliation.run_id IS 'The run that gave this verdict (reporting.runs.run_id).';
 COMMENT ON COLUMN reporting.reconciliation.as_of IS 'That run''s as_of: the instant the verdict''s ages were measured at, timestamptz.';
-COMMENT ON COLUMN reporting.reconciliation.explanation IS 'Why (jsonb): the rule that decided and its reason in words, the transactions considered (id, type, EXECCODE, amount, date, source file and line), the figures, warnings that do not change the status. Amounts inside are strings of minor units of currency.';
+COMMENT ON COLUMN reporting.reconciliation.explanation IS 'Why (jsonb): the rule that decided and its reason in words, the transactions considered (id, type, EXECCODE, amount, date, source file and line), the figures, warnings that do not change the status. Amounts inside are strings of minor units of currency. Stored as judged for every status but matched; a matched verdict''s is assembled when read from the transactions it considered, as they are now ("assembled_on_read": true).';
 
 CREATE VIEW reporting.exceptions AS
 SELECT
@@ -182,8 +210,9 @@ SELECT
   count(*) FILTER (WHERE v.status NOT IN ('matched', 'pending'))::integer AS exceptions,
   sum(v.expected_minor)::bigint AS expected_minor,
   sum(v.settled_minor)::bigint AS settled_minor
-FROM recon.latest_verdicts l
-JOIN recon.verdicts v ON v.run_id = l.run_id AND v.order_id = l.order_id
+FROM (
+  SELECT DISTINCT ON (order_id) * FROM recon.verdicts ORDER BY order_id, run_id DESC
+) v
 JOIN recon.orders o ON o.order_id = v.order_id
 WHERE v.known_order
 GROUP BY 1, 2

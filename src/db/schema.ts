@@ -170,13 +170,10 @@ export interface VerdictsTable {
   settled_minor: Money;
   delta_minor: Money;
   currency: string | null;
-  /** Amounts inside are strings of minor units (see reconcile-sql.ts), never JSON numbers. */
-  explanation: ColumnType<unknown, string, string>;
-}
-
-export interface LatestVerdictsTable {
-  order_id: string;
-  run_id: string;
+  transaction_ids: string[];
+  warnings: string[] | null;
+  /** Null for a matched verdict. Amounts inside are strings of minor units (see verdicts-sql.ts), never JSON numbers. */
+  explanation: ColumnType<unknown, string | null, string | null>;
 }
 
 export interface RunTotalsTable {
@@ -198,6 +195,5 @@ export interface Schema {
   'recon.notifications': NotificationsTable;
   'recon.reconciliation_runs': ReconciliationRunsTable;
   'recon.verdicts': VerdictsTable;
-  'recon.latest_verdicts': LatestVerdictsTable;
   'recon.run_totals': RunTotalsTable;
 }

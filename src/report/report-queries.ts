@@ -142,7 +142,7 @@ function toOpenException(row: ExceptionRow): OpenException {
 }
 
 /**
- * Every open exception of the run by order_id, `pageSize` at a time: each page continues the primary key
+ * Every open exception of the run by order_id, `pageSize` at a time: each page continues the index of exceptions
  * (run_id, order_id) where the last stopped, so the whole list costs one walk of the run's verdicts and
  * memory holds one page.
  */

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeHash } from '../../src/protocol/hash.ts';
 import { recordNotification } from '../../src/notifications/record-notification.ts';
@@ -31,6 +32,8 @@ interface VerdictRow {
   settled_minor: string;
   delta_minor: string;
   currency: string | null;
+  transaction_ids: string[];
+  warnings: string[] | null;
   explanation: Explanation;
 }
 
@@ -64,10 +67,15 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
   async function verdicts(runId: string): Promise<Map<string, VerdictRow>> {
     const rows = await testDb.database.db
       .selectFrom('recon.verdicts')
-      .select(['order_id', 'status', 'lifecycle', 'first_seen_run_id', 'first_seen_at', 'expected_minor', 'settled_minor', 'delta_minor', 'currency', 'explanation'])
+      .select(['order_id', 'status', 'lifecycle', 'first_seen_run_id', 'first_seen_at', 'expected_minor', 'settled_minor', 'delta_minor', 'currency', 'transaction_ids', 'warnings', 'explanation'])
       .where('run_id', '=', runId)
       .execute();
     return new Map(rows.map((row) => [row.order_id, { ...row, explanation: row.explanation as Explanation } as VerdictRow]));
+  }
+
+  async function explanationOnRead(orderId: string): Promise<Explanation> {
+    const { rows } = await sql<{ explanation: Explanation }>`SELECT explanation FROM reporting.reconciliation WHERE order_id = ${orderId}`.execute(testDb.database.db);
+    return rows[0]!.explanation;
   }
 
   async function verdictsOf(scopeIds: string[], overrides: Partial<ReconcileOptions> = {}) {
@@ -145,11 +153,17 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
 
     const matched = v.get(p + 'matched')!;
     expect([matched.expected_minor, matched.settled_minor, matched.delta_minor, matched.currency].map(String)).toEqual(['10000', '10000', '0', 'EUR']);
-    expect(matched.explanation.rule).toBe('matched');
-    expect(matched.explanation.transactions).toEqual([
+    // A matched verdict keeps the ids it considered; reporting.reconciliation assembles its explanation.
+    expect([matched.explanation, matched.transaction_ids, matched.warnings]).toEqual([null, [p + 'm1'], null]);
+    const assembled = await explanationOnRead(p + 'matched');
+    expect(assembled).toMatchObject({ rule: 'matched', reason: 'settled 10000 EUR equals the expected 10000 EUR', assembled_on_read: true, warnings: [] });
+    expect(assembled.transactions).toEqual([
       expect.objectContaining({ transaction_id: p + 'm1', operation_type: 'payment', exec_code: '0000', amount_minor: '10000', currency: 'EUR', source_line: 2 }),
     ]);
-    expect(path.basename(matched.explanation.transactions[0]!.source_file)).toMatch(/^export-.*\.csv$/);
+    expect(path.basename(assembled.transactions[0]!.source_file)).toMatch(/^export-.*\.csv$/);
+    // Every other verdict stores its explanation as judged, the transactions' values included.
+    expect(v.get(p + 'duplicate')!.explanation.transactions.map((t) => [t.transaction_id, t.amount_minor])).toEqual([[p + 'd1', '10000'], [p + 'd2', '10000']]);
+    expect(v.get(p + 'duplicate')!.explanation.reason).toBe(`2 succeeded payments or captures where one was expected: ${p}d1, ${p}d2`);
 
     const amount = v.get(p + 'amount')!;
     expect([amount.expected_minor, amount.settled_minor, amount.delta_minor].map(String)).toEqual(['10000', '9000', '-1000']);
@@ -163,6 +177,7 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
     expect(v.get(p + 'currency')!.explanation.reason).toContain('USD');
     expect(v.get(p + 'currency')!.settled_minor.toString()).toBe('0');
     expect(v.get(p + 'missing')!.explanation.warnings).toEqual([`abandoned at the redirect step (0002), no money moved: ${p}mi1`]);
+    expect(v.get(p + 'missing')!.warnings).toEqual(v.get(p + 'missing')!.explanation.warnings);
     expect(v.get(p + 'at-risk')!.explanation.reason).toContain('capture before');
 
     const unknown = v.get(p + 'unknown')!;
@@ -307,17 +322,33 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
 
   it.skipIf(skip)('warns about instalment positions missing or repeated without changing the status', async () => {
     const p = newPrefix();
-    const capture = (id: string, schedule: string): TestTransaction => ({ id: p + id, orderId: p + 'o', type: 'capture', amount: '100.00', exec: '0', at: at(DAY), schedule });
+    const capture = (id: string, orderId: string, schedule: string, amount = '50.00'): TestTransaction => ({
+      id: p + id, orderId: p + orderId, type: 'capture', amount, exec: '0', at: at(DAY), schedule,
+    });
+    const authorization = (id: string, orderId: string): TestTransaction => ({
+      id: p + id, orderId: p + orderId, type: 'authorization', amount: '100.00', exec: '0', at: at(2 * DAY), schedule: '[1-2]',
+    });
+    const order = (id: string): TestOrder => ({ id: p + id, amount: 10000n, status: 'paid', method: 'instalment', createdAt: created() });
     await given(
-      [{ id: p + 'o', amount: 10000n, status: 'paid', method: 'instalment', createdAt: created() }],
+      [order('gap'), order('twice'), order('regular')],
       [
-        { id: p + 'auth', orderId: p + 'o', type: 'authorization', amount: '100.00', exec: '0', at: at(2 * DAY) },
-        capture('c', '[3-4]'),
+        // An authorization carries the plan's first position too: only the money's positions are checked.
+        authorization('ga', 'gap'),
+        capture('g3', 'gap', '[3-4]', '100.00'),
+        capture('t1', 'twice', '[1-2]'),
+        capture('t1b', 'twice', '[1-2]'),
+        authorization('ra', 'regular'),
+        capture('r1', 'regular', '[1-2]', '100.00'),
       ],
     );
-    const { verdicts: v } = await verdictsOf([p + 'o']);
-    expect(v.get(p + 'o')!.status).toBe('matched');
-    expect(v.get(p + 'o')!.explanation.warnings).toEqual(['instalment SCHEDULE position missing: 1, 2']);
+    const { verdicts: v } = await verdictsOf([p + 'gap', p + 'twice', p + 'regular']);
+    expect(v.get(p + 'gap')!.status).toBe('matched');
+    expect(v.get(p + 'gap')!.warnings).toEqual(['instalment SCHEDULE position missing: 1, 2']);
+    expect((await explanationOnRead(p + 'gap')).warnings).toEqual(['instalment SCHEDULE position missing: 1, 2']);
+    // Two captures where one was expected: a duplicate payment, and the position repeated says which.
+    expect(v.get(p + 'twice')!.status).toBe('duplicate_payment');
+    expect(v.get(p + 'twice')!.explanation.warnings).toEqual(['instalment SCHEDULE position repeated: 1']);
+    expect(v.get(p + 'regular')!.warnings).toBeNull();
   });
 
   it.skipIf(skip)('re-running on unchanged data gives the same verdicts, and tracks new -> persisting -> resolved', async () => {
@@ -365,8 +396,8 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
     const [earlier, later] = BigInt(a.summary.runId) < BigInt(b.summary.runId) ? [a, b] : [b, a];
     expect(earlier.verdicts.get(p + 'short')!.lifecycle).toBe('new');
     expect(later.verdicts.get(p + 'short')!.lifecycle).toBe('persisting');
-    const latest = await testDb.database.db.selectFrom('recon.latest_verdicts').select('run_id').where('order_id', '=', p + 'short').executeTakeFirstOrThrow();
-    expect(String(latest.run_id)).toBe(later.summary.runId);
+    const latest = await sql<{ run_id: string }>`SELECT run_id::text FROM reporting.reconciliation WHERE order_id = ${p + 'short'}`.execute(testDb.database.db);
+    expect(latest.rows).toEqual([{ run_id: later.summary.runId }]);
   });
 
   it.skipIf(skip)('keeps the bridge: counts add up to the scope, totals per currency add up to the verdicts', async () => {

@@ -158,7 +158,8 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
   type VerdictFields = Pick<Insertable<VerdictsTable>, 'status' | 'expected_minor' | 'settled_minor' | 'delta_minor'> & Partial<Insertable<VerdictsTable>>;
   const verdict = (runId: string, orderId: string, fields: VerdictFields): Insertable<VerdictsTable> => ({
     run_id: runId, order_id: orderId, known_order: true, lifecycle: null, first_seen_run_id: null, first_seen_at: null,
-    currency: 'EUR', explanation: JSON.stringify({ rule: fields.status, transactions: [], warnings: [] }), ...fields,
+    currency: 'EUR', transaction_ids: [], warnings: null,
+    explanation: fields.status === 'matched' ? null : JSON.stringify({ rule: fields.status, transactions: [], warnings: [] }), ...fields,
   });
   const firstSeen = (runId: string, asOf: Date) => ({ lifecycle: 'new' as const, first_seen_run_id: runId, first_seen_at: asOf });
   await db
@@ -179,19 +180,11 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
           warnings: ['instalment SCHEDULE position missing: 2, 3'],
         }),
       }),
-      verdict(run2, 'O4', { status: 'matched', lifecycle: 'resolved', expected_minor: BIG.toString(), settled_minor: BIG.toString(), delta_minor: '0' }),
+      verdict(run2, 'O4', {
+        status: 'matched', lifecycle: 'resolved', expected_minor: BIG.toString(), settled_minor: BIG.toString(), delta_minor: '0',
+        transaction_ids: ['T2'], warnings: ['abandoned at the redirect step (0002), no money moved: T9'],
+      }),
       verdict(run2, 'UNK-0', { status: 'unknown_order', known_order: false, ...firstSeen(run2, asOf2), expected_minor: '0', settled_minor: '400', delta_minor: '400' }),
-    ])
-    .execute();
-  await db
-    .insertInto('recon.latest_verdicts')
-    .values([
-      { order_id: 'O1', run_id: run2 },
-      { order_id: 'O2', run_id: run1 },
-      { order_id: 'O3', run_id: run1 },
-      { order_id: 'O4', run_id: run2 },
-      { order_id: 'UNK-9', run_id: run1 },
-      { order_id: 'UNK-0', run_id: run2 },
     ])
     .execute();
   await db

@@ -118,12 +118,26 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
       },
       {
         order_id: 'O3', known_order: true, status: 'matched', lifecycle: null, expected_minor: '0', settled_minor: '0', delta_minor: '0',
-        currency: 'JPY', first_seen: null, ...run1, explanation: explanationOf('matched'),
+        currency: 'JPY', first_seen: null, ...run1,
+        // A matched verdict stores no explanation: the view assembles it from what the verdict kept.
+        explanation: {
+          rule: 'matched', reason: 'settled 0 JPY equals the expected 0 JPY', transactions: [], warnings: [],
+          figures: { settled: '0', expected: '0', delta: '0', tolerance: '0' }, assembled_on_read: true,
+        },
       },
       // Resolved in run 2: run 1's missing_at_provider is history, not the current state.
       {
         order_id: 'O4', known_order: true, status: 'matched', lifecycle: 'resolved', expected_minor: BIG.toString(), settled_minor: BIG.toString(),
-        delta_minor: '0', currency: 'EUR', first_seen: null, ...run2, explanation: explanationOf('matched'),
+        delta_minor: '0', currency: 'EUR', first_seen: null, ...run2,
+        explanation: {
+          rule: 'matched', reason: `settled ${BIG} EUR equals the expected ${BIG} EUR`,
+          transactions: [{
+            transaction_id: 'T2', operation_type: 'payment', exec_code: '0000', amount_minor: BIG.toString(), currency: 'EUR',
+            occurred_at: '2026-03-01T12:05:00+00:00', source_file: 'exports/2026-03-03.zip', source_entry: 'export.csv', source_line: 3,
+          }],
+          warnings: ['abandoned at the redirect step (0002), no money moved: T9'],
+          figures: { settled: BIG.toString(), expected: BIG.toString(), delta: '0', tolerance: '5' }, assembled_on_read: true,
+        },
       },
       {
         order_id: 'UNK-0', known_order: false, status: 'unknown_order', lifecycle: 'new', expected_minor: '0', settled_minor: '400', delta_minor: '400',
