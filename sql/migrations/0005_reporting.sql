@@ -112,8 +112,9 @@ SELECT
   r.as_of,
   coalesce(v.explanation, jsonb_build_object(
     'rule', v.status,
-    'reason', format('settled %s %s equals the expected %s %s%s', v.settled_minor, v.currency, v.expected_minor, v.currency,
-      CASE WHEN v.delta_minor <> 0 THEN format(' within the tolerance of %s', r.tolerance_minor) ELSE '' END),
+    'reason', format('settled %s equals the expected %s%s', recon.format_money(v.settled_minor, v.currency),
+      recon.format_money(v.expected_minor, v.currency),
+      CASE WHEN v.delta_minor <> 0 THEN ' within the tolerance of ' || recon.format_money(r.tolerance_minor, v.currency) ELSE '' END),
     'transactions', (
       SELECT coalesce(jsonb_agg(jsonb_build_object(
         'transaction_id', t.transaction_id,

@@ -217,9 +217,9 @@ function inOrderCurrency(kind: RawBuilder<unknown>): RawBuilder<unknown> {
     ) t WHERE ${kind})`;
 }
 
-/** One sentence per rule, saying why in the numbers an accountant can check. Amounts are minor units. */
+/** One sentence per rule, saying why in the numbers an accountant can check, in the currency's own units. */
 function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number): RawBuilder<unknown> {
-  const money = (column: string) => sql.raw(`w.${column}::text || ' ' || coalesce(w.order_currency, w.first_currency, '')`);
+  const money = (column: string) => sql.raw(`recon.format_money(w.${column}, coalesce(w.order_currency, w.first_currency))`);
   return sql`CASE w.verdict
     WHEN 'unknown_order' THEN format('%s succeeded transaction(s) carry this ORDERID but there is no such order', w.succeeded_count)
     WHEN 'currency_mismatch' THEN format('succeeded transaction(s) in %s, the order is in %s',
@@ -237,9 +237,10 @@ function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number): RawBuild
       ELSE format('the order is %s but the service only authorized %s, never captured', w.status, ${money('authorized')}) END
     WHEN 'amount_mismatch' THEN CASE
       WHEN w.status = 'authorized' THEN format('authorized %s, the order is for %s (delta %s)',
-        ${money('authorized')}, ${money('amount_minor')}, w.delta)
+        ${money('authorized')}, ${money('amount_minor')}, ${money('delta')})
       ELSE format('settled %s (paid %s - refunded %s) differs from the expected %s by %s, beyond the tolerance of %s',
-        ${money('settled')}, w.paid, w.refunded, ${money('expected')}, w.delta, ${tolerance}) END
+        ${money('settled')}, ${money('paid')}, ${money('refunded')}, ${money('expected')}, ${money('delta')},
+        recon.format_money(${tolerance}, coalesce(w.order_currency, w.first_currency))) END
     WHEN 'approval_expired' THEN format('the instalment authorization has waited for approval (0003) since %s, 6 days or more: expired',
       w.latest_approval_wait_at)
     WHEN 'capture_expired' THEN format('authorized on %s, 7 days or more ago, and never captured: the capture window is closed',

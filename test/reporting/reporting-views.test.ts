@@ -130,7 +130,7 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         order_id: 'O4', known_order: true, status: 'matched', lifecycle: 'resolved', expected_minor: BIG.toString(), settled_minor: BIG.toString(),
         delta_minor: '0', currency: 'EUR', first_seen: null, ...run2,
         explanation: {
-          rule: 'matched', reason: `settled ${BIG} EUR equals the expected ${BIG} EUR`,
+          rule: 'matched', reason: 'settled 90071992547409.93 EUR equals the expected 90071992547409.93 EUR',
           transactions: [{
             transaction_id: 'T2', operation_type: 'payment', exec_code: '0000', amount_minor: BIG.toString(), currency: 'EUR',
             occurred_at: '2026-03-01T12:05:00+00:00', source_file: 'exports/2026-03-03.zip', source_entry: 'export.csv', source_line: 3,
