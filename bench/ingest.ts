@@ -8,13 +8,15 @@
  * byte-identical duplicate) into the full database, both ways. Prints wall time, rows/s, peak RSS, ratio.
  * Needs DATABASE_URL (a PostgreSQL server where it may create and drop databases), gzip, zip, unzip, bzip2, psql.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { benchDatabases } from './bench-database.ts';
 import { generateExport } from './generate-export.ts';
+import { timed, type Measure } from './timed.ts';
 import { REFERENCE_UPSERT, STAGING_COLUMNS } from './reference-sql.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -30,51 +32,13 @@ mkdirSync(work, { recursive: true });
 const cli = path.join(root, 'dist', 'src', 'cli', 'main.js');
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
-interface Measure {
-  seconds: number;
-  peakRssMb: number | null;
-}
+const databases = benchDatabases(adminUrl, cli);
 
-function databaseUrl(name: string): string {
-  const url = new URL(adminUrl!);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-async function freshDatabase(name: string): Promise<string> {
-  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${name}`);
-  const url = databaseUrl(name);
-  execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, DATABASE_URL: url }, stdio: 'ignore' });
-  return url;
-}
-
-/** Runs a command under GNU time: wall seconds and the peak RSS of the measured process. */
-function timed(command: string, argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Measure & { stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/time', ['-f', '%e %M', command, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const last = stderr.trim().split('\n').pop() ?? '';
-      const [seconds, rssKb] = last.split(' ').map(Number);
-      if (code !== 0 && code !== 3) return reject(new Error(`${command} exited ${code}: ${stderr.trim().slice(-500)}`));
-      resolve({ seconds: seconds!, peakRssMb: rssKb! / 1024, stdout });
-    });
-  });
+/** A measured command that must succeed (3 is recon ingest's "rows rejected", still a load). */
+async function timedOk(command: string, argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Measure> {
+  const result = await timed(command, argv, env);
+  if (result.exitCode !== 0 && result.exitCode !== 3) throw new Error(`${command} exited ${result.exitCode}: ${result.stderr.trim().slice(-500)}`);
+  return result;
 }
 
 async function prepareReference(url: string): Promise<void> {
@@ -101,12 +65,12 @@ function referenceScript(url: string, decompress: string, file: string): string 
 
 async function reference(url: string, decompress: string, file: string): Promise<Measure> {
   await prepareReference(url);
-  return timed('sh', ['-c', referenceScript(url, decompress, file)]);
+  return timedOk('sh', ['-c', referenceScript(url, decompress, file)]);
 }
 
 async function recon(url: string, file: string): Promise<Measure & { summary: Record<string, unknown> }> {
   // Run as the executable, as users do, so the shebang's V8 flags apply.
-  const result = await timed(cli, ['ingest', '--json', file], { ...process.env, DATABASE_URL: url });
+  const result = await timedOk(cli, ['ingest', '--json', file], { ...process.env, DATABASE_URL: url });
   const summary = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
   return { ...result, summary };
 }
@@ -136,10 +100,10 @@ async function main(): Promise<void> {
   const results: Row[] = [];
   for (const c of cases) {
     log(`${c.name}: recon ingest into an empty database`);
-    const oursUrl = await freshDatabase('recon_bench_ours');
+    const oursUrl = await databases.fresh('recon_bench_ours');
     const ours = await recon(oursUrl, c.file);
     log(`${c.name}: reference into an empty database`);
-    const refUrl = await freshDatabase('recon_bench_ref');
+    const refUrl = await databases.fresh('recon_bench_ref');
     const ref = await reference(refUrl, c.decompress, c.file);
     results.push({ case: `${c.name} (${(statSync(c.file).size / 1e6).toFixed(1)} MB)`, ours, ref, target: c.target, summary: ours.summary });
     if (c.name === 'gzip') {
@@ -149,8 +113,8 @@ async function main(): Promise<void> {
       results.push({ case: 're-ingest gzip, unchanged', ours: oursAgain, ref: refAgain, target: 1.2, summary: oursAgain.summary });
     }
   }
-  await admin('DROP DATABASE IF EXISTS recon_bench_ours WITH (FORCE)');
-  await admin('DROP DATABASE IF EXISTS recon_bench_ref WITH (FORCE)');
+  await databases.drop('recon_bench_ours');
+  await databases.drop('recon_bench_ref');
 
   const lines = [
     `ingest benchmark: ${rows.toLocaleString('en')} rows, ${(bytes / 1e6).toFixed(1)} MB of csv, node ${process.version}`,
@@ -158,7 +122,7 @@ async function main(): Promise<void> {
   ];
   for (const r of results) {
     const ratio = r.ours.seconds / r.ref.seconds;
-    const ok = ratio <= r.target && (r.ours.peakRssMb ?? 0) <= 256;
+    const ok = ratio <= r.target && r.ours.peakRssMb <= 256;
     lines.push(
       [
         r.case.padEnd(28),
@@ -167,7 +131,7 @@ async function main(): Promise<void> {
         ratio.toFixed(2).padStart(6),
         `<=${r.target}`.padStart(7),
         Math.round(rows / r.ours.seconds).toLocaleString('en').padStart(13),
-        `${(r.ours.peakRssMb ?? 0).toFixed(0)} MB`.padStart(15),
+        `${r.ours.peakRssMb.toFixed(0)} MB`.padStart(15),
         ok ? ' ok' : ' MISSED',
       ].join(' '),
     );
