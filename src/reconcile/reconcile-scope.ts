@@ -19,14 +19,3 @@ export function scopeToJson(scope: ReconcileScope): RunScopeJson {
       return { kind: 'created_since', since: scope.since.toISOString() };
   }
 }
-
-export function describeScope(scope: ReconcileScope): string {
-  switch (scope.kind) {
-    case 'all':
-      return 'all orders and unknown ORDERIDs';
-    case 'orders':
-      return `${scope.orderIds.length} order id${scope.orderIds.length === 1 ? '' : 's'}`;
-    case 'created_since':
-      return `orders created since ${scope.since.toISOString()}`;
-  }
-}

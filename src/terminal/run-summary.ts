@@ -1,10 +1,11 @@
 import type { RunSummary } from '../reconcile/reconcile.ts';
-import { describeScope } from '../reconcile/reconcile-scope.ts';
+import { scopeToJson } from '../reconcile/reconcile-scope.ts';
 import { formatAmount } from '../report/money-format.ts';
+import { describeScope } from '../report/run-report.ts';
 
 /** `recon reconcile`'s lines on a terminal: the run, its counts per status, its lifecycle and its bridge. */
 export function formatRunSummary(summary: RunSummary): string {
-  const lines = [`run ${summary.runId} as of ${summary.asOf.toISOString()}: ${describeScope(summary.scope)}, ${summary.ordersInScope} verdicts`];
+  const lines = [`run ${summary.runId} as of ${summary.asOf.toISOString()}: ${describeScope(scopeToJson(summary.scope))}, ${summary.ordersInScope} verdicts`];
   const counts = Object.entries(summary.counts).filter(([, n]) => n > 0);
   lines.push(`  ${counts.length === 0 ? 'no verdicts' : counts.map(([status, n]) => `${status}=${n}`).join(' ')}`);
   const { new: added, persisting, resolved } = summary.lifecycle;
@@ -23,5 +24,5 @@ export function formatRunSummary(summary: RunSummary): string {
 
 /** The run as one JSON object; amounts stay strings of minor units. */
 export function formatRunJson(summary: RunSummary): string {
-  return JSON.stringify({ ...summary, asOf: summary.asOf.toISOString(), scope: summary.scope.kind === 'created_since' ? { kind: 'created_since', since: summary.scope.since.toISOString() } : summary.scope });
+  return JSON.stringify({ ...summary, asOf: summary.asOf.toISOString(), scope: scopeToJson(summary.scope) });
 }
