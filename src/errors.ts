@@ -27,8 +27,6 @@ export type ReconErrorCode =
   | 'CSV_HEADER'
   // the merchant's orders: a source that cannot be read at all (exit 2)
   | 'ORDERS_SOURCE'
-  // a reconciliation whose scope holds orders expecting money but no transaction at all (exit 2, run kept)
-  | 'RUN_SUSPECT'
   // recon report: the run asked for (or any finished run) does not exist (exit 2)
   | 'RUN_NOT_FOUND'
   // recon report --out: the report file cannot be written (exit 2, nothing left behind)

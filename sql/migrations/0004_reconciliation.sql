@@ -42,7 +42,7 @@ CREATE TABLE recon.verdicts (
   settled_minor      bigint NOT NULL,
   delta_minor        bigint NOT NULL,
   currency           char(3),
-  -- Every transaction of the order the run considered, oldest first.
+  -- Every transaction of the order the run considered (ids, in no particular order).
   transaction_ids    text[] NOT NULL,
   -- What does not change the status but deserves a look (an abandoned 0002, instalment positions missing...).
   warnings           text[],
