@@ -46,6 +46,7 @@ export async function syncOrders(database: Database, config: OrdersSourceConfig,
   try {
     query = await openOrdersQuery(source.databaseUrl, source.query, identity.name, { batchRows: options.batchRows, signal: options.signal });
   } catch (error) {
+    if (options.signal?.aborted) throw error;
     return recordFailedImport(database, identity, error, identity.name);
   }
   try {

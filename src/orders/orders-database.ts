@@ -51,12 +51,28 @@ export async function openOrdersQuery(url: string, query: string, name: string, 
     ending = true;
     await client.end().catch(() => {});
   };
+  // A stop while connecting ends the attempt at once: a host that drops packets would otherwise hold it until the
+  // connect timeout.
+  let abandonConnect = () => {};
+  const stopped = new Promise<never>((_resolve, reject) => (abandonConnect = () => reject(options.signal!.reason)));
+  stopped.catch(() => {});
+  options.signal?.addEventListener('abort', abandonConnect, { once: true });
   try {
-    await client.connect();
-    await client.query(`SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'; BEGIN READ ONLY`);
+    options.signal?.throwIfAborted();
+    await Promise.race([client.connect(), stopped]);
+    await Promise.race([client.query(`SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'; BEGIN READ ONLY`), stopped]);
   } catch (error) {
+    if (options.signal?.aborted) {
+      // pg's end() on a connection still being made only says goodbye politely and waits for an answer that a
+      // silent host never gives, keeping the process alive until the connect timeout: cut the socket instead.
+      ending = true;
+      (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      throw options.signal.reason;
+    }
     await end();
     throw new ReconError('ORDERS_SOURCE', `${name}: cannot connect to the orders database: ${sourceErrorDetail(error)}`, { cause: error });
+  } finally {
+    options.signal?.removeEventListener('abort', abandonConnect);
   }
 
   const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;

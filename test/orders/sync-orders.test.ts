@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncOrders } from '../../pipelines/sync-orders.ts';
 import type { OrdersSourceConfig } from '../../src/config/config.ts';
@@ -228,5 +229,25 @@ describe.each(BACKENDS)('syncOrders from PostgreSQL into %s', (backend) => {
     });
     await expect(run).rejects.toBe(stop);
     expect(await counts('SP')).toEqual(before);
+  });
+
+  it.skipIf(skip)('stopped while connecting to a database that never answers: stops at once, records nothing', async () => {
+    // A server that accepts the connection and then says nothing, like a host behind a firewall that drops packets.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const controller = new AbortController();
+    const stop = new Error('stopped by the test');
+    silent.once('connection', () => controller.abort(stop));
+    try {
+      const before = await counts('NONE');
+      const run = syncOrders(testDb.database, source('SELECT 1', `postgres://merchant:secret@127.0.0.1:${port}/shop`), { signal: controller.signal });
+      await expect(run).rejects.toBe(stop);
+      expect(await counts('NONE')).toEqual(before);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
