@@ -116,17 +116,7 @@ SELECT
       recon.format_money(v.expected_minor, v.currency),
       CASE WHEN v.delta_minor <> 0 THEN ' within the tolerance of ' || recon.format_money(r.tolerance_minor, v.currency) ELSE '' END),
     'transactions', (
-      SELECT coalesce(jsonb_agg(jsonb_build_object(
-        'transaction_id', t.transaction_id,
-        'operation_type', t.operation_type,
-        'exec_code', t.exec_code,
-        'amount_minor', t.amount_minor::text,
-        'currency', t.currency,
-        'occurred_at', t.occurred_at,
-        'source_file', f.name,
-        'source_entry', t.entry,
-        'source_line', t.line
-      ) ORDER BY t.occurred_at, t.transaction_id), '[]'::jsonb)
+      SELECT coalesce(jsonb_agg(recon.explained_transaction(t, f.name) ORDER BY t.occurred_at, t.transaction_id), '[]'::jsonb)
       FROM recon.transactions t LEFT JOIN recon.files f ON f.file_id = t.file_id
       WHERE t.transaction_id = ANY (v.transaction_ids)),
     'warnings', to_jsonb(coalesce(v.warnings, '{}'::text[])),

@@ -181,17 +181,7 @@ joined AS (
       'rule', w.verdict,
       'reason', ${reasonSql(tolerance, p.graceHours)},
       'transactions', (
-        SELECT coalesce(jsonb_agg(jsonb_build_object(
-          'transaction_id', t.transaction_id,
-          'operation_type', t.operation_type,
-          'exec_code', t.exec_code,
-          'amount_minor', t.amount_minor::text,
-          'currency', t.currency,
-          'occurred_at', t.occurred_at,
-          'source_file', f.name,
-          'source_entry', t.entry,
-          'source_line', t.line
-        ) ORDER BY t.occurred_at, t.transaction_id), '[]'::jsonb)
+        SELECT coalesce(jsonb_agg(recon.explained_transaction(t, f.name) ORDER BY t.occurred_at, t.transaction_id), '[]'::jsonb)
         FROM recon.transactions t LEFT JOIN recon.files f ON f.file_id = t.file_id
         WHERE t.order_id = w.order_id),
       'warnings', to_jsonb(coalesce(w.warnings, '{}'::text[])),
