@@ -1,6 +1,6 @@
 import type { RunSummary } from '../reconcile/reconcile.ts';
 import { scopeToJson } from '../reconcile/reconcile-scope.ts';
-import { formatAmount } from '../report/money-format.ts';
+import { differenceMinor, formatAmount } from '../report/money-format.ts';
 import { describeScope } from '../report/run-report.ts';
 
 /** `recon reconcile`'s lines on a terminal: the run, its counts per status, its lifecycle and its bridge. */
@@ -11,7 +11,7 @@ export function formatRunSummary(summary: RunSummary): string {
   const { new: added, persisting, resolved } = summary.lifecycle;
   lines.push(`  exceptions: ${added} new, ${persisting} persisting; ${resolved} resolved`);
   for (const total of summary.totals) {
-    const delta = (BigInt(total.settledMinor) - BigInt(total.expectedMinor)).toString();
+    const delta = differenceMinor(total.settledMinor, total.expectedMinor);
     lines.push(
       `  bridge ${total.currency}: ${total.orders} orders + ${total.unknownOrders} unknown, `
         + `expected ${formatAmount(total.expectedMinor, total.currency)}, settled ${formatAmount(total.settledMinor, total.currency)}, `
