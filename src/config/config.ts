@@ -29,6 +29,19 @@ const EnvSchema = z.object({
   RECON_GRACE_HOURS: nonNegativeInt.default(24),
   RECON_ORDERS_DATABASE_URL: z.string().min(1).optional(),
   RECON_ORDERS_QUERY: z.string().trim().min(1).optional(),
+  RECON_SERVICE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  RECON_IDENTIFIER: z.string().min(1).max(32).optional(),
+  RECON_SECRET: z.string().min(1).optional(),
+  RECON_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  RECON_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
+  RECON_HOST: z.string().min(1).default('127.0.0.1'),
+  RECON_SCHEDULE: z.string().trim().min(1).default('30 2 * * *'),
+  RECON_SCHEDULE_TIMEZONE: z.string().min(1).default('Europe/Paris'),
+  RECON_LOOKBACK_DAYS: positiveInt.default(30),
+  RECON_EXPORT_BATCH_SIZE: positiveInt.default(200),
+  RECON_EXPORT_COMPRESSION: z.enum(['zip', 'gzip', 'bzip']).default('gzip'),
+  RECON_EXPORT_TIMEOUT_SECONDS: positiveInt.default(3600),
+  RECON_EXPORT_ATTEMPTS: positiveInt.default(3),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -43,6 +56,41 @@ export interface Config {
   readonly sandbox: SandboxConfig;
   readonly reconcile: ReconcileSettings;
   readonly orders: OrdersSourceConfig;
+  readonly service: ServiceConfig;
+  readonly serve: ServeConfig;
+  readonly nightly: NightlyConfig;
+}
+
+/** The payment service recon talks to (its endpoints are <url>/front/service/rest/process and /export). */
+export interface ServiceConfig {
+  readonly url: string | undefined;
+  readonly identifier: string | undefined;
+  /** The HASH key: signs requests, verifies notifications. */
+  readonly secret: string | undefined;
+}
+
+/** `recon serve`: where it listens, and the public URL the service posts exports to. */
+export interface ServeConfig {
+  readonly port: number;
+  readonly host: string;
+  /** The public base of every CALLBACKURL; its path is where deliveries are taken, a token appended. */
+  readonly callbackBaseUrl: string | undefined;
+}
+
+/** The nightly run: when it starts and how it asks for exports. */
+export interface NightlyConfig {
+  /** Cron expression (node-cron syntax) in `scheduleTimezone`. */
+  readonly schedule: string;
+  readonly scheduleTimezone: string;
+  /** Orders created this many days back are in a run's scope. */
+  readonly lookbackDays: number;
+  /** ORDERIDs per getTransactions request. */
+  readonly exportBatchSize: number;
+  readonly exportCompression: 'zip' | 'gzip' | 'bzip';
+  /** How long a requested export may take to arrive before it is asked for again. */
+  readonly exportTimeoutSeconds: number;
+  /** Requests per export before it is given up. */
+  readonly exportAttempts: number;
 }
 
 export interface ReconcileSettings {
@@ -112,6 +160,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     orders: Object.freeze({
       databaseUrl: e.RECON_ORDERS_DATABASE_URL,
       query: e.RECON_ORDERS_QUERY,
+    }),
+    service: Object.freeze({ url: e.RECON_SERVICE_URL, identifier: e.RECON_IDENTIFIER, secret: e.RECON_SECRET }),
+    serve: Object.freeze({ port: e.RECON_PORT, host: e.RECON_HOST, callbackBaseUrl: e.RECON_CALLBACK_BASE_URL }),
+    nightly: Object.freeze({
+      schedule: e.RECON_SCHEDULE,
+      scheduleTimezone: e.RECON_SCHEDULE_TIMEZONE,
+      lookbackDays: e.RECON_LOOKBACK_DAYS,
+      exportBatchSize: e.RECON_EXPORT_BATCH_SIZE,
+      exportCompression: e.RECON_EXPORT_COMPRESSION,
+      exportTimeoutSeconds: e.RECON_EXPORT_TIMEOUT_SECONDS,
+      exportAttempts: e.RECON_EXPORT_ATTEMPTS,
     }),
   });
 }
