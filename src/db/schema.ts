@@ -185,6 +185,49 @@ export interface RunTotalsTable {
   settled_minor: Money;
 }
 
+/** COMPRESSION as sent in a getTransactions request. */
+export type ExportCompression = 'zip' | 'gzip' | 'bzip';
+export type ExportRequestState = 'requested' | 'delivered' | 'ingested' | 'failed' | 'timed_out' | 'given_up';
+
+export interface ExportRequestsTable {
+  request_id: Generated<string>;
+  /** Base62, the end of the request's CALLBACKURL. */
+  token: string;
+  nightly_run_id: string | null;
+  order_ids: string[];
+  compression: ExportCompression;
+  attempt: ColumnType<number, number | undefined, number>;
+  state: ColumnType<ExportRequestState, ExportRequestState | undefined, ExportRequestState>;
+  requested_at: DefaultedTimestamp;
+  expires_at: Timestamp;
+  delivered_at: Timestamp | null;
+  ingested_at: Timestamp | null;
+  failure: string | null;
+}
+
+export type DeliveryState = 'received' | 'ingested' | 'failed';
+
+export interface DeliveriesTable {
+  delivery_id: Generated<string>;
+  request_id: string;
+  received_at: DefaultedTimestamp;
+  sha256: string;
+  bytes: ColumnType<string, number | bigint | string, number | bigint | string>;
+  content_type: string | null;
+  filename: string | null;
+  /** The text fields of a multipart upload. */
+  fields: ColumnType<Record<string, string>, string | undefined, string>;
+  state: ColumnType<DeliveryState, DeliveryState | undefined, DeliveryState>;
+  file_id: string | null;
+}
+
+/** `data` reads as a Buffer from PostgreSQL and as a Uint8Array from PGlite. */
+export interface DeliveryChunksTable {
+  delivery_id: string;
+  seq: number;
+  data: Uint8Array;
+}
+
 export interface Schema {
   'recon.files': FilesTable;
   'recon.transactions': TransactionsTable;
@@ -196,4 +239,7 @@ export interface Schema {
   'recon.reconciliation_runs': ReconciliationRunsTable;
   'recon.verdicts': VerdictsTable;
   'recon.run_totals': RunTotalsTable;
+  'recon.export_requests': ExportRequestsTable;
+  'recon.deliveries': DeliveriesTable;
+  'recon.delivery_chunks': DeliveryChunksTable;
 }
