@@ -33,6 +33,9 @@ export type ReconErrorCode =
   | 'OUTPUT_UNWRITABLE'
   // stopped by SIGINT/SIGTERM (exit 2: the work was cut short, whatever was in flight rolled back)
   | 'INTERRUPTED'
+  // recon serve: a stored delivery that is not there, or whose bytes no longer match its sha256
+  | 'DELIVERY_NOT_FOUND'
+  | 'DELIVERY_CORRUPT'
   // database
   | 'DATABASE'
   | 'MIGRATION'

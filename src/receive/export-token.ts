@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { ExportCompression, Schema } from '../db/schema.ts';
+import { callbackEndpoint } from './callback-url.ts';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** 248 = 4 x 62: bytes from 248 up are skipped, so that every character is equally likely. */
+const UNBIASED_LIMIT = 248;
+
+/** `length` base62 characters from the system's cryptographic random source. */
+export function generateToken(length: number): string {
+  let token = '';
+  while (token.length < length) {
+    for (const byte of randomBytes(length)) {
+      if (byte < UNBIASED_LIMIT && token.length < length) token += BASE62[byte % 62];
+    }
+  }
+  return token;
+}
+
+export const TOKEN_PATTERN = /^[0-9A-Za-z]+$/;
+
+export interface ExportTokenRequest {
+  /** RECON_CALLBACK_BASE_URL. */
+  readonly callbackBaseUrl: string;
+  readonly orderIds: readonly string[];
+  readonly compression: ExportCompression;
+  readonly nightlyRunId: string | null;
+  /** A first delivery after this instant is refused with 404. */
+  readonly expiresAt: Date;
+  /** 1 for the first request of these orders, 2 for its first retry... */
+  readonly attempt?: number;
+}
+
+export interface IssuedExportToken {
+  readonly requestId: string;
+  readonly token: string;
+  /** The CALLBACKURL to send with the getTransactions request, at most 32 characters. */
+  readonly callbackUrl: string;
+}
+
+/**
+ * Records an export request (state 'requested') under a new single-use token and returns its CALLBACKURL.
+ * Call it before sending the request, so that a delivery never arrives for a token the receiver does not know.
+ */
+export async function issueExportToken(db: Kysely<Schema>, request: ExportTokenRequest): Promise<IssuedExportToken> {
+  const endpoint = callbackEndpoint(request.callbackBaseUrl);
+  const token = generateToken(endpoint.tokenLength);
+  const row = await db
+    .insertInto('recon.export_requests')
+    .values({
+      token,
+      nightly_run_id: request.nightlyRunId,
+      order_ids: [...request.orderIds],
+      compression: request.compression,
+      attempt: request.attempt ?? 1,
+      expires_at: request.expiresAt,
+    })
+    .returning('request_id')
+    .executeTakeFirstOrThrow();
+  return { requestId: String(row.request_id), token, callbackUrl: endpoint.base + token };
+}

@@ -1,0 +1,20 @@
+import type { FailureReason } from './receiver-metrics.ts';
+
+/** What the receiver did, for the serve command's log; never thrown, and a listener's failure is ignored. */
+export type ReceiverEvent =
+  /** A token was claimed and its body is being stored (a long upload shows as it starts). */
+  | { readonly type: 'delivery-receiving'; readonly requestId: string; readonly deliveryId: string }
+  | {
+      readonly type: 'delivery-accepted';
+      readonly outcome: 'stored' | 'repeated';
+      readonly requestId: string;
+      readonly deliveryId: string;
+      readonly sha256: string;
+      readonly bytes: number;
+    }
+  | { readonly type: 'delivery-refused'; readonly status: number | null; readonly reason: FailureReason; readonly message: string }
+  | { readonly type: 'delivery-hook-failed'; readonly deliveryId: string; readonly error: unknown }
+  | { readonly type: 'notification'; readonly notificationId: string; readonly hashValid: boolean }
+  | { readonly type: 'notification-refused'; readonly status: number | null; readonly reason: FailureReason; readonly message: string }
+  /** An unexpected failure answered 500 (or not at all, when it happened after the answer). */
+  | { readonly type: 'internal-error'; readonly path: string; readonly error: unknown };

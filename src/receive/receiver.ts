@@ -1,0 +1,115 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Kysely } from 'kysely';
+import type { Schema } from '../db/schema.ts';
+import { ReconError } from '../errors.ts';
+import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
+import { PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus-text.ts';
+import { callbackEndpoint } from './callback-url.ts';
+import { handleDelivery } from './delivery-handler.ts';
+import { handleNotification } from './notification-handler.ts';
+import type { ReceiverContext } from './receiver-context.ts';
+import type { ReceiverEvent } from './receiver-event.ts';
+import { registerReceiverMetrics } from './receiver-metrics.ts';
+import { answer, answerEarly } from './respond.ts';
+
+export interface ReceiverOptions {
+  readonly db: Kysely<Schema>;
+  /** RECON_SECRET: the HASH key notifications are checked with. */
+  readonly secret: string;
+  /** RECON_CALLBACK_BASE_URL: deliveries are taken under its path. */
+  readonly callbackBaseUrl: string;
+  /** RECON_MAX_FILE_BYTES: a larger delivery is refused with 413. */
+  readonly maxFileBytes: number;
+  /** Called with each newly stored delivery, after it is answered; a failure is counted, never the sender's. */
+  readonly onDelivered?: (deliveryId: string) => void | Promise<void>;
+  /** Where the receiver counts; served at /metrics with everything else registered there. */
+  readonly metrics: MetricsRegistry;
+  readonly onEvent?: (event: ReceiverEvent) => void;
+  /** Expiry of tokens and received_at of deliveries and notifications. Default: the system clock. */
+  readonly now?: () => Date;
+}
+
+export interface Receiver {
+  /** The request listener, for node:http's createServer (startReceiver does that). */
+  readonly handle: (request: IncomingMessage, response: ServerResponse) => void;
+  /** From now on /healthz answers 503; resolves once every request in flight, onDelivered calls included, is done. */
+  drain(): Promise<void>;
+}
+
+/**
+ * recon serve's HTTP side: POST <callback path><token> takes export deliveries, GET and POST /notify take
+ * notifications, GET /healthz and GET /metrics serve operators. Refuses to start (ReconError CONFIG) with a
+ * callback base URL that leaves fewer than 8 token characters or without a secret.
+ */
+export function createReceiver(options: ReceiverOptions): Receiver {
+  const endpoint = callbackEndpoint(options.callbackBaseUrl);
+  if (!options.secret) throw new ReconError('CONFIG', 'RECON_SECRET is required to check the HASH of notifications');
+  const onEvent = options.onEvent;
+  const ctx: ReceiverContext = {
+    db: options.db,
+    secret: options.secret,
+    maxFileBytes: options.maxFileBytes,
+    now: options.now ?? (() => new Date()),
+    metrics: registerReceiverMetrics(options.metrics),
+    onDelivered: options.onDelivered ?? (() => {}),
+    emit: (event) => {
+      try {
+        onEvent?.(event);
+      } catch {
+        // A faulty log listener must not fail a request.
+      }
+    },
+  };
+  const inFlight = new Set<Promise<void>>();
+  let draining = false;
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const target = request.url ?? '';
+    // Origin-form only: `//host/x` must stay a path, not become another host.
+    if (!target.startsWith('/')) return answerEarly(request, response, 400, 'bad request target');
+    const url = new URL(`http://receiver${target}`);
+    const method = request.method ?? '';
+    switch (url.pathname) {
+      case '/notify':
+        if (method === 'GET' || method === 'POST') return handleNotification(ctx, request, response, url);
+        return answerEarly(request, response, 405, `${method} not allowed on /notify`, { allow: 'GET, POST' });
+      case '/healthz':
+        if (method !== 'GET' && method !== 'HEAD') return answerEarly(request, response, 405, `${method} not allowed on /healthz`, { allow: 'GET, HEAD' });
+        return draining ? answer(response, 503, 'shutting down') : answer(response, 200, 'OK');
+      case '/metrics':
+        if (method !== 'GET' && method !== 'HEAD') return answerEarly(request, response, 405, `${method} not allowed on /metrics`, { allow: 'GET, HEAD' });
+        return answerMetrics(options.metrics, response);
+    }
+    if (url.pathname.startsWith(endpoint.path) && url.pathname.length > endpoint.path.length) {
+      if (method === 'POST') return handleDelivery(ctx, request, response, url.pathname.slice(endpoint.path.length));
+      return answerEarly(request, response, 405, `${method} not allowed on a delivery URL`, { allow: 'POST' });
+    }
+    answerEarly(request, response, 404, 'not found');
+  }
+
+  return {
+    handle(request, response) {
+      const work = route(request, response).catch((error: unknown) => {
+        ctx.emit({ type: 'internal-error', path: request.url ?? '', error });
+        answerEarly(request, response, 500, 'internal error');
+      });
+      inFlight.add(work);
+      void work.finally(() => inFlight.delete(work));
+    },
+    async drain() {
+      draining = true;
+      while (inFlight.size > 0) await Promise.all(inFlight);
+    },
+  };
+}
+
+async function answerMetrics(registry: MetricsRegistry, response: ServerResponse): Promise<void> {
+  let text: string;
+  try {
+    text = await registry.expose();
+  } catch (error) {
+    // A scrape that fails says so (the target shows as down) rather than leaving a metric out unnoticed.
+    return answer(response, 500, error instanceof Error ? error.message.replace(/\s*\n\s*/g, ' ') : String(error));
+  }
+  answer(response, 200, text, { 'content-type': PROMETHEUS_CONTENT_TYPE });
+}

@@ -1,0 +1,42 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Past this many unread bytes after an early answer, the connection is closed instead of read to its end. */
+const DISCARD_LIMIT_BYTES = 1024 * 1024;
+
+/** A plain-text answer: `OK`, or one line saying why not (the service expects the body `OK` exactly). */
+export function answer(response: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  if (response.headersSent || response.destroyed) return;
+  response.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'cache-control': 'no-store',
+    ...headers,
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+/**
+ * Answers before the request's body has been read (a refusal): the rest of the body is read and dropped, so the
+ * sender, still writing, gets the answer instead of a reset connection; a sender with more than
+ * DISCARD_LIMIT_BYTES left to send has its connection closed after the answer.
+ */
+export function answerEarly(
+  request: IncomingMessage,
+  response: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  request.unpipe();
+  if (request.complete) return answer(response, status, text, headers);
+  const declared = Number(request.headers['content-length']);
+  const closeAfter = declared > DISCARD_LIMIT_BYTES;
+  answer(response, status, text, closeAfter ? { ...headers, connection: 'close' } : headers);
+  if (closeAfter) return;
+  let left = DISCARD_LIMIT_BYTES;
+  request.on('data', (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) request.socket.destroy();
+  });
+  request.resume();
+}

@@ -1,0 +1,39 @@
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Kysely } from 'kysely';
+import type { Schema } from '../db/schema.ts';
+import { openStoredDelivery } from './open-stored-delivery.ts';
+
+export interface SpooledDelivery {
+  /** `delivery-<id>[-<filename as sent>]` in a folder of its own. */
+  readonly path: string;
+  /** Deletes the file and its folder. */
+  remove(): Promise<void>;
+}
+
+/**
+ * A stored delivery written to a local file, for the ingest pipeline, which reads paths (a zip needs random
+ * access). Nothing is left behind when writing fails.
+ */
+export async function spoolDelivery(db: Kysely<Schema>, deliveryId: string, directory = os.tmpdir()): Promise<SpooledDelivery> {
+  const stored = await openStoredDelivery(db, deliveryId);
+  const folder = await mkdtemp(path.join(directory, 'recon-delivery-'));
+  const remove = () => rm(folder, { recursive: true, force: true });
+  const file = path.join(folder, spoolName(deliveryId, stored.filename));
+  try {
+    await pipeline(stored.content, createWriteStream(file, { flags: 'wx' }));
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { path: file, remove };
+}
+
+/** The sender's filename is kept for the people reading recon.files, reduced to harmless characters. */
+function spoolName(deliveryId: string, filename: string | null): string {
+  const kept = filename ? path.basename(filename).replace(/[^\w.-]+/g, '_').slice(0, 100) : '';
+  return kept ? `delivery-${deliveryId}-${kept}` : `delivery-${deliveryId}`;
+}

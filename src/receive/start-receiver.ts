@@ -1,0 +1,61 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ReconError } from '../errors.ts';
+import { createReceiver, type ReceiverOptions } from './receiver.ts';
+
+export interface StartReceiverOptions extends ReceiverOptions {
+  /** RECON_HOST. */
+  readonly host: string;
+  /** RECON_PORT; 0 picks a free port. */
+  readonly port: number;
+}
+
+export interface RunningReceiver {
+  /** `http://host:port`. */
+  readonly url: string;
+  readonly port: number;
+  /**
+   * Stops accepting connections and resolves once the requests in flight have finished: uploads are stored and
+   * answered, onDelivered calls return. After `forceAfterMs` the connections still open are cut, and what they
+   * were uploading rolls back.
+   */
+  close(options?: { readonly forceAfterMs?: number }): Promise<void>;
+}
+
+/** An upload that stalls this long (no byte either way) is cut and rolled back. */
+const IDLE_TIMEOUT_MS = 60_000;
+
+export async function startReceiver(options: StartReceiverOptions): Promise<RunningReceiver> {
+  const receiver = createReceiver(options);
+  // No limit on a whole request: a 2 GiB export on a slow line takes long. A stalled one is cut by the idle timeout.
+  const server = createServer({ requestTimeout: 0 }, receiver.handle);
+  server.setTimeout(IDLE_TIMEOUT_MS);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: unknown) => {
+    throw new ReconError('CONFIG', `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, { cause: error });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    async close(closeOptions = {}) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const force =
+        closeOptions.forceAfterMs === undefined ? undefined : setTimeout(() => server.closeAllConnections(), closeOptions.forceAfterMs);
+      try {
+        await receiver.drain();
+        // Connections that became idle once their last answer was sent would otherwise wait out their keep-alive.
+        server.closeIdleConnections();
+        await closed;
+      } finally {
+        clearTimeout(force);
+      }
+    },
+  };
+}
