@@ -203,6 +203,10 @@ export interface ExportRequestsTable {
   delivered_at: Timestamp | null;
   ingested_at: Timestamp | null;
   failure: string | null;
+  /** The nightly run's batch this request asks for (null outside nightly runs); attempts of a batch share it. */
+  batch: number | null;
+  /** When a process took the request to send it; null until then (or after a sending that failed). */
+  sent_at: Timestamp | null;
 }
 
 export type DeliveryState = 'received' | 'ingested' | 'failed';
@@ -228,6 +232,24 @@ export interface DeliveryChunksTable {
   data: Uint8Array;
 }
 
+export const NIGHTLY_RUN_STATES = ['requesting', 'waiting', 'reconciling', 'reconciled', 'failed'] as const;
+export type NightlyRunState = (typeof NIGHTLY_RUN_STATES)[number];
+
+export interface NightlyRunsTable {
+  nightly_run_id: Generated<string>;
+  /** YYYY-MM-DD (a date column: pg returns a Date, PGlite a Date too). */
+  run_date: ColumnType<Date | string, string, never>;
+  state: ColumnType<NightlyRunState, NightlyRunState | undefined, NightlyRunState>;
+  as_of: Timestamp;
+  orders: number | null;
+  batches: number | null;
+  reconciliation_run_id: string | null;
+  failure: string | null;
+  started_at: ColumnType<Date, Date | undefined, never>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+  finished_at: Timestamp | null;
+}
+
 export interface Schema {
   'recon.files': FilesTable;
   'recon.transactions': TransactionsTable;
@@ -242,4 +264,5 @@ export interface Schema {
   'recon.export_requests': ExportRequestsTable;
   'recon.deliveries': DeliveriesTable;
   'recon.delivery_chunks': DeliveryChunksTable;
+  'recon.nightly_runs': NightlyRunsTable;
 }

@@ -30,6 +30,8 @@ export interface ExportTokenRequest {
   readonly expiresAt: Date;
   /** 1 for the first request of these orders, 2 for its first retry... */
   readonly attempt?: number;
+  /** The nightly run's batch of ORDERIDs the request asks for. */
+  readonly batch?: number;
 }
 
 export interface IssuedExportToken {
@@ -54,6 +56,7 @@ export async function issueExportToken(db: Kysely<Schema>, request: ExportTokenR
       order_ids: [...request.orderIds],
       compression: request.compression,
       attempt: request.attempt ?? 1,
+      batch: request.batch ?? null,
       expires_at: request.expiresAt,
     })
     .returning('request_id')

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { loadConfig } from '../../config/config.ts';
+import { migrate } from '../../db/migrate.ts';
+import { openDatabase } from '../../db/open-database.ts';
+import { describeError, ReconError } from '../../errors.ts';
+import { createMetricsRegistry } from '../../metrics/metrics-registry.ts';
+import { requireCallbackBase } from '../../nightly/callback-base.ts';
+import { registerNightlyMetrics } from '../../nightly/nightly-metrics.ts';
+import { startNightlyScheduler } from '../../nightly/nightly-scheduler.ts';
+import { advanceSender, startNightlyWorker } from '../../nightly/nightly-worker.ts';
+import { serviceClient } from '../../nightly/service-client.ts';
+import { openJobQueue, QUEUES } from '../../queue/job-queue.ts';
+import { startReceiver } from '../../receive/start-receiver.ts';
+import { parseCommandArgs, type CommandContext } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
+import { untilAborted } from './worker.ts';
+
+const USAGE = `usage: recon serve [--port P] [--host H]
+
+Runs recon's service until SIGTERM or SIGINT: the receiver (export deliveries on the path of
+RECON_CALLBACK_BASE_URL, notifications on /notify, /healthz, Prometheus /metrics), a worker (as recon worker)
+and the nightly scheduler (RECON_SCHEDULE in RECON_SCHEDULE_TIMEZONE). SIGTERM drains: /healthz answers 503,
+uploads in flight finish, the current job finishes, then exit 0.
+
+options (each also read from the environment variable shown; flags win):
+  --port P   port to listen on, 0 for any free one   RECON_PORT (8090)
+  --host H   address to listen on                    RECON_HOST (127.0.0.1)
+
+settings: DATABASE_URL (or the embedded database under RECON_DATA_DIR), RECON_SERVICE_URL, RECON_IDENTIFIER,
+RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_MAX_FILE_BYTES, RECON_SCHEDULE*, RECON_EXPORT_*, RECON_LOOKBACK_DAYS
+(see the README).
+`;
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs(ctx.argv, { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+  if (values.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  const config = loadConfig(ctx.env);
+  const port = values.port === undefined ? config.serve.port : parsePort(values.port);
+  const host = values.host ?? config.serve.host;
+  const client = serviceClient(config.service);
+  const callbackBaseUrl = requireCallbackBase(config.serve);
+  const log = (message: string) => ctx.stderr.write(`recon serve: ${message}\n`);
+
+  const database = await openDatabase(config);
+  try {
+    await migrate(database);
+    const boss = await openJobQueue(database, { onError: log });
+    const metrics = createMetricsRegistry();
+    const nightlyMetrics = registerNightlyMetrics(metrics, database.db, boss);
+    await startNightlyWorker(boss, database, {
+      client,
+      callbackBaseUrl,
+      nightly: config.nightly,
+      reconcile: config.reconcile,
+      ingest: { timezone: config.timezone, limits: config.limits },
+      log,
+      onIngested: (_deliveryId, rows) => nightlyMetrics.ingested(rows),
+    });
+    const receiver = await startReceiver({
+      db: database.db,
+      secret: config.service.secret!,
+      callbackBaseUrl,
+      maxFileBytes: config.limits.maxFileBytes,
+      metrics,
+      host,
+      port,
+      onDelivered: async (deliveryId) => {
+        await boss.send(QUEUES.ingestDelivery, { deliveryId });
+      },
+      onEvent: (event) => {
+        if (event.type === 'internal-error') log(`${event.path}: ${describeError(event.error)}`);
+      },
+    });
+    const scheduler = startNightlyScheduler(database.db, {
+      schedule: config.nightly.schedule,
+      timezone: config.nightly.scheduleTimezone,
+      onRunCreated: advanceSender(boss),
+      onError: log,
+    });
+    // The one line a supervisor or a test waits for.
+    ctx.stdout.write(`listening on ${receiver.url}\n`);
+    await untilAborted(ctx.signal);
+    log('draining');
+    await scheduler.stop();
+    await receiver.close({ forceAfterMs: 30_000 });
+    await boss.stop({ graceful: true, close: false, timeout: 60_000 });
+    return EXIT.ok;
+  } finally {
+    await database.close();
+  }
+}
+
+function parsePort(text: string): number {
+  const parsed = z.coerce.number().int().min(0).max(65535).safeParse(text);
+  if (!parsed.success) throw new ReconError('USAGE', `--port: expected 0-65535, got '${text}'`);
+  return parsed.data;
+}

@@ -1,0 +1,60 @@
+import { sql } from 'kysely';
+import { ingestFiles } from '../../pipelines/ingest-files.ts';
+import type { IngestLimits } from '../config/config.ts';
+import type { Database } from '../db/database.ts';
+import { ReconError } from '../errors.ts';
+import type { FileResult } from '../load/file-result.ts';
+import { spoolDelivery } from '../receive/spool-delivery.ts';
+
+export interface IngestDeliveryOptions {
+  readonly timezone: string;
+  readonly limits: IngestLimits;
+}
+
+export interface IngestedDelivery {
+  readonly deliveryId: string;
+  readonly nightlyRunId: string | null;
+  readonly result: FileResult | undefined;
+}
+
+/**
+ * A stored delivery through the ingest path: its bytes, read back from the database, become a local file (a zip
+ * needs random access), which `ingestFiles` loads in one transaction as any export.
+ * Run again after a crash at any point, it loads the same rows: identical bytes are recognised by their sha256,
+ * and a load that did not commit left nothing behind.
+ */
+export async function ingestDelivery(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<IngestedDelivery> {
+  const delivery = await database.db
+    .selectFrom('recon.deliveries as d')
+    .innerJoin('recon.export_requests as r', 'r.request_id', 'd.request_id')
+    .select(['d.state', 'd.request_id', 'r.nightly_run_id'])
+    .where('d.delivery_id', '=', deliveryId)
+    .executeTakeFirst();
+  if (!delivery) throw new ReconError('DELIVERY_NOT_FOUND', `delivery ${deliveryId} does not exist`);
+  const nightlyRunId = delivery.nightly_run_id === null ? null : String(delivery.nightly_run_id);
+  if (delivery.state !== 'received') return { deliveryId, nightlyRunId, result: undefined };
+
+  const spooled = await spoolDelivery(database.db, deliveryId);
+  try {
+    const [result] = await ingestFiles(database, [spooled.path], options);
+    const ingested = result!.status !== 'failed';
+    await database.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('recon.deliveries')
+        .set({ state: ingested ? 'ingested' : 'failed', file_id: result!.fileId })
+        .where('delivery_id', '=', deliveryId)
+        .execute();
+      await trx
+        .updateTable('recon.export_requests')
+        .set(ingested
+          ? { state: 'ingested', ingested_at: sql<Date>`now()`, failure: null }
+          : { state: 'failed', failure: result!.status === 'failed' ? result!.error : null })
+        .where('request_id', '=', delivery.request_id)
+        .where('state', 'in', ['requested', 'delivered', 'timed_out', 'given_up'])
+        .execute();
+    });
+    return { deliveryId, nightlyRunId, result };
+  } finally {
+    await spooled.remove();
+  }
+}

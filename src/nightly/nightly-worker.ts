@@ -1,0 +1,61 @@
+import type { PgBoss } from 'pg-boss';
+import type { Database } from '../db/database.ts';
+import { describeError } from '../errors.ts';
+import { QUEUES } from '../queue/job-queue.ts';
+import { advanceNightlyRun, type NightlyDependencies } from './advance-nightly-run.ts';
+import { ingestDelivery, type IngestDeliveryOptions } from './ingest-delivery.ts';
+
+export interface NightlyWorkerOptions extends Omit<NightlyDependencies, 'scheduleAdvance' | 'database'> {
+  readonly ingest: IngestDeliveryOptions;
+  readonly onIngested?: (deliveryId: string, rows: { loaded: number; rejected: number }) => void;
+}
+
+/** Sends a job asking for the run to be advanced, at once or at `at`. */
+export function advanceSender(boss: PgBoss): (nightlyRunId: string, at?: Date) => Promise<void> {
+  return async (nightlyRunId, at) => {
+    await boss.send(QUEUES.advanceNightlyRun, { nightlyRunId }, at && at > new Date() ? { startAfter: at } : {});
+  };
+}
+
+/**
+ * A worker: takes delivery ingests and nightly-run advances off the queue, one job at a time of each. Several
+ * workers in several processes share the queue (pg-boss claims each job for one of them); a job whose worker
+ * died is handed out again once its heartbeat lapses, and every job is safe to run twice.
+ */
+export async function startNightlyWorker(boss: PgBoss, database: Database, options: NightlyWorkerOptions): Promise<void> {
+  const scheduleAdvance = advanceSender(boss);
+  const deps: NightlyDependencies = { ...options, database, scheduleAdvance };
+  await boss.work<{ deliveryId: string }>(QUEUES.ingestDelivery, async ([job]) => {
+    const ingested = await ingestDelivery(database, job!.data.deliveryId, options.ingest);
+    if (ingested.result?.status === 'loaded') {
+      options.onIngested?.(ingested.deliveryId, { loaded: ingested.result.rows - ingested.result.rejected, rejected: ingested.result.rejected });
+    }
+    if (ingested.nightlyRunId) await scheduleAdvance(ingested.nightlyRunId);
+  });
+  await boss.work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, async ([job]) => {
+    await advanceNightlyRun(deps, job!.data.nightlyRunId);
+  });
+  await resumeUnfinishedWork(boss, database, options.log);
+}
+
+/**
+ * What a crash may have left without a job: a delivery stored but never enqueued (the process died between
+ * the commit and the send), a run between two advances. Enqueued again at start; a duplicate job is harmless.
+ */
+async function resumeUnfinishedWork(boss: PgBoss, database: Database, log?: (message: string) => void): Promise<void> {
+  const deliveries = await database.db.selectFrom('recon.deliveries').select('delivery_id').where('state', '=', 'received').execute();
+  for (const { delivery_id } of deliveries) await boss.send(QUEUES.ingestDelivery, { deliveryId: String(delivery_id) });
+  const runs = await database.db
+    .selectFrom('recon.nightly_runs')
+    .select('nightly_run_id')
+    .where('state', 'in', ['requesting', 'waiting', 'reconciling'])
+    .execute();
+  for (const { nightly_run_id } of runs) await boss.send(QUEUES.advanceNightlyRun, { nightlyRunId: String(nightly_run_id) });
+  if (deliveries.length + runs.length > 0) {
+    log?.(`resumed ${deliveries.length} delivery(ies) to ingest and ${runs.length} nightly run(s)`);
+  }
+}
+
+export function describeJobError(error: unknown): string {
+  return describeError(error);
+}
