@@ -185,6 +185,25 @@ export interface RunTotalsTable {
   settled_minor: Money;
 }
 
+/**
+ * reporting.reconciliation (sql/migrations/0005_reporting.sql), a view: each order's latest verdict, with the
+ * explanation stored as judged, or assembled when read for a matched one. Read, never written.
+ */
+export interface ReconciliationView {
+  order_id: string;
+  known_order: boolean;
+  status: VerdictStatus;
+  lifecycle: Lifecycle | null;
+  expected_minor: Money;
+  settled_minor: Money;
+  delta_minor: Money;
+  currency: string | null;
+  first_seen: Timestamp | null;
+  run_id: string;
+  as_of: Timestamp;
+  explanation: unknown;
+}
+
 export interface Schema {
   'recon.files': FilesTable;
   'recon.transactions': TransactionsTable;
@@ -196,4 +215,5 @@ export interface Schema {
   'recon.reconciliation_runs': ReconciliationRunsTable;
   'recon.verdicts': VerdictsTable;
   'recon.run_totals': RunTotalsTable;
+  'reporting.reconciliation': ReconciliationView;
 }
