@@ -72,7 +72,7 @@ export async function backfill(database: Database, client: BackfillClient, optio
     const verdict = current.get(orderId);
     // An id this run found nothing for may still have an older verdict: it is not the answer to this backfill.
     if (verdict === undefined || notFound.has(orderId)) return [];
-    const lags = verdict.orderCreatedAt !== null && exportMayLag(verdict, run.asOf, options.graceHours);
+    const lags = exportMayLag(verdict, run.asOf, options.graceHours);
     return [{ ...verdict, lagNote: lags ? exportLagNote(orderId, verdict.orderCreatedAt!, run.asOf) : null }];
   });
   return { requests, run, verdicts };
