@@ -13,6 +13,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: (ct
   'import-orders': { summary: "import the merchant's orders from csv files", load: () => import('./commands/import-orders.ts') },
   'sync-orders': { summary: "read the merchant's orders from its own database (RECON_ORDERS_QUERY)", load: () => import('./commands/sync-orders.ts') },
   reconcile: { summary: 'give every order in scope a verdict against what the service did', load: () => import('./commands/reconcile.ts') },
+  backfill: { summary: "ask the service now for some orders' transactions, load them and reconcile those orders", load: () => import('./commands/backfill.ts') },
   report: { summary: 'the latest reconciliation run as a table, csv, json or a self-contained html page', load: () => import('./commands/report.ts') },
   serve: { summary: 'run the export receiver, a worker and the nightly scheduler', load: () => import('./commands/serve.ts') },
   worker: { summary: 'take ingest and nightly-run jobs off the queue (several may run)', load: () => import('./commands/worker.ts') },

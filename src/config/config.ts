@@ -69,6 +69,28 @@ export interface ServiceConfig {
   readonly secret: string | undefined;
 }
 
+/** ServiceConfig with every variable set: what a command that calls the service needs. */
+export interface ServiceAccess {
+  readonly url: string;
+  readonly identifier: string;
+  readonly secret: string;
+}
+
+/** A command that calls the service needs all three variables: a missing one is a CONFIG error naming it, before anything is opened. */
+export function requireService(service: ServiceConfig): ServiceAccess {
+  const { url, identifier, secret } = service;
+  if (url === undefined) {
+    throw new ReconError('CONFIG', "environment variable RECON_SERVICE_URL is not set: the payment service's base URL (https://...)");
+  }
+  if (identifier === undefined) {
+    throw new ReconError('CONFIG', "environment variable RECON_IDENTIFIER is not set: the merchant account's IDENTIFIER at the service");
+  }
+  if (secret === undefined) {
+    throw new ReconError('CONFIG', "environment variable RECON_SECRET is not set: the account's secret, which signs every request (HASH)");
+  }
+  return { url, identifier, secret };
+}
+
 /** `recon serve`: where it listens, and the public URL the service posts exports to. */
 export interface ServeConfig {
   readonly port: number;

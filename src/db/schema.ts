@@ -250,6 +250,25 @@ export interface NightlyRunsTable {
   finished_at: Timestamp | null;
 }
 
+/**
+ * reporting.reconciliation (sql/migrations/0005_reporting.sql), a view: each order's latest verdict, with the
+ * explanation stored as judged, or assembled when read for a matched one. Read, never written.
+ */
+export interface ReconciliationView {
+  order_id: string;
+  known_order: boolean;
+  status: VerdictStatus;
+  lifecycle: Lifecycle | null;
+  expected_minor: Money;
+  settled_minor: Money;
+  delta_minor: Money;
+  currency: string | null;
+  first_seen: Timestamp | null;
+  run_id: string;
+  as_of: Timestamp;
+  explanation: unknown;
+}
+
 export interface Schema {
   'recon.files': FilesTable;
   'recon.transactions': TransactionsTable;
@@ -265,4 +284,5 @@ export interface Schema {
   'recon.deliveries': DeliveriesTable;
   'recon.delivery_chunks': DeliveryChunksTable;
   'recon.nightly_runs': NightlyRunsTable;
+  'reporting.reconciliation': ReconciliationView;
 }

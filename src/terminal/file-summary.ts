@@ -22,7 +22,11 @@ export function formatFileSummary(result: FileResult): string {
 
 /** `--json`: one object per file per line, every field named, the same for every status. */
 export function formatFileJson(result: FileResult): string {
-  return JSON.stringify({
+  return JSON.stringify(fileJson(result));
+}
+
+export function fileJson(result: FileResult): Record<string, unknown> {
+  return {
     file: result.file,
     status: result.status,
     fileId: result.fileId,
@@ -37,5 +41,5 @@ export function formatFileJson(result: FileResult): string {
     rejected: result.status === 'loaded' ? result.rejected : null,
     errorCode: result.status === 'failed' ? result.errorCode : null,
     error: result.status === 'failed' ? result.error : null,
-  });
+  };
 }

@@ -24,5 +24,9 @@ export function formatRunSummary(summary: RunSummary): string {
 
 /** The run as one JSON object; amounts stay strings of minor units. */
 export function formatRunJson(summary: RunSummary): string {
-  return JSON.stringify({ ...summary, asOf: summary.asOf.toISOString(), scope: scopeToJson(summary.scope) });
+  return JSON.stringify(runJson(summary));
+}
+
+export function runJson(summary: RunSummary): Record<string, unknown> {
+  return { ...summary, asOf: summary.asOf.toISOString(), scope: scopeToJson(summary.scope) };
 }

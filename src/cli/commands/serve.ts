@@ -8,7 +8,7 @@ import { requireCallbackBase } from '../../nightly/callback-base.ts';
 import { registerNightlyMetrics } from '../../nightly/nightly-metrics.ts';
 import { startNightlyScheduler } from '../../nightly/nightly-scheduler.ts';
 import { advanceSender, startNightlyWorker } from '../../nightly/nightly-worker.ts';
-import { serviceClient } from '../../nightly/service-client.ts';
+import { serviceClient } from '../../client/service-client.ts';
 import { openJobQueue, QUEUES } from '../../queue/job-queue.ts';
 import { startReceiver } from '../../receive/start-receiver.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';

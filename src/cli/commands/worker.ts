@@ -2,7 +2,7 @@ import { loadConfig } from '../../config/config.ts';
 import { migrate } from '../../db/migrate.ts';
 import { openDatabase } from '../../db/open-database.ts';
 import { startNightlyWorker } from '../../nightly/nightly-worker.ts';
-import { serviceClient } from '../../nightly/service-client.ts';
+import { serviceClient } from '../../client/service-client.ts';
 import { openJobQueue } from '../../queue/job-queue.ts';
 import { requireCallbackBase } from '../../nightly/callback-base.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';

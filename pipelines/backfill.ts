@@ -1,0 +1,181 @@
+import type { BackfillRequest, BackfillResult, BackfillVerdict } from '../src/backfill/backfill-result.ts';
+import { exportLagNote, exportMayLag } from '../src/backfill/export-lag.ts';
+import { backfillFileIdentity } from '../src/backfill/backfill-request.ts';
+import { batchOrderIds } from '../src/backfill/order-id-list.ts';
+import type { PaymentClient } from '../src/client/payment-client.ts';
+import type { Connection, Database } from '../src/db/database.ts';
+import { describeError, ReconError } from '../src/errors.ts';
+import { NulCharacterError } from '../src/load/copy-text.ts';
+import type { LoadedFile } from '../src/load/file-result.ts';
+import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadCounts, type FileIdentity } from '../src/load/files-repository.ts';
+import { beginStaging, mergeStaged, stageEntry, type StagedEntry } from '../src/load/staged-file.ts';
+import { createStagingRowEncoder, type StagingRowEncoder } from '../src/load/staging-row-encoder.ts';
+import { planHeader } from '../src/normalize/header-plan.ts';
+import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
+import { readExportAnswer, type ExportAnswer, type ExportAnswerRecord } from '../src/parse/export-answer.ts';
+import { EXPORT_COLUMNS } from '../src/protocol/export-columns.ts';
+import { loadCurrentVerdicts } from '../src/reconcile/current-verdicts.ts';
+import { reconcile } from '../src/reconcile/reconcile.ts';
+import { describeFailure, isConcurrentLoadOfSameBytes } from './ingest-failure.ts';
+
+/**
+ * `recon backfill`: an operator's few orders, now. For each batch of ORDERIDs one synchronous getTransactions, whose
+ * DATA goes the way a csv export goes (the same record normalizer, staging and upsert, a bad record kept in
+ * recon.rejected_rows with its reason), with its own recon.files row for lineage, in a transaction of its own; then
+ * one reconciliation run of those orders, and their verdicts.
+ *
+ * An answer identical to one loaded before (same ORDERIDs asked, same DATA) is a duplicate, as a file of the same
+ * bytes is: nothing is written, and the orders are reconciled all the same. A request that fails stops the backfill
+ * before anything is reconciled; the requests loaded before it stay loaded (they are correct data, and loading them
+ * again changes nothing).
+ */
+export interface BackfillOptions {
+  /** Each once, checked (see order-id-list.ts). */
+  readonly orderIds: readonly string[];
+  /** ORDERIDs per request (RECON_EXPORT_BATCH_SIZE). */
+  readonly batchSize: number;
+  readonly toleranceMinor: bigint;
+  readonly graceHours: number;
+  /** When each request is stamped and the run's ages are measured; the system clock by default. */
+  readonly now?: () => Date;
+  /** Checked between requests and before the reconciliation. */
+  readonly signal?: AbortSignal;
+}
+
+export type BackfillClient = Pick<PaymentClient, 'getTransactions'>;
+
+/** recon asks for UTC wall times, so reading them depends on no setting (RECON_TIMEZONE is for files it did not ask for). */
+const EXPORT_TIME_ZONE = 'UTC';
+
+export async function backfill(database: Database, client: BackfillClient, options: BackfillOptions): Promise<BackfillResult> {
+  const now = options.now ?? (() => new Date());
+  const batches = batchOrderIds(options.orderIds, options.batchSize);
+  const requests: BackfillRequest[] = [];
+  for (const orderIds of batches) {
+    options.signal?.throwIfAborted();
+    try {
+      requests.push(await fetchAndLoad(database, client, orderIds, now()));
+    } catch (error) {
+      throw requests.length === 0 ? error : afterSomeLoaded(error, requests.length, batches.length);
+    }
+  }
+  options.signal?.throwIfAborted();
+  const run = await reconcile(database, {
+    scope: { kind: 'orders', orderIds: options.orderIds },
+    asOf: now(),
+    toleranceMinor: options.toleranceMinor,
+    graceHours: options.graceHours,
+  });
+  const current = new Map((await loadCurrentVerdicts(database.db, options.orderIds)).map((verdict) => [verdict.orderId, verdict]));
+  const notFound = new Set(run.notFound);
+  const verdicts = options.orderIds.flatMap((orderId): BackfillVerdict[] => {
+    const verdict = current.get(orderId);
+    // An id this run found nothing for may still have an older verdict: it is not the answer to this backfill.
+    if (verdict === undefined || notFound.has(orderId)) return [];
+    const lags = exportMayLag(verdict, run.asOf, options.graceHours);
+    return [{ ...verdict, lagNote: lags ? exportLagNote(orderId, verdict.orderCreatedAt!, run.asOf) : null }];
+  });
+  return { requests, run, verdicts };
+}
+
+async function fetchAndLoad(database: Database, client: BackfillClient, orderIds: string[], requestedAt: Date): Promise<BackfillRequest> {
+  const data = await client.getTransactions({ ORDERID: orderIds, COLUMNS: EXPORT_COLUMNS, TIMEZONE: EXPORT_TIME_ZONE });
+  const answer = readExportAnswer(orderIds, data, EXPORT_COLUMNS);
+  const identity = backfillFileIdentity(answer, orderIds, requestedAt);
+  const facts = { file: identity.name, sha256: identity.sha256, sizeBytes: identity.sizeBytes, compression: identity.compression, orderIds };
+
+  const loadedBefore = await findLoadedFileId(database.db, identity.sha256);
+  if (loadedBefore !== undefined) return { ...facts, status: 'duplicate', fileId: loadedBefore };
+  try {
+    return { ...(await database.transaction((connection) => loadAnswer(connection, identity, answer))), orderIds };
+  } catch (error) {
+    if (isConcurrentLoadOfSameBytes(error)) {
+      const fileId = await findLoadedFileId(database.db, identity.sha256);
+      if (fileId !== undefined) return { ...facts, status: 'duplicate', fileId };
+    }
+    const failure = describeFailure(error, identity.name);
+    let recorded: string;
+    try {
+      recorded = `recorded as failed file ${await insertFailedFile(database.db, identity, failure)}`;
+    } catch (recordError) {
+      recorded = `and recording the failure failed: ${describeError(recordError)}`;
+    }
+    // Anything but a ReconError or a database error is a bug: it goes on as it is, with its stack for RECON_DEBUG.
+    if (!(error instanceof ReconError) && failure.code !== 'DATABASE') throw error;
+    throw new ReconError(error instanceof ReconError ? error.code : 'DATABASE', `${failure.message} (${recorded})`, { cause: error });
+  }
+}
+
+/** The load of ingest-files.ts for one csv entry, fed by the answer's records: one COPY, one merge. */
+async function loadAnswer(connection: Connection, identity: FileIdentity, answer: ExportAnswer): Promise<LoadedFile> {
+  const fileId = await insertLoadingFile(connection, identity);
+  await beginStaging(connection);
+  const plan = planHeader(answer.header, identity.name);
+  const entry: StagedEntry = {
+    name: null,
+    columns: plan.presentColumns.filter((column) => column !== 'transaction_id'),
+    withExtra: plan.extraHeaders.length > 0,
+  };
+  const normalize = createRecordNormalizer(plan, { timezone: EXPORT_TIME_ZONE });
+  const encoder = createStagingRowEncoder(0, entry);
+  let text = '';
+  let rejected = 0;
+  for (const record of answer.records) {
+    const encoded = encodeRecord(record, normalize, encoder);
+    text += encoded.text;
+    if (encoded.rejected) rejected++;
+  }
+  if (text !== '') await stageEntry(connection, entry, once(text));
+  const merged = await mergeStaged(connection, fileId, [entry]);
+  const rows = answer.records.length;
+  const counts = { rows, inserted: merged.inserted, updated: merged.updated, unchanged: merged.unchanged, rejected };
+  await recordLoadCounts(connection, fileId, counts);
+  return {
+    file: identity.name,
+    sha256: identity.sha256,
+    sizeBytes: identity.sizeBytes,
+    compression: identity.compression,
+    status: 'loaded',
+    fileId,
+    ...counts,
+    superseded: rows - rejected - merged.distinct,
+  };
+}
+
+/** A record's COPY line: accepted as normalized, or rejected with its canonical JSON and the reason. */
+function encodeRecord(
+  record: ExportAnswerRecord,
+  normalize: ReturnType<typeof createRecordNormalizer>,
+  encoder: StagingRowEncoder,
+): { text: string; rejected: boolean } {
+  let reason: string;
+  if (record.missing.length > 0) {
+    reason = `the record has no ${record.missing.map((key) => JSON.stringify(key)).join(', ')}, which other records of the answer have`;
+  } else {
+    const result = normalize(record.values);
+    if (!result.ok) reason = result.reason;
+    else {
+      try {
+        return { text: encoder.accepted(result.row, record.line), rejected: false };
+      } catch (error) {
+        if (!(error instanceof NulCharacterError)) throw error;
+        reason = error.message;
+      }
+    }
+  }
+  return { text: encoder.rejected(record.line, record.raw, reason), rejected: true };
+}
+
+async function* once(text: string): AsyncGenerator<string> {
+  yield text;
+}
+
+/** A later request failed: the message says what stays loaded, since the run was not made. */
+function afterSomeLoaded(error: unknown, loaded: number, requests: number): unknown {
+  if (!(error instanceof ReconError)) return error;
+  return new ReconError(
+    error.code,
+    `${error.message} (${loaded} of ${requests} requests were loaded before it; nothing was reconciled: run the backfill again)`,
+    { cause: error },
+  );
+}

@@ -1,0 +1,13 @@
+import { requireService, type ServiceConfig } from '../config/config.ts';
+import { createPaymentClient, type PaymentClient } from './payment-client.ts';
+
+/** One attempt may take this long, the answer included: a few orders answer in about a second. */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** getTransactions is a read: a dropped connection or a 5xxx the service says to retry is asked again. */
+const RETRY = { attempts: 3, baseDelayMs: 500 };
+
+/** The client of the configured payment service; a missing variable is a CONFIG error naming it. */
+export function serviceClient(service: ServiceConfig): PaymentClient {
+  const access = requireService(service);
+  return createPaymentClient({ baseUrl: access.url, identifier: access.identifier, secret: access.secret, timeoutMs: REQUEST_TIMEOUT_MS, retry: RETRY });
+}
