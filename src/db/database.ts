@@ -12,6 +12,12 @@ export interface Database {
   readonly db: Kysely<Schema>;
   /** Runs `work` on one connection inside BEGIN/COMMIT; rolls back when it throws. */
   transaction<T>(work: (connection: Connection) => Promise<T>): Promise<T>;
+  /**
+   * One statement with parameters, or a script of several without, on any connection, outside recon's
+   * transactions: for a library that brings its own SQL (the job queue), which Kysely's prepared statements
+   * would refuse as soon as a script holds two statements.
+   */
+  rawQuery<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<{ rows: Row[] }>;
   close(): Promise<void>;
 }
 

@@ -49,6 +49,12 @@ function openPostgres(connectionString: string): Database {
         client.release(broken);
       }
     },
+    async rawQuery<Row>(text: string, params?: readonly unknown[]) {
+      const result = await pool.query(text, params as unknown[] | undefined);
+      // A script answers with one result per statement: the last is the script's.
+      const last = Array.isArray(result) ? (result.at(-1) as pg.QueryResult | undefined) : result;
+      return { rows: (last?.rows ?? []) as Row[] };
+    },
     async close() {
       await db.destroy();
       // Kysely ends the pool only once it has run a query itself: a command that only used transaction()
@@ -93,6 +99,11 @@ async function openPglite(dataDir: string): Promise<Database> {
     db,
     transaction(work) {
       return pglite.transaction((tx) => work(pgliteConnection(tx)));
+    },
+    async rawQuery<Row>(text: string, params?: readonly unknown[]) {
+      if (params && params.length > 0) return { rows: (await pglite.query<Row>(text, params as unknown[])).rows };
+      const results = await pglite.exec(text);
+      return { rows: (results.at(-1)?.rows ?? []) as Row[] };
     },
     async close() {
       await db.destroy();

@@ -8,6 +8,8 @@ import { ingestDelivery, type IngestDeliveryOptions } from './ingest-delivery.ts
 export interface NightlyWorkerOptions extends Omit<NightlyDependencies, 'scheduleAdvance' | 'database'> {
   readonly ingest: IngestDeliveryOptions;
   readonly onIngested?: (deliveryId: string, rows: { loaded: number; rejected: number }) => void;
+  /** How often an idle worker looks for jobs (pg-boss's default is 2 s; the demo and tests go faster). */
+  readonly pollingIntervalSeconds?: number;
 }
 
 /** Sends a job asking for the run to be advanced, at once or at `at`. */
@@ -25,14 +27,15 @@ export function advanceSender(boss: PgBoss): (nightlyRunId: string, at?: Date) =
 export async function startNightlyWorker(boss: PgBoss, database: Database, options: NightlyWorkerOptions): Promise<void> {
   const scheduleAdvance = advanceSender(boss);
   const deps: NightlyDependencies = { ...options, database, scheduleAdvance };
-  await boss.work<{ deliveryId: string }>(QUEUES.ingestDelivery, async ([job]) => {
+  const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
+  await boss.work<{ deliveryId: string }>(QUEUES.ingestDelivery, polling, async ([job]) => {
     const ingested = await ingestDelivery(database, job!.data.deliveryId, options.ingest);
     if (ingested.result?.status === 'loaded') {
       options.onIngested?.(ingested.deliveryId, { loaded: ingested.result.rows - ingested.result.rejected, rejected: ingested.result.rejected });
     }
     if (ingested.nightlyRunId) await scheduleAdvance(ingested.nightlyRunId);
   });
-  await boss.work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, async ([job]) => {
+  await boss.work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, polling, async ([job]) => {
     await advanceNightlyRun(deps, job!.data.nightlyRunId);
   });
   await resumeUnfinishedWork(boss, database, options.log);

@@ -1,4 +1,4 @@
-import { fromKysely, PgBoss } from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import type { Database } from '../db/database.ts';
 import { describeError } from '../errors.ts';
 
@@ -17,13 +17,13 @@ export interface JobQueueOptions {
 }
 
 /**
- * pg-boss on recon's own database, through the same Kysely handle every query uses: one way to open the
- * database, on PostgreSQL and on PGlite alike. Jobs are rows, so an accepted delivery's job survives any crash,
+ * pg-boss on recon's own database, through the handle every query uses (its own SQL goes through rawQuery, as
+ * it sends scripts Kysely's prepared statements refuse): one way to open the database, PostgreSQL or PGlite. Jobs are rows, so an accepted delivery's job survives any crash,
  * and a job whose worker died is handed out again (heartbeats), to run again to the same rows.
  */
 export async function openJobQueue(database: Database, options: JobQueueOptions = {}): Promise<PgBoss> {
   const boss = new PgBoss({
-    db: fromKysely(database.db),
+    db: { executeSql: (text: string, values?: unknown[]) => database.rawQuery(text, values) },
     schema: 'recon_queue',
     // recon's scheduler is node-cron with one run per slot by the database (scheduler.ts); pg-boss's own cron
     // would be a second source of runs.
