@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createArrivals } from '../support/arrivals.ts';
 import { startMailReceiver } from './export/mail-receiver.ts';
+import { startUploadReceiver } from './export/upload-receiver.ts';
 import { startNotificationReceiver } from './support/notification-receiver.ts';
 import { answerCardholderPage, cardholderPageUrl, postSigned, walletParams } from './support/sandbox-harness.ts';
 
@@ -143,6 +144,29 @@ describe('recon sandbox (CLI)', () => {
     expect(await postSigned(cli.baseUrl, 'payment', payment(), 'env-secret')).toMatchObject({ EXECCODE: '1003' });
   });
 
+  it.each([
+    ['flags', ['--callback-format', 'raw', '--drop-callbacks', '1', '--duplicate-callbacks'], { RECON_SANDBOX_CALLBACK_FORMAT: 'multipart' }],
+    ['variables', [], { RECON_SANDBOX_CALLBACK_FORMAT: 'raw', RECON_SANDBOX_DROP_CALLBACKS: '1', RECON_SANDBOX_DUPLICATE_CALLBACKS: 'true' }],
+  ])('takes the callback switches from %s: raw bodies, the first delivery lost, every other sent twice', async (_from, args, env) => {
+    const uploads = await startUploadReceiver();
+    try {
+      const cli = await startCli(['--port', '0', '--identifier', 'CB-SHOP', '--secret', 'cb', '--seed', '7', ...args], env);
+      const exportTo = (path: string) =>
+        postSigned(cli.baseUrl, 'getTransactions', { IDENTIFIER: 'CB-SHOP', VERSION: '3.0', ORDERID: 'ORD-7-0001', COMPRESSION: 'gzip', CALLBACKURL: `${uploads.url}${path}` }, 'cb');
+      expect(await exportTo('/lost')).toMatchObject({ EXECCODE: '0000' });
+      await cli.stderrMatching(/export delivery to \S+\/lost dropped on purpose/);
+      expect(await exportTo('/sent')).toMatchObject({ EXECCODE: '0000' });
+      await uploads.receivedCount(2);
+      expect(uploads.received.map((upload) => [upload.url, upload.contentType])).toEqual([
+        ['/sent', 'application/gzip'],
+        ['/sent', 'application/gzip'],
+      ]);
+      expect(await stop(cli, 'SIGTERM')).toBe(0);
+    } finally {
+      await uploads.close();
+    }
+  });
+
   it('starts with a seeded scenario on --seed', async () => {
     const cli = await startCli(['--port', '0', '--identifier', 'SEEDED', '--secret', 's', '--seed', '7']);
     await cli.stderrMatching(/seeded scenario 7: 40 orders, \d+ transactions/);
@@ -156,6 +180,9 @@ describe('recon sandbox (CLI)', () => {
     [['--smtp', 'localhost'], /invalid --smtp/],
     [['--smtp', 'localhost:70000'], /port must be 1-65535/],
     [['--seed=-1'], /invalid --seed/],
+    [['--callback-format', 'json'], /invalid --callback-format/],
+    [['--drop-callbacks=-2'], /invalid --drop-callbacks/],
+    [['--drop-callbacks', '1.5'], /invalid --drop-callbacks/],
     [['--colour'], /Unknown option/],
   ])('refuses %j with exit 1 and a one-line message', async (args, message) => {
     const { code, stderr } = await run(args);
@@ -167,6 +194,9 @@ describe('recon sandbox (CLI)', () => {
   it.each([
     ['RECON_SANDBOX_PORT', '70000'],
     ['RECON_SANDBOX_SEED', 'seven'],
+    ['RECON_SANDBOX_CALLBACK_FORMAT', 'form'],
+    ['RECON_SANDBOX_DROP_CALLBACKS', 'some'],
+    ['RECON_SANDBOX_DUPLICATE_CALLBACKS', 'twice'],
   ])('refuses a bad %s naming it', async (variable, value) => {
     const { code, stderr } = await run([], { [variable]: value });
     expect(code).toBe(1);

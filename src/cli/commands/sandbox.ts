@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { loadConfig, type SandboxConfig } from '../../config/config.ts';
 import { describeError, ReconError } from '../../errors.ts';
+import { CALLBACK_FORMATS } from '../../sandbox/export/callback-switches.ts';
 import { createSandbox, type SandboxEvent } from '../../sandbox/sandbox.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -20,6 +21,16 @@ options (each also read from the environment variable shown; flags win):
   --seed N             start with the deterministic scenario   RECON_SANDBOX_SEED (none: empty)
                        of seed N (orders of both methods, every outcome)
 
+switches for testing a receiver of CALLBACKURL exports:
+  --callback-format F  multipart: the file in part "file" of a   RECON_SANDBOX_CALLBACK_FORMAT (multipart)
+                       form upload; raw: the compressed bytes as
+                       the body, Content-Type application/zip,
+                       application/gzip or application/x-bzip2
+  --drop-callbacks N   the first N deliveries are lost: never    RECON_SANDBOX_DROP_CALLBACKS (0)
+                       sent, though their requests answer 0000
+  --duplicate-callbacks  every delivery is sent twice, the       RECON_SANDBOX_DUPLICATE_CALLBACKS (false)
+                       second once the first succeeded or failed
+
 The clock: GET {base}/sandbox/clock answers ISO 8601; POST it {"advanceDays": n} to move it forward.
 `;
 
@@ -31,6 +42,9 @@ const OPTIONS = {
   'notify-url': { type: 'string' },
   smtp: { type: 'string' },
   seed: { type: 'string' },
+  'callback-format': { type: 'string' },
+  'drop-callbacks': { type: 'string' },
+  'duplicate-callbacks': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -43,6 +57,8 @@ const FLAG_RULES = {
   'notify-url': z.url({ protocol: /^https?$/ }),
   smtp: z.string().regex(/^[^:]+:\d+$/, 'expected HOST:PORT'),
   seed: z.coerce.number().int().min(0).max(2 ** 32 - 1),
+  'callback-format': z.enum(CALLBACK_FORMATS),
+  'drop-callbacks': z.coerce.number().int().min(0),
 };
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -59,6 +75,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     ...(settings.notifyUrl ? { notifyUrl: settings.notifyUrl } : {}),
     ...(settings.smtp ? { smtp: parseSmtp(settings.smtp) } : {}),
     ...(seed === undefined ? {} : { seed }),
+    callbackFormat: settings.callbackFormat,
+    dropCallbacks: settings.dropCallbacks,
+    duplicateCallbacks: settings.duplicateCallbacks,
     onEvent: (event) => ctx.stderr.write(`sandbox: ${describeEvent(event)}\n`),
   });
   const baseUrl = await sandbox.listen(settings.port, settings.host).catch((error: unknown) => {
@@ -77,7 +96,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   return EXIT.ok;
 }
 
-type FlagValues = Partial<Record<keyof typeof FLAG_RULES, string>>;
+type FlagValues = Partial<Record<keyof typeof FLAG_RULES, string>> & { readonly 'duplicate-callbacks'?: boolean };
 
 function resolveSettings(fromEnv: SandboxConfig, flags: FlagValues): SandboxConfig {
   const flag = <K extends keyof typeof FLAG_RULES>(name: K) => {
@@ -92,6 +111,9 @@ function resolveSettings(fromEnv: SandboxConfig, flags: FlagValues): SandboxConf
     notifyUrl: flag('notify-url') ?? fromEnv.notifyUrl,
     smtp: flag('smtp') ?? fromEnv.smtp,
     seed: flag('seed') ?? fromEnv.seed,
+    callbackFormat: flag('callback-format') ?? fromEnv.callbackFormat,
+    dropCallbacks: flag('drop-callbacks') ?? fromEnv.dropCallbacks,
+    duplicateCallbacks: flags['duplicate-callbacks'] ?? fromEnv.duplicateCallbacks,
   };
 }
 
@@ -124,6 +146,8 @@ function describeEvent(event: SandboxEvent): string {
     }
     case 'export-failed':
       return `export delivery ${event.label} failed: ${describeError(event.error)}`;
+    case 'export-dropped':
+      return `export delivery ${event.label} dropped on purpose (--drop-callbacks): never sent`;
     case 'internal-error':
       return `internal error: ${describeError(event.error)}`;
   }
