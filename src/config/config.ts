@@ -28,6 +28,7 @@ const EnvSchema = z.object({
   RECON_SANDBOX_CALLBACK_FORMAT: z.enum(['multipart', 'raw']).default('multipart'),
   RECON_SANDBOX_DROP_CALLBACKS: nonNegativeInt.default(0),
   RECON_SANDBOX_DUPLICATE_CALLBACKS: z.stringbool().default(false),
+  RECON_SANDBOX_ORDERS_OUT: z.string().min(1).optional(),
   RECON_AMOUNT_TOLERANCE_MINOR: minorUnits.default(0n),
   RECON_GRACE_HOURS: nonNegativeInt.default(24),
   RECON_ORDERS_DATABASE_URL: z.string().min(1).optional(),
@@ -134,6 +135,8 @@ export interface SandboxConfig {
   readonly dropCallbacks: number;
   /** Every CALLBACKURL delivery is sent twice. */
   readonly duplicateCallbacks: boolean;
+  /** Where to write the seeded scenario's orders as an orders csv (needs `seed`). */
+  readonly ordersOut: string | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -164,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       callbackFormat: e.RECON_SANDBOX_CALLBACK_FORMAT,
       dropCallbacks: e.RECON_SANDBOX_DROP_CALLBACKS,
       duplicateCallbacks: e.RECON_SANDBOX_DUPLICATE_CALLBACKS,
+      ordersOut: e.RECON_SANDBOX_ORDERS_OUT,
     }),
     reconcile: Object.freeze({
       toleranceMinor: e.RECON_AMOUNT_TOLERANCE_MINOR,

@@ -1,8 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSandbox } from '../../src/sandbox/sandbox.ts';
+import { formatOrdersCsv } from '../../src/sandbox/scenario/orders-csv.ts';
+import { scenarioOrders } from '../../src/sandbox/scenario/scenario-orders.ts';
 import { createArrivals } from '../support/arrivals.ts';
 import { startMailReceiver } from './export/mail-receiver.ts';
 import { startUploadReceiver } from './export/upload-receiver.ts';
@@ -165,6 +170,43 @@ describe('recon sandbox (CLI)', () => {
     } finally {
       await uploads.close();
     }
+  });
+
+  it('writes the seeded scenario\'s orders csv on --orders-out before it prints its URL, flag or variable', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'recon-sandbox-orders-'));
+    try {
+      // The csv's values are the scenario's, whatever the clock; only created_at follows the clock's reading.
+      const inProcess = createSandbox({ identifier: 'ORDERS', secret: 's', seed: 7 });
+      const withoutCreatedAt = (csv: string) => csv.split('\n').map((line) => line.split(';').slice(0, -1).join(';'));
+      const expected = withoutCreatedAt(formatOrdersCsv(scenarioOrders(inProcess.store, inProcess.scenario!, inProcess.clock.now())));
+      await inProcess.close();
+      const written = expected.length - 2;
+
+      const byFlag = path.join(dir, 'flag.csv');
+      const cli = await startCli(['--port', '0', '--identifier', 'ORDERS', '--secret', 's', '--seed', '7', '--orders-out', byFlag], {
+        RECON_SANDBOX_ORDERS_OUT: path.join(dir, 'ignored.csv'),
+      });
+      expect(withoutCreatedAt(await readFile(byFlag, 'utf8'))).toEqual(expected);
+      await cli.stderrMatching(new RegExp(`wrote ${written} orders of the scenario to ${byFlag}`));
+      expect(await stop(cli, 'SIGTERM')).toBe(0);
+
+      const byVariable = path.join(dir, 'variable.csv');
+      await startCli(['--port', '0', '--identifier', 'ORDERS', '--secret', 's'], { RECON_SANDBOX_SEED: '7', RECON_SANDBOX_ORDERS_OUT: byVariable });
+      expect(withoutCreatedAt(await readFile(byVariable, 'utf8'))).toEqual(expected);
+      await expect(readFile(path.join(dir, 'ignored.csv'))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses --orders-out without a seeded scenario, and into a folder that does not exist', async () => {
+    const unseeded = await run(['--orders-out', 'orders.csv']);
+    expect(unseeded.code).toBe(1);
+    expect(unseeded.stderr).toMatch(/--orders-out writes the orders of a seeded scenario: give --seed N/);
+    const nowhere = await run(['--seed', '1', '--orders-out', '/nonexistent-recon-folder/orders.csv']);
+    expect(nowhere.code).not.toBe(0);
+    expect(nowhere.stderr).toMatch(/cannot write \/nonexistent-recon-folder\/orders\.csv: folder \/nonexistent-recon-folder does not exist/);
+    expect(nowhere.stderr.trim().split('\n')).toHaveLength(1);
   });
 
   it('starts with a seeded scenario on --seed', async () => {
