@@ -25,6 +25,10 @@ const EnvSchema = z.object({
   RECON_SANDBOX_NOTIFY_URL: z.string().url().optional(),
   RECON_SANDBOX_SMTP: z.string().regex(/^[^:]+:\d+$/, 'expected HOST:PORT').optional(),
   RECON_SANDBOX_SEED: z.coerce.number().int().min(0).max(2 ** 32 - 1).optional(),
+  RECON_SANDBOX_CALLBACK_FORMAT: z.enum(['multipart', 'raw']).default('multipart'),
+  RECON_SANDBOX_DROP_CALLBACKS: nonNegativeInt.default(0),
+  RECON_SANDBOX_DUPLICATE_CALLBACKS: z.stringbool().default(false),
+  RECON_SANDBOX_ORDERS_OUT: z.string().min(1).optional(),
   RECON_AMOUNT_TOLERANCE_MINOR: minorUnits.default(0n),
   RECON_GRACE_HOURS: nonNegativeInt.default(24),
   RECON_ORDERS_DATABASE_URL: z.string().min(1).optional(),
@@ -147,6 +151,14 @@ export interface SandboxConfig {
   readonly smtp: string | undefined;
   /** Start from the deterministic scenario of this seed; an empty store when undefined. */
   readonly seed: number | undefined;
+  /** How CALLBACKURL exports are POSTed: a multipart upload, or the file's bytes as the body. */
+  readonly callbackFormat: 'multipart' | 'raw';
+  /** The first N CALLBACKURL deliveries are lost (never sent, answered 0000 all the same). */
+  readonly dropCallbacks: number;
+  /** Every CALLBACKURL delivery is sent twice. */
+  readonly duplicateCallbacks: boolean;
+  /** Where to write the seeded scenario's orders as an orders csv (needs `seed`). */
+  readonly ordersOut: string | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -174,6 +186,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       notifyUrl: e.RECON_SANDBOX_NOTIFY_URL,
       smtp: e.RECON_SANDBOX_SMTP,
       seed: e.RECON_SANDBOX_SEED,
+      callbackFormat: e.RECON_SANDBOX_CALLBACK_FORMAT,
+      dropCallbacks: e.RECON_SANDBOX_DROP_CALLBACKS,
+      duplicateCallbacks: e.RECON_SANDBOX_DUPLICATE_CALLBACKS,
+      ordersOut: e.RECON_SANDBOX_ORDERS_OUT,
     }),
     reconcile: Object.freeze({
       toleranceMinor: e.RECON_AMOUNT_TOLERANCE_MINOR,

@@ -4,6 +4,7 @@ import { encodeNotification, decodeNotification } from '../protocol/notification
 import { answerCardholderPage, showCardholderPage } from './cardholder/cardholder-routes.ts';
 import { finishCardholderStep, type CardholderOutcome, type CardholderStepResult } from './cardholder/finish-cardholder-step.ts';
 import { createSandboxClock, type SandboxClock } from './clock.ts';
+import { createCallbackDispatch, type CallbackFormat } from './export/callback-switches.ts';
 import { createExportDeliveries, type RetryPolicy } from './export/export-deliveries.ts';
 import { handleExportRequest, type GetTransactionsContext } from './export/get-transactions.ts';
 import { createRequestHandler } from './http/sandbox-request-handler.ts';
@@ -41,6 +42,12 @@ export interface SandboxOptions {
   readonly descriptor?: string;
   readonly notificationRetry?: NotificationRetryOptions;
   readonly exportRetry?: Partial<RetryPolicy>;
+  /** How a CALLBACKURL export is POSTed: `multipart` (default, the file in part `file`) or `raw` (the bytes as the body). */
+  readonly callbackFormat?: CallbackFormat;
+  /** The first N CALLBACKURL deliveries of this sandbox are lost: never sent, though answered 0000. Default 0. */
+  readonly dropCallbacks?: number;
+  /** Every CALLBACKURL delivery is sent twice (same bytes, same URL), the second after the first ended. */
+  readonly duplicateCallbacks?: boolean;
   /** Background happenings (notification deliveries, failed exports, internal errors); never thrown. */
   readonly onEvent?: (event: SandboxEvent) => void;
 }
@@ -48,6 +55,7 @@ export interface SandboxOptions {
 export type SandboxEvent =
   | { readonly type: 'notification'; readonly event: OutboxEvent }
   | { readonly type: 'export-failed'; readonly label: string; readonly error: unknown }
+  | { readonly type: 'export-dropped'; readonly label: string }
   | { readonly type: 'internal-error'; readonly error: unknown };
 
 export interface Sandbox {
@@ -96,6 +104,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     ...(options.exportRetry ? { retry: options.exportRetry } : {}),
     onError: (error, label) => emit({ type: 'export-failed', label, error }),
   });
+  const callbacks = createCallbackDispatch({
+    ...(options.callbackFormat ? { format: options.callbackFormat } : {}),
+    ...(options.dropCallbacks === undefined ? {} : { dropFirst: options.dropCallbacks }),
+    ...(options.duplicateCallbacks === undefined ? {} : { duplicate: options.duplicateCallbacks }),
+  });
   let externalReferences = 0;
   const ctx: SandboxContext = {
     identifier: options.identifier,
@@ -125,6 +138,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     secret: options.secret,
     deliveries: exportDeliveries,
     ...(options.smtp ? { smtp: options.smtp } : {}),
+    callbacks,
+    onCallbackLost: (label) => emit({ type: 'export-dropped', label }),
   };
 
   const handler = createRequestHandler(

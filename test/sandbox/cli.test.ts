@@ -1,10 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSandbox } from '../../src/sandbox/sandbox.ts';
+import { formatOrdersCsv } from '../../src/sandbox/scenario/orders-csv.ts';
+import { scenarioOrders } from '../../src/sandbox/scenario/scenario-orders.ts';
 import { createArrivals } from '../support/arrivals.ts';
 import { startMailReceiver } from './export/mail-receiver.ts';
+import { startUploadReceiver } from './export/upload-receiver.ts';
 import { startNotificationReceiver } from './support/notification-receiver.ts';
 import { answerCardholderPage, cardholderPageUrl, postSigned, walletParams } from './support/sandbox-harness.ts';
 
@@ -143,6 +149,66 @@ describe('recon sandbox (CLI)', () => {
     expect(await postSigned(cli.baseUrl, 'payment', payment(), 'env-secret')).toMatchObject({ EXECCODE: '1003' });
   });
 
+  it.each([
+    ['flags', ['--callback-format', 'raw', '--drop-callbacks', '1', '--duplicate-callbacks'], { RECON_SANDBOX_CALLBACK_FORMAT: 'multipart' }],
+    ['variables', [], { RECON_SANDBOX_CALLBACK_FORMAT: 'raw', RECON_SANDBOX_DROP_CALLBACKS: '1', RECON_SANDBOX_DUPLICATE_CALLBACKS: 'true' }],
+  ])('takes the callback switches from %s: raw bodies, the first delivery lost, every other sent twice', async (_from, args, env) => {
+    const uploads = await startUploadReceiver();
+    try {
+      const cli = await startCli(['--port', '0', '--identifier', 'CB-SHOP', '--secret', 'cb', '--seed', '7', ...args], env);
+      const exportTo = (path: string) =>
+        postSigned(cli.baseUrl, 'getTransactions', { IDENTIFIER: 'CB-SHOP', VERSION: '3.0', ORDERID: 'ORD-7-0001', COMPRESSION: 'gzip', CALLBACKURL: `${uploads.url}${path}` }, 'cb');
+      expect(await exportTo('/lost')).toMatchObject({ EXECCODE: '0000' });
+      await cli.stderrMatching(/export delivery to \S+\/lost dropped on purpose/);
+      expect(await exportTo('/sent')).toMatchObject({ EXECCODE: '0000' });
+      await uploads.receivedCount(2);
+      expect(uploads.received.map((upload) => [upload.url, upload.contentType])).toEqual([
+        ['/sent', 'application/gzip'],
+        ['/sent', 'application/gzip'],
+      ]);
+      expect(await stop(cli, 'SIGTERM')).toBe(0);
+    } finally {
+      await uploads.close();
+    }
+  });
+
+  it('writes the seeded scenario\'s orders csv on --orders-out before it prints its URL, flag or variable', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'recon-sandbox-orders-'));
+    try {
+      // The csv's values are the scenario's, whatever the clock; only created_at follows the clock's reading.
+      const inProcess = createSandbox({ identifier: 'ORDERS', secret: 's', seed: 7 });
+      const withoutCreatedAt = (csv: string) => csv.split('\n').map((line) => line.split(';').slice(0, -1).join(';'));
+      const expected = withoutCreatedAt(formatOrdersCsv(scenarioOrders(inProcess.store, inProcess.scenario!, inProcess.clock.now())));
+      await inProcess.close();
+      const written = expected.length - 2;
+
+      const byFlag = path.join(dir, 'flag.csv');
+      const cli = await startCli(['--port', '0', '--identifier', 'ORDERS', '--secret', 's', '--seed', '7', '--orders-out', byFlag], {
+        RECON_SANDBOX_ORDERS_OUT: path.join(dir, 'ignored.csv'),
+      });
+      expect(withoutCreatedAt(await readFile(byFlag, 'utf8'))).toEqual(expected);
+      await cli.stderrMatching(new RegExp(`wrote ${written} orders of the scenario to ${byFlag}`));
+      expect(await stop(cli, 'SIGTERM')).toBe(0);
+
+      const byVariable = path.join(dir, 'variable.csv');
+      await startCli(['--port', '0', '--identifier', 'ORDERS', '--secret', 's'], { RECON_SANDBOX_SEED: '7', RECON_SANDBOX_ORDERS_OUT: byVariable });
+      expect(withoutCreatedAt(await readFile(byVariable, 'utf8'))).toEqual(expected);
+      await expect(readFile(path.join(dir, 'ignored.csv'))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses --orders-out without a seeded scenario, and into a folder that does not exist', async () => {
+    const unseeded = await run(['--orders-out', 'orders.csv']);
+    expect(unseeded.code).toBe(1);
+    expect(unseeded.stderr).toMatch(/--orders-out writes the orders of a seeded scenario: give --seed N/);
+    const nowhere = await run(['--seed', '1', '--orders-out', '/nonexistent-recon-folder/orders.csv']);
+    expect(nowhere.code).not.toBe(0);
+    expect(nowhere.stderr).toMatch(/cannot write \/nonexistent-recon-folder\/orders\.csv: folder \/nonexistent-recon-folder does not exist/);
+    expect(nowhere.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('starts with a seeded scenario on --seed', async () => {
     const cli = await startCli(['--port', '0', '--identifier', 'SEEDED', '--secret', 's', '--seed', '7']);
     await cli.stderrMatching(/seeded scenario 7: 40 orders, \d+ transactions/);
@@ -156,6 +222,9 @@ describe('recon sandbox (CLI)', () => {
     [['--smtp', 'localhost'], /invalid --smtp/],
     [['--smtp', 'localhost:70000'], /port must be 1-65535/],
     [['--seed=-1'], /invalid --seed/],
+    [['--callback-format', 'json'], /invalid --callback-format/],
+    [['--drop-callbacks=-2'], /invalid --drop-callbacks/],
+    [['--drop-callbacks', '1.5'], /invalid --drop-callbacks/],
     [['--colour'], /Unknown option/],
   ])('refuses %j with exit 1 and a one-line message', async (args, message) => {
     const { code, stderr } = await run(args);
@@ -167,6 +236,9 @@ describe('recon sandbox (CLI)', () => {
   it.each([
     ['RECON_SANDBOX_PORT', '70000'],
     ['RECON_SANDBOX_SEED', 'seven'],
+    ['RECON_SANDBOX_CALLBACK_FORMAT', 'form'],
+    ['RECON_SANDBOX_DROP_CALLBACKS', 'some'],
+    ['RECON_SANDBOX_DUPLICATE_CALLBACKS', 'twice'],
   ])('refuses a bad %s naming it', async (variable, value) => {
     const { code, stderr } = await run([], { [variable]: value });
     expect(code).toBe(1);

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { loadConfig, type SandboxConfig } from '../../config/config.ts';
 import { describeError, ReconError } from '../../errors.ts';
+import { checkOutputFolder, writeFileAtomically } from '../../report/report-output.ts';
+import { CALLBACK_FORMATS } from '../../sandbox/export/callback-switches.ts';
+import { formatOrdersCsv } from '../../sandbox/scenario/orders-csv.ts';
+import { scenarioOrders } from '../../sandbox/scenario/scenario-orders.ts';
 import { createSandbox, type SandboxEvent } from '../../sandbox/sandbox.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -19,6 +23,21 @@ options (each also read from the environment variable shown; flags win):
   --smtp HOST:PORT     SMTP server for MAILTO exports          RECON_SANDBOX_SMTP (none: MAILTO refused)
   --seed N             start with the deterministic scenario   RECON_SANDBOX_SEED (none: empty)
                        of seed N (orders of both methods, every outcome)
+  --orders-out FILE    with --seed: writes the scenario's      RECON_SANDBOX_ORDERS_OUT (none)
+                       orders as a csv for recon import-orders,
+                       one deliberate mistake of each kind a
+                       reconciliation finds (most orders match)
+
+switches for testing a receiver of CALLBACKURL exports:
+  --callback-format F  multipart: the file in part "file" of   RECON_SANDBOX_CALLBACK_FORMAT (multipart)
+                       a form upload; raw: the compressed bytes
+                       as the body, Content-Type application/zip,
+                       application/gzip or application/x-bzip2
+  --drop-callbacks N   the first N deliveries are lost: never  RECON_SANDBOX_DROP_CALLBACKS (0)
+                       sent, though their requests answer 0000
+  --duplicate-callbacks
+                       every delivery is sent twice, the       RECON_SANDBOX_DUPLICATE_CALLBACKS (false)
+                       second once the first succeeded or failed
 
 The clock: GET {base}/sandbox/clock answers ISO 8601; POST it {"advanceDays": n} to move it forward.
 `;
@@ -31,6 +50,10 @@ const OPTIONS = {
   'notify-url': { type: 'string' },
   smtp: { type: 'string' },
   seed: { type: 'string' },
+  'callback-format': { type: 'string' },
+  'drop-callbacks': { type: 'string' },
+  'duplicate-callbacks': { type: 'boolean' },
+  'orders-out': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -43,6 +66,9 @@ const FLAG_RULES = {
   'notify-url': z.url({ protocol: /^https?$/ }),
   smtp: z.string().regex(/^[^:]+:\d+$/, 'expected HOST:PORT'),
   seed: z.coerce.number().int().min(0).max(2 ** 32 - 1),
+  'callback-format': z.enum(CALLBACK_FORMATS),
+  'drop-callbacks': z.coerce.number().int().min(0),
+  'orders-out': z.string().min(1),
 };
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -52,15 +78,32 @@ export async function run(ctx: CommandContext): Promise<number> {
     return EXIT.ok;
   }
   const settings = resolveSettings(loadConfig(ctx.env).sandbox, values);
-  const { seed } = settings;
+  const { seed, ordersOut } = settings;
+  if (ordersOut !== undefined && seed === undefined) {
+    throw new ReconError('USAGE', '--orders-out writes the orders of a seeded scenario: give --seed N (or RECON_SANDBOX_SEED) too');
+  }
+  if (ordersOut !== undefined) await checkOutputFolder(ordersOut);
   const sandbox = createSandbox({
     identifier: settings.identifier,
     secret: settings.secret,
     ...(settings.notifyUrl ? { notifyUrl: settings.notifyUrl } : {}),
     ...(settings.smtp ? { smtp: parseSmtp(settings.smtp) } : {}),
     ...(seed === undefined ? {} : { seed }),
+    callbackFormat: settings.callbackFormat,
+    dropCallbacks: settings.dropCallbacks,
+    duplicateCallbacks: settings.duplicateCallbacks,
     onEvent: (event) => ctx.stderr.write(`sandbox: ${describeEvent(event)}\n`),
   });
+  // Written before the base URL is printed: whoever waits for the URL finds the file complete.
+  if (ordersOut !== undefined) {
+    const orders = scenarioOrders(sandbox.store, sandbox.scenario!, sandbox.clock.now());
+    const written = await writeFileAtomically(ordersOut, [formatOrdersCsv(orders)]).catch(async (error: unknown) => {
+      await sandbox.close();
+      throw error;
+    });
+    const kept = orders.filter((order) => order.order !== undefined).length;
+    ctx.stderr.write(`sandbox: wrote ${kept} orders of the scenario to ${written}\n`);
+  }
   const baseUrl = await sandbox.listen(settings.port, settings.host).catch((error: unknown) => {
     throw new ReconError('USAGE', `cannot listen on ${settings.host}:${settings.port}: ${describeError(error)}`, { cause: error });
   });
@@ -77,7 +120,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   return EXIT.ok;
 }
 
-type FlagValues = Partial<Record<keyof typeof FLAG_RULES, string>>;
+type FlagValues = Partial<Record<keyof typeof FLAG_RULES, string>> & { readonly 'duplicate-callbacks'?: boolean };
 
 function resolveSettings(fromEnv: SandboxConfig, flags: FlagValues): SandboxConfig {
   const flag = <K extends keyof typeof FLAG_RULES>(name: K) => {
@@ -92,6 +135,10 @@ function resolveSettings(fromEnv: SandboxConfig, flags: FlagValues): SandboxConf
     notifyUrl: flag('notify-url') ?? fromEnv.notifyUrl,
     smtp: flag('smtp') ?? fromEnv.smtp,
     seed: flag('seed') ?? fromEnv.seed,
+    callbackFormat: flag('callback-format') ?? fromEnv.callbackFormat,
+    dropCallbacks: flag('drop-callbacks') ?? fromEnv.dropCallbacks,
+    duplicateCallbacks: flags['duplicate-callbacks'] ?? fromEnv.duplicateCallbacks,
+    ordersOut: flag('orders-out') ?? fromEnv.ordersOut,
   };
 }
 
@@ -124,6 +171,8 @@ function describeEvent(event: SandboxEvent): string {
     }
     case 'export-failed':
       return `export delivery ${event.label} failed: ${describeError(event.error)}`;
+    case 'export-dropped':
+      return `export delivery ${event.label} dropped on purpose (--drop-callbacks): never sent`;
     case 'internal-error':
       return `internal error: ${describeError(event.error)}`;
   }

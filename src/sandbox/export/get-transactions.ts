@@ -5,6 +5,7 @@ import type { SandboxClock } from '../clock.ts';
 import { ProcessRefusal } from '../process/process-answer.ts';
 import type { SandboxStore, SandboxTransaction } from '../store.ts';
 import { settleExpiry } from '../time-rules.ts';
+import { createCallbackDispatch, type CallbackDispatch } from './callback-switches.ts';
 import { uploadExport } from './callback-upload.ts';
 import { compressExport } from './compress.ts';
 import type { ExportFile } from './compress.ts';
@@ -27,6 +28,10 @@ export interface GetTransactionsContext {
   readonly smtp?: SmtpServerAddress;
   /** Runs CALLBACKURL and MAILTO deliveries in the background; `deliveries.idle()` awaits them. */
   readonly deliveries: ExportDeliveries;
+  /** How CALLBACKURL deliveries go out; default: multipart, none lost, none twice. */
+  readonly callbacks?: CallbackDispatch;
+  /** A CALLBACKURL delivery lost on purpose (the callbacks' `dropFirst`); `label` names it as in errors. */
+  readonly onCallbackLost?: (label: string) => void;
 }
 
 const OPERATIONTYPE = 'getTransactions';
@@ -75,18 +80,31 @@ export async function handleGetTransactions(
   const requestedAt = ctx.clock.now();
   const csvName = `transactions-${compactTimestamp(requestedAt)}.csv`;
   const csv = Buffer.from(formatCsv(request.columns, rows), 'utf8');
-  // Compressed once, before the first attempt: a compression failure is reported at once, never retried.
-  const deliver = (label: string, send: (file: ExportFile, signal: AbortSignal) => Promise<void>) =>
+  // Compressed once, before the first attempt: a compression failure is reported at once, never retried. A second
+  // copy (duplicate callbacks) starts once the first has succeeded or given up, with the same bytes.
+  const deliver = (label: string, send: (file: ExportFile, signal: AbortSignal) => Promise<void>, copies: 1 | 2) =>
     ctx.deliveries.start(label, async (signal) => {
       const file = await compressExport(csvName, csv, delivery.compression, requestedAt);
-      await retryWithBackoff((attempt) => send(file, attempt), ctx.deliveries.retry, signal);
+      const sendWithRetries = (copySignal: AbortSignal) =>
+        retryWithBackoff((attempt) => send(file, attempt), ctx.deliveries.retry, copySignal);
+      try {
+        await sendWithRetries(signal);
+      } finally {
+        if (copies === 2 && !signal.aborted) ctx.deliveries.start(`${label} (second copy)`, sendWithRetries);
+      }
     });
   if (delivery.kind === 'callback') {
+    const callbacks = ctx.callbacks ?? createCallbackDispatch();
     const fields = { OPERATIONTYPE, IDENTIFIER: ctx.identifier, ROWS: String(rows.length) };
-    deliver(`to ${delivery.url}`, (file, signal) => uploadExport(delivery.url, file, fields, signal));
+    const label = `to ${delivery.url}`;
+    if (callbacks.loseNext()) ctx.onCallbackLost?.(label);
+    else {
+      const upload = (file: ExportFile, signal: AbortSignal) => uploadExport(delivery.url, file, fields, callbacks.format, signal);
+      deliver(label, upload, callbacks.duplicate ? 2 : 1);
+    }
     return answer('0000', `Operation succeeded: the export of ${rows.length} rows will be sent to ${delivery.url}`);
   }
-  deliver(`by e-mail to ${delivery.to}`, (file, signal) => mailExport(smtp!, delivery.to, file, ctx.identifier, signal));
+  deliver(`by e-mail to ${delivery.to}`, (file, signal) => mailExport(smtp!, delivery.to, file, ctx.identifier, signal), 1);
   return answer('0000', `Operation succeeded: the export of ${rows.length} rows will be e-mailed to ${delivery.to}`);
 }
 

@@ -28,10 +28,12 @@ export const SCENARIO_OUTCOMES = [
   'pending-expired',
   'captured-full',
   'captured-partial',
+  'capture-window-closing',
   'capture-window-passed',
   'refunded-full',
   'refunded-partial',
   'refunded-several',
+  'paid-twice',
 ] as const;
 export type ScenarioOutcome = (typeof SCENARIO_OUTCOMES)[number];
 
@@ -72,9 +74,16 @@ const REFUSALS: readonly Partial<SandboxTransaction>[] = [
   { ...REFUSED, execCode: '4002', message: 'Insufficient funds' },
   { ...REFUSED, execCode: '4003', message: 'Card refused by the issuer' },
 ];
+/**
+ * Outcomes a merchant must act on (an approval that expired, a capture window closing or closed, a shopper who paid
+ * twice): one order each, so that most orders of a scenario are plain.
+ */
+const RARE_OUTCOMES: ReadonlySet<ScenarioOutcome> = new Set([
+  'pending-expired', 'capture-window-closing', 'capture-window-passed', 'paid-twice',
+]);
 /** Outcomes drawn beyond the first of each, weighted like a shop's everyday mix. */
 const EVERYDAY_OUTCOMES: readonly ScenarioOutcome[] = [
-  ...SCENARIO_OUTCOMES,
+  ...SCENARIO_OUTCOMES.filter((outcome) => !RARE_OUTCOMES.has(outcome)),
   'validated', 'validated', 'captured-full', 'captured-full', 'captured-full', 'refused', 'refunded-partial',
 ];
 
@@ -143,7 +152,7 @@ interface OrderToPlan {
 function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, order: OrderToPlan): PlannedEvent[] {
   const { outcome } = order;
   const viaPending = outcome.startsWith('pending') || (isCapturedOrRefunded(outcome) && random.chance(0.25));
-  const method: PaymentMethod = viaPending || random.chance(0.45) ? 'instalment' : 'wallet';
+  const method: PaymentMethod = outcome !== 'paid-twice' && (viaPending || random.chance(0.45)) ? 'instalment' : 'wallet';
   const operationType = chooseOperation(random, method, outcome);
   const amount =
     method === 'instalment'
@@ -178,6 +187,23 @@ function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, orde
       const result = outcome === 'refused' ? refusal(random) : succeededStart;
       steps.push({ gap: cardholderGap, apply: settle(result) });
     }
+  }
+
+  if (outcome === 'paid-twice') {
+    // The shopper, the first payment seemingly stuck, paid again: a second payment of the same order, same request.
+    let again: SandboxTransaction | undefined;
+    steps.push({
+      gap: random.int(MINUTE, 10 * MINUTE),
+      apply: (at) => {
+        again = addStart(target, start, at);
+      },
+    });
+    steps.push({
+      gap: random.int(2 * MINUTE, 30 * MINUTE),
+      apply: (at) => {
+        store.update(again!.transactionId, { ...succeededStart(again!), updatedAt: at });
+      },
+    });
   }
 
   let refundable: { amount: bigint; transaction: () => SandboxTransaction } | undefined;
@@ -229,7 +255,8 @@ function isCapturedOrRefunded(outcome: ScenarioOutcome): boolean {
 /** The instalment method authorizes only; the wallet pays at once or authorizes then captures. */
 function chooseOperation(random: SeededRandom, method: PaymentMethod, outcome: ScenarioOutcome): StartOperation {
   if (method === 'instalment') return 'authorization';
-  if (outcome.startsWith('captured') || outcome === 'capture-window-passed') return 'authorization';
+  if (outcome.startsWith('captured') || outcome.startsWith('capture-window')) return 'authorization';
+  if (outcome === 'paid-twice') return 'payment';
   return random.chance(0.6) ? 'payment' : 'authorization';
 }
 
@@ -239,8 +266,10 @@ function lastStepAge(outcome: ScenarioOutcome, room: number): [number, number] {
     case 'pending':
       return [10 * MINUTE, 6 * DAY - HOUR];
     case 'validated':
-      // still within its capture window, so distinct from capture-window-passed
-      return [10 * MINUTE, 7 * DAY - HOUR];
+      // well within its capture window: neither closing (5 days, when a reconciliation warns) nor passed
+      return [10 * MINUTE, 5 * DAY - HOUR];
+    case 'capture-window-closing':
+      return [5 * DAY + HOUR, 7 * DAY - HOUR];
     case 'pending-expired':
       return [6 * DAY + HOUR, room];
     case 'capture-window-passed':

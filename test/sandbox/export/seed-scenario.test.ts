@@ -86,7 +86,16 @@ describe('seedScenario', () => {
     expect(methods).toEqual(new Set(['instalment', 'wallet']));
     const schedules = new Set(store.all().flatMap((t) => (t.schedule ? [`${t.schedule.index}-${t.schedule.count}`] : [])));
     expect(schedules).toEqual(new Set(['1-3', '1-4']));
-    expect(() => seeded(3, 5)).toThrow(/at least 13 orders/);
+    expect(() => seeded(3, 5)).toThrow(/at least 15 orders/);
+  });
+
+  it('has one order each of the outcomes a merchant must act on, however many orders', () => {
+    for (const orders of [15, 40, 200]) {
+      const { summary } = seeded(9, orders);
+      for (const outcome of ['pending-expired', 'capture-window-closing', 'capture-window-passed', 'paid-twice'] as const) {
+        expect(summary.counts[outcome], `${outcome} of ${orders}`).toBe(1);
+      }
+    }
   });
 
   it.each([1, 2, 3, 42, 2026])('seed %i: every order ends as its outcome says, within the rules', (seed) => {
@@ -107,7 +116,7 @@ function checkOutcomes(store: SandboxStore, summary: ScenarioSummary): void {
   each('validated', ({ origin, all }) => {
     expect(all).toHaveLength(1);
     expect(origin).toMatchObject({ status: 'succeeded', execCode: '0000' });
-    expect(NOW.getTime() - origin.updatedAt.getTime()).toBeLessThan(7 * DAY);
+    expect(NOW.getTime() - origin.updatedAt.getTime()).toBeLessThan(5 * DAY);
   });
   each('refused', ({ origin, all }) => {
     expect(all).toHaveLength(1);
@@ -131,6 +140,22 @@ function checkOutcomes(store: SandboxStore, summary: ScenarioSummary): void {
     expect(origin).toMatchObject({ operationType: 'authorization', status: 'succeeded' });
     expect(captures).toEqual([]);
     expect(NOW.getTime() - origin.updatedAt.getTime()).toBeGreaterThan(7 * DAY);
+  });
+  each('capture-window-closing', ({ origin, all }) => {
+    expect(all).toHaveLength(1);
+    expect(origin).toMatchObject({ operationType: 'authorization', status: 'succeeded' });
+    const age = NOW.getTime() - origin.updatedAt.getTime();
+    expect(age).toBeGreaterThan(5 * DAY);
+    expect(age).toBeLessThan(7 * DAY);
+  });
+  each('paid-twice', ({ all }) => {
+    expect(all).toHaveLength(2);
+    expect(all.map((t) => [t.method, t.operationType, t.status, t.execCode])).toEqual([
+      ['wallet', 'payment', 'succeeded', '0000'],
+      ['wallet', 'payment', 'succeeded', '0000'],
+    ]);
+    expect(all[1]!.amount).toBe(all[0]!.amount);
+    expect(all[1]!.request).toEqual(all[0]!.request);
   });
   const refundedFrom = ({ origin, captures }: ReturnType<typeof transactionsOf>) => store.get((captures[0] ?? origin).transactionId)!;
   each('refunded-full', (order) => {

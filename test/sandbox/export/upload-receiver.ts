@@ -11,9 +11,13 @@ export interface UploadedFile {
 }
 
 export interface ReceivedUpload {
+  /** The request's path and query. */
+  readonly url: string;
   readonly contentType: string | undefined;
   readonly fields: Record<string, string>;
   readonly files: UploadedFile[];
+  /** The whole body of a request that is not multipart (a raw delivery); undefined for a multipart one. */
+  readonly body: Buffer | undefined;
   readonly status: number;
 }
 
@@ -29,7 +33,10 @@ export interface UploadReceiver {
   close(): Promise<void>;
 }
 
-/** A merchant's export callback endpoint on loopback, reading multipart/form-data uploads with busboy. */
+/**
+ * A merchant's export callback endpoint on loopback: multipart/form-data uploads are read with busboy, any other
+ * body is kept whole as a raw delivery.
+ */
 export async function startUploadReceiver(): Promise<UploadReceiver> {
   let failuresLeft = 0;
   const received: ReceivedUpload[] = [];
@@ -37,11 +44,21 @@ export async function startUploadReceiver(): Promise<UploadReceiver> {
   const server = createServer((request, response) => {
     const fields: Record<string, string> = {};
     const files: UploadedFile[] = [];
-    const reply = (status: number) => {
-      received.push({ contentType: request.headers['content-type'], fields, files, status });
+    const answer = () => {
+      const fail = failuresLeft > 0;
+      if (fail) failuresLeft -= 1;
+      return fail ? 503 : 200;
+    };
+    const reply = (status: number, body?: Buffer) => {
+      received.push({ url: request.url ?? '', contentType: request.headers['content-type'], fields, files, body, status });
       arrivals.notify();
       response.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'OK' : 'try later');
     };
+    if (!request.headers['content-type']?.startsWith('multipart/')) {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      return void request.on('end', () => reply(answer(), Buffer.concat(chunks)));
+    }
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: request.headers });
@@ -55,11 +72,7 @@ export async function startUploadReceiver(): Promise<UploadReceiver> {
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(chunks) }));
     });
-    parser.on('close', () => {
-      const fail = failuresLeft > 0;
-      if (fail) failuresLeft -= 1;
-      reply(fail ? 503 : 200);
-    });
+    parser.on('close', () => reply(answer()));
     parser.on('error', () => reply(400));
     request.pipe(parser);
   });
