@@ -21,7 +21,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: (ct
   runs: { summary: 'list the nightly runs with their export requests', load: () => import('./commands/runs.ts') },
   migrate: { summary: 'apply the SQL migrations of sql/migrations', load: () => import('./commands/migrate.ts') },
   sandbox: { summary: 'serve a local sandbox of the payment service', load: () => import('./commands/sandbox.ts') },
-  demo: { summary: 'ingest the sample exports of fixtures/ into the embedded database and show the result', load: () => import('./commands/demo.ts') },
+  demo: { summary: 'one nightly run end to end on the embedded database and the built-in sandbox (npm start)', load: () => import('./commands/demo.ts') },
 };
 
 export function usage(): string {

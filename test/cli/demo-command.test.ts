@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -11,24 +11,24 @@ beforeAll(async () => {
 afterAll(async () => rm(dataDir, { recursive: true, force: true }));
 
 // What `npm start` runs. DATABASE_URL points nowhere on purpose: the demo always uses the embedded database.
-const demo = () => runRecon(['demo'], { RECON_DATA_DIR: dataDir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing' });
+const demo = () => runRecon(['demo', '--orders', '150', '--seed', '3'], { RECON_DATA_DIR: dataDir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing' });
 
-it('loads the sample exports on a fresh machine, and finds them all loaded on a second run; both exit 0', async () => {
-  const first = await demo();
-  expect(first.stderr).toBe('');
-  expect(first.code).toBe(0);
-  const summaries = first.stdout.split('\n').filter((line) => line.startsWith('fixtures/'));
-  expect(summaries).toHaveLength(10);
-  expect(summaries).toContain('fixtures/newer-export.csv: loaded rows=10 inserted=0 updated=3 unchanged=7 rejected=0');
-  expect(summaries).toContain('fixtures/bad-rows.csv: loaded rows=13 inserted=6 updated=0 unchanged=0 rejected=7');
-  expect(first.stdout).toContain(path.join(dataDir, 'pgdata'));
-  expect(first.stdout).toMatch(/TRANSACTIONID +OCCURRED \(UTC\) +AMOUNT \(minor\)/);
-  expect(first.stdout).toMatch(/A2000001 +2024-03-02T05:17:13Z +11539 +EUR +0000/);
-  expect(first.stdout).toMatch(/bad-rows\.csv +3 +EXECCODE: "12345"/);
-
-  const second = await demo();
-  expect(second.code).toBe(0);
-  const again = second.stdout.split('\n').filter((line) => line.startsWith('fixtures/'));
-  expect(again).toHaveLength(10);
-  expect(again.every((line) => / duplicate of file \d+, nothing changed$/.test(line))).toBe(true);
+it('runs one nightly run end to end on the embedded database and the in-process sandbox, twice from scratch', async () => {
+  for (let round = 1; round <= 2; round++) {
+    const result = await demo();
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const demoDir = path.join(dataDir, 'demo');
+    expect(result.stdout).toContain(`(embedded database ${demoDir})`);
+    // A fresh database each time: always run 1, reconciled, every batch's export ingested.
+    expect(result.stdout).toMatch(/^\d{4}-\d{2}-\d{2} {2}run 1 {2}reconciled {2}orders 149 in 1 batch\(es\); requests: 1 ingested, reconciliation run 1$/m);
+    expect(result.stdout).toMatch(/^149 verdicts: \d+ matched, \d+ pending, \d+ open exceptions/m);
+    for (const status of ['currency_mismatch', 'status_mismatch', 'amount_mismatch', 'missing_at_provider']) {
+      expect(result.stdout).toMatch(new RegExp(`^${status} +1 +exception$`, 'm'));
+    }
+    const html = result.stdout.match(/^html report: (.+)$/m)![1]!;
+    expect(html).toBe(path.join(demoDir, 'report.html'));
+    await access(html);
+    expect(await readFile(html, 'utf8')).toContain('<svg');
+  }
 });

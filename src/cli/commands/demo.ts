@@ -1,120 +1,64 @@
-import path from 'node:path';
-import { sql } from 'kysely';
-import { ingestFiles } from '../../../pipelines/ingest-files.ts';
+import { runDemo } from '../../../pipelines/demo.ts';
 import { loadConfig } from '../../config/config.ts';
-import type { Database } from '../../db/database.ts';
-import { migrate } from '../../db/migrate.ts';
-import { openDatabase } from '../../db/open-database.ts';
-import { packageRoot } from '../../package-root.ts';
-import { formatFileSummary } from '../../terminal/file-summary.ts';
-import { formatTextTable } from '../../terminal/text-table.ts';
+import { ReconError } from '../../errors.ts';
+import { formatNightlyRun } from '../../nightly/nightly-run-report.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 
-/**
- * What `npm start` runs until the nightly flow exists: the sample exports of fixtures/ into the embedded
- * database, then a look at what landed. Always the embedded database, even when DATABASE_URL is set,
- * so that a demo never writes sample rows into a real server.
- *
- * The files show every compression, a newer export updating an older one and a file with bad rows.
- * A second run finds them all loaded and reports duplicates. Rejected rows are part of the show, so
- * they do not make the exit code non-zero; a failed file does (2), since these files should all load.
- */
-const DEMO_FILES = [
-  'semicolon-bom-crlf.csv',
-  'comma-quoted.csv',
-  'subset-reordered.csv',
-  'extra-column.csv',
-  'single-member.csv.gz',
-  'multi-stream.csv.bz2',
-  'two-entries.zip',
-  'data-descriptor.zip',
-  'newer-export.csv',
-  'bad-rows.csv',
-];
+const USAGE = `usage: recon demo [--orders N] [--seed N]
 
-const USAGE = `usage: recon demo
+The nightly flow end to end on this machine, nothing to install or configure (what npm start runs): a fresh
+embedded database under RECON_DATA_DIR/demo (default ./.recon/demo), the sandbox of the payment service in this
+process with a seeded scenario, the merchant's orders imported (a deliberate mistake of every kind among them),
+the receiver on a loopback port, a worker, one nightly run through real HTTP callbacks and gzip files; then the
+reconciliation report, and the path of its html version. DATABASE_URL is ignored: a demo never writes into a
+real server.
 
-Ingests the sample exports of fixtures/ into the embedded database under RECON_DATA_DIR (default ./.recon)
-and prints the per-file summaries, a few normalized transactions and the rejected rows.
+options:
+  --orders N   orders in the scenario (default 2000)
+  --seed N     the scenario's seed (default 1)
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, { help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommandArgs(ctx.argv, {
+    orders: { type: 'string', default: '2000' },
+    seed: { type: 'string', default: '1' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;
   }
+  const orders = wholeNumber('--orders', values.orders, 20, 100_000);
+  const seed = wholeNumber('--seed', values.seed, 0, 2 ** 32 - 1);
   const config = loadConfig(ctx.env);
-  const database = await openDatabase({ databaseUrl: undefined, dataDir: config.dataDir });
-  try {
-    await migrate(database);
-    ctx.stdout.write(`recon demo: sample exports into the embedded database at ${path.join(config.dataDir, 'pgdata')}\n\n`);
-    const fixtures = path.relative(process.cwd(), path.join(packageRoot(), 'fixtures')) || '.';
-    const results = await ingestFiles(
-      database,
-      DEMO_FILES.map((name) => path.join(fixtures, name)),
-      {
-        timezone: config.timezone,
-        limits: config.limits,
-        signal: ctx.signal,
-        onResult: (result) => ctx.stdout.write(formatFileSummary(result) + '\n'),
-      },
-    );
-    ctx.stdout.write(`\n${await recentTransactions(database)}\n\n${await rejectedRows(database)}\n`);
-    return results.some((result) => result.status === 'failed') ? EXIT.failed : EXIT.ok;
-  } finally {
-    await database.close();
-  }
+  const tty = Boolean(ctx.stderr.isTTY);
+  const started = performance.now();
+  const result = await runDemo({
+    config,
+    orders,
+    seed,
+    signal: ctx.signal,
+    onProgress: tty ? (message) => ctx.stderr.write(`\x1b[2Krecon demo: ${message}\r`) : undefined,
+  });
+  if (tty) ctx.stderr.write('\x1b[2K');
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  ctx.stdout.write(
+    [
+      `recon demo: one nightly run end to end in ${seconds} s (embedded database ${result.databaseDir})`,
+      formatNightlyRun(result.run),
+      '',
+      result.report.trimEnd(),
+      '',
+      `html report: ${result.htmlReport}`,
+      '',
+    ].join('\n'),
+  );
+  return result.run.state === 'reconciled' ? EXIT.ok : EXIT.failed;
 }
 
-async function recentTransactions(database: Database): Promise<string> {
-  const rows = await database.db
-    .selectFrom('recon.transactions as t')
-    .innerJoin('recon.files as f', 'f.file_id', 't.file_id')
-    .select([
-      't.transaction_id',
-      sql<string>`to_char(t.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`.as('occurred_at'),
-      't.amount_minor',
-      't.currency',
-      't.exec_code',
-      't.operation_type',
-      't.schedule_index',
-      't.schedule_count',
-      'f.name',
-      't.line',
-    ])
-    .orderBy('t.updated_at', 'desc')
-    .orderBy('t.transaction_id')
-    .limit(8)
-    .execute();
-  const table = formatTextTable(
-    ['TRANSACTIONID', 'OCCURRED (UTC)', 'AMOUNT (minor)', 'CUR', 'EXEC', 'OPERATION', 'SCHEDULE', 'FROM'],
-    rows.map((row) => [
-      row.transaction_id,
-      row.occurred_at,
-      row.amount_minor,
-      row.currency,
-      row.exec_code,
-      row.operation_type,
-      row.schedule_index === null ? null : `${row.schedule_index}/${row.schedule_count}`,
-      `${path.basename(row.name)}:${row.line}`,
-    ]),
-  );
-  return `Most recently written transactions (recon.transactions):\n${table}`;
-}
-
-async function rejectedRows(database: Database): Promise<string> {
-  const rows = await database.db
-    .selectFrom('recon.rejected_rows as r')
-    .innerJoin('recon.files as f', 'f.file_id', 'r.file_id')
-    .select(['f.name', 'r.line', 'r.reason'])
-    .orderBy('r.rejected_row_id', 'desc')
-    .limit(7)
-    .execute();
-  const table = formatTextTable(
-    ['FILE', 'LINE', 'REASON'],
-    rows.reverse().map((row) => [path.basename(row.name), row.line, row.reason]),
-  );
-  return `Rejected rows (recon.rejected_rows, raw text kept):\n${table}`;
+function wholeNumber(option: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new ReconError('USAGE', `${option}: expected a whole number from ${min} to ${max}, got '${text}'`);
+  return value;
 }

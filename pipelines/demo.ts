@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createPaymentClient } from '../src/client/payment-client.ts';
+import type { Config } from '../src/config/config.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { openDatabase } from '../src/db/open-database.ts';
+import { ReconError } from '../src/errors.ts';
+import { createMetricsRegistry } from '../src/metrics/metrics-registry.ts';
+import { listNightlyRuns, type NightlyRunReport } from '../src/nightly/nightly-run-report.ts';
+import { dateInZone, triggerNightlyRun } from '../src/nightly/nightly-scheduler.ts';
+import { advanceSender, startNightlyWorker } from '../src/nightly/nightly-worker.ts';
+import { openJobQueue, QUEUES } from '../src/queue/job-queue.ts';
+import { startReceiver } from '../src/receive/start-receiver.ts';
+import { loadRunReport, oldestOpenExceptions } from '../src/report/report-queries.ts';
+import { renderHtml } from '../src/report/report-html.ts';
+import { renderTable } from '../src/report/report-table.ts';
+import { writeFileAtomically } from '../src/report/report-output.ts';
+import { createSandbox } from '../src/sandbox/sandbox.ts';
+import { formatOrdersCsv } from '../src/sandbox/scenario/orders-csv.ts';
+import { scenarioOrders } from '../src/sandbox/scenario/scenario-orders.ts';
+import { importOrderFiles } from './import-orders.ts';
+
+export interface DemoOptions {
+  readonly config: Config;
+  /** Orders of the seeded scenario. */
+  readonly orders: number;
+  readonly seed: number;
+  /** A line saying where the demo stands, as it goes (for a terminal). */
+  readonly onProgress?: (message: string) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface DemoResult {
+  readonly run: NightlyRunReport;
+  /** The terminal report of the run's reconciliation. */
+  readonly report: string;
+  readonly htmlReport: string;
+  readonly databaseDir: string;
+}
+
+const IDENTIFIER = 'demo-shop';
+const EXCEPTIONS_LISTED = 15;
+const POLL_MS = 200;
+
+/**
+ * `npm start`: the nightly flow whole, on one machine with nothing installed. The embedded database (a fresh one
+ * under RECON_DATA_DIR/demo each time, so the demo always shows a whole run and never touches real data), the
+ * sandbox of the payment service in this process with a seeded scenario, the merchant's orders imported from the
+ * scenario's csv (with a deliberate mistake of every kind), recon serve's receiver on a loopback port, a worker,
+ * and one nightly run through real HTTP callbacks carrying real gzip files; then the reconciliation's report.
+ */
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const { config } = options;
+  const progress = options.onProgress ?? (() => {});
+  const databaseDir = path.join(config.dataDir, 'demo');
+  await rm(databaseDir, { recursive: true, force: true });
+  await mkdir(databaseDir, { recursive: true });
+  const database = await openDatabase({ databaseUrl: undefined, dataDir: databaseDir });
+  const closing: (() => Promise<void>)[] = [() => database.close()];
+  try {
+    progress('migrating the embedded database');
+    await migrate(database);
+    const boss = await openJobQueue(database);
+    closing.push(() => boss.stop({ graceful: false, close: false }));
+    // The receiver serves deliveries under "/": with a 5-digit port the CALLBACKURL base is 23 characters,
+    // leaving 9 for the token. The base given here is only read for its path and length; the port comes after.
+    const secret = randomBytes(12).toString('base64url');
+    const receiver = await startReceiver({
+      db: database.db,
+      secret,
+      callbackBaseUrl: 'http://127.0.0.1:65535/',
+      maxFileBytes: config.limits.maxFileBytes,
+      metrics: createMetricsRegistry(),
+      host: '127.0.0.1',
+      port: 0,
+      onDelivered: async (deliveryId) => {
+        await boss.send(QUEUES.ingestDelivery, { deliveryId });
+      },
+    });
+    closing.push(() => receiver.close({ forceAfterMs: 1_000 }));
+
+    progress(`seeding the sandbox with ${options.orders} orders`);
+    const sandbox = createSandbox({ identifier: IDENTIFIER, secret, seed: options.seed, seedOrders: options.orders, notifyUrl: `${receiver.url}/notify` });
+    closing.push(() => sandbox.close());
+    const sandboxUrl = await sandbox.listen(0, '127.0.0.1');
+    const asOf = sandbox.clock.now();
+
+    progress("importing the merchant's orders");
+    const ordersFile = path.join(databaseDir, 'orders.csv');
+    await writeFile(ordersFile, formatOrdersCsv(scenarioOrders(sandbox.store, sandbox.scenario!, asOf)));
+    const [imported] = await importOrderFiles(database, [ordersFile], { limits: config.limits, signal: options.signal });
+    if (imported?.status !== 'loaded') throw new ReconError('ORDERS_SOURCE', `the demo's orders did not import: ${imported && 'error' in imported ? imported.error : 'no result'}`);
+
+    const client = createPaymentClient({ baseUrl: sandboxUrl, identifier: IDENTIFIER, secret, timeoutMs: 10_000, retry: { attempts: 3, baseDelayMs: 100 } });
+    await startNightlyWorker(boss, database, {
+      client,
+      callbackBaseUrl: `${receiver.url}/`,
+      nightly: config.nightly,
+      reconcile: config.reconcile,
+      ingest: { timezone: 'UTC', limits: config.limits },
+      pollingIntervalSeconds: 0.5,
+    });
+    const runDate = dateInZone(asOf, config.nightly.scheduleTimezone);
+    const { nightlyRunId } = await triggerNightlyRun(database.db, runDate, asOf, advanceSender(boss));
+    let run = await nightlyRun(database, nightlyRunId);
+    while (run.state !== 'reconciled' && run.state !== 'failed') {
+      const ingested = run.requests['ingested'] ?? 0;
+      progress(`nightly run ${runDate}: ${run.state}, ${ingested} of ${run.batches ?? '?'} exports ingested`);
+      await sleep(POLL_MS, undefined, options.signal ? { signal: options.signal } : {});
+      run = await nightlyRun(database, nightlyRunId);
+    }
+
+    progress('writing the reports');
+    const report = await loadRunReport(database.db, run.reconciliationRunId!);
+    const generatedAt = new Date();
+    const htmlReport = await writeFileAtomically(path.join(databaseDir, 'report.html'), [
+      renderHtml(report, await oldestOpenExceptions(database.db, report.run.runId, 1000), { generatedAt }),
+    ]);
+    const table = renderTable(report, await oldestOpenExceptions(database.db, report.run.runId, EXCEPTIONS_LISTED), { generatedAt });
+    return { run, report: table, htmlReport, databaseDir };
+  } finally {
+    for (const close of closing.reverse()) await close().catch(() => {});
+  }
+}
+
+async function nightlyRun(database: { db: Parameters<typeof listNightlyRuns>[0] }, nightlyRunId: string): Promise<NightlyRunReport> {
+  const [run] = await listNightlyRuns(database.db, { nightlyRunId });
+  return run!;
+}
