@@ -51,8 +51,9 @@ export async function storeDelivery(
       .executeTakeFirst();
     // Compared outside the transaction: reading a repeated upload needs no lock.
     if (earlier) return { kind: 'earlier' as const, earlier, requestId };
-    // A request that timed out, failed or was given up takes no delivery any more, whatever its expiry says.
-    if (request.state !== 'requested' || options.now() > new Date(request.expires_at)) {
+    // A late export (its request timed out and was asked again) is still the export: taken while its token lives.
+    // A request given up or failed takes no delivery any more, whatever its expiry says.
+    if (!(request.state === 'requested' || request.state === 'timed_out') || options.now() > new Date(request.expires_at)) {
       throw new Refusal(404, 'token_expired', 'token expired');
     }
 

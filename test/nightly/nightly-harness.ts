@@ -33,6 +33,8 @@ export async function startNightlyHarness(
   sandbox: Sandbox,
   sandboxUrl: string,
   nightly: Partial<NightlyConfig> = {},
+  /** Where the service is told to deliver; the receiver's own URL unless a test puts something in between. */
+  callbackBase: (receiverUrl: string) => string = (receiverUrl) => `${receiverUrl}/`,
 ): Promise<NightlyHarness> {
   const config = loadConfig({});
   const boss = await openJobQueue(database, { heartbeatSeconds: 10 });
@@ -50,7 +52,7 @@ export async function startNightlyHarness(
       await boss.send(QUEUES.ingestDelivery, { deliveryId });
     },
   });
-  callbackBaseUrl = `${receiver.url}/`;
+  callbackBaseUrl = callbackBase(receiver.url);
   const client = createPaymentClient({ baseUrl: sandboxUrl, identifier: IDENTIFIER, secret: SECRET, timeoutMs: 5_000, retry: { attempts: 2, baseDelayMs: 10 } });
   await startNightlyWorker(boss, database, {
     client,
