@@ -8,6 +8,8 @@ import { ingestDelivery, type IngestDeliveryOptions } from './ingest-delivery.ts
 export interface NightlyWorkerOptions extends Omit<NightlyDependencies, 'scheduleAdvance' | 'database'> {
   readonly ingest: IngestDeliveryOptions;
   readonly onIngested?: (deliveryId: string, rows: { loaded: number; rejected: number }) => void;
+  /** A job that threw (pg-boss retries it): counted on /metrics, logged. */
+  readonly onJobFailed?: (queue: string, error: unknown) => void;
   /** How often an idle worker looks for jobs (pg-boss's default is 2 s; the demo and tests go faster). */
   readonly pollingIntervalSeconds?: number;
 }
@@ -28,16 +30,25 @@ export async function startNightlyWorker(boss: PgBoss, database: Database, optio
   const scheduleAdvance = advanceSender(boss);
   const deps: NightlyDependencies = { ...options, database, scheduleAdvance };
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
-  await boss.work<{ deliveryId: string }>(QUEUES.ingestDelivery, polling, async ([job]) => {
-    const ingested = await ingestDelivery(database, job!.data.deliveryId, options.ingest);
+  const reported = <T>(queue: string, handler: (data: T) => Promise<void>) => async ([job]: { data: T }[]) => {
+    try {
+      await handler(job!.data);
+    } catch (error) {
+      options.onJobFailed?.(queue, error);
+      options.log?.(`${queue} job failed (it will be retried): ${describeError(error)}`);
+      throw error;
+    }
+  };
+  await boss.work<{ deliveryId: string }>(QUEUES.ingestDelivery, polling, reported(QUEUES.ingestDelivery, async (data: { deliveryId: string }) => {
+    const ingested = await ingestDelivery(database, data.deliveryId, options.ingest);
     if (ingested.result?.status === 'loaded') {
       options.onIngested?.(ingested.deliveryId, { loaded: ingested.result.rows - ingested.result.rejected, rejected: ingested.result.rejected });
     }
     if (ingested.nightlyRunId) await scheduleAdvance(ingested.nightlyRunId);
-  });
-  await boss.work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, polling, async ([job]) => {
-    await advanceNightlyRun(deps, job!.data.nightlyRunId);
-  });
+  }));
+  await boss.work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, polling, reported(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }) => {
+    await advanceNightlyRun(deps, data.nightlyRunId);
+  }));
   await resumeUnfinishedWork(boss, database, options.log);
 }
 
@@ -57,8 +68,4 @@ async function resumeUnfinishedWork(boss: PgBoss, database: Database, log?: (mes
   if (deliveries.length + runs.length > 0) {
     log?.(`resumed ${deliveries.length} delivery(ies) to ingest and ${runs.length} nightly run(s)`);
   }
-}
-
-export function describeJobError(error: unknown): string {
-  return describeError(error);
 }

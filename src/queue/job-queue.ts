@@ -10,6 +10,9 @@ export const QUEUES = {
   advanceNightlyRun: 'recon-advance-nightly-run',
 } as const;
 
+/** pg-boss's tables live in this schema of recon's database. */
+export const QUEUE_SCHEMA = 'recon_queue';
+
 export interface JobQueueOptions {
   /** A job whose worker stopped heartbeating (killed) is handed to another worker after this many seconds. */
   readonly heartbeatSeconds?: number;
@@ -24,7 +27,7 @@ export interface JobQueueOptions {
 export async function openJobQueue(database: Database, options: JobQueueOptions = {}): Promise<PgBoss> {
   const boss = new PgBoss({
     db: { executeSql: (text: string, values?: unknown[]) => database.rawQuery(text, values) },
-    schema: 'recon_queue',
+    schema: QUEUE_SCHEMA,
     // recon's scheduler is node-cron with one run per slot by the database (scheduler.ts); pg-boss's own cron
     // would be a second source of runs.
     schedule: false,

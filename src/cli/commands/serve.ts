@@ -49,7 +49,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     await migrate(database);
     const boss = await openJobQueue(database, { onError: log });
     const metrics = createMetricsRegistry();
-    const nightlyMetrics = registerNightlyMetrics(metrics, database.db, boss);
+    const nightlyMetrics = registerNightlyMetrics(metrics, database.db);
     await startNightlyWorker(boss, database, {
       client,
       callbackBaseUrl,
@@ -58,6 +58,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       ingest: { timezone: config.timezone, limits: config.limits },
       log,
       onIngested: (_deliveryId, rows) => nightlyMetrics.ingested(rows),
+      onJobFailed: (queue) => nightlyMetrics.jobFailed(queue),
     });
     const receiver = await startReceiver({
       db: database.db,
