@@ -52,7 +52,7 @@ export async function storeDelivery(
     // Compared outside the transaction: reading a repeated upload needs no lock.
     if (earlier) return { kind: 'earlier' as const, earlier, requestId };
     // A request that timed out, failed or was given up takes no delivery any more, whatever its expiry says.
-    if (request.state !== 'requested' || options.now() > new Date(request.expires_at)) {
+    if (request.state !== 'requested' || options.now() > request.expires_at) {
       throw new Refusal(404, 'token_expired', 'token expired');
     }
 
