@@ -28,7 +28,7 @@ export interface UploadDescription {
 }
 
 /** Raw body types taken as a file (the content decides how it is read: its first bytes, not its label). */
-export const RAW_CONTENT_TYPES: ReadonlySet<string> = new Set([
+const RAW_CONTENT_TYPES: ReadonlySet<string> = new Set([
   'application/octet-stream',
   'application/zip',
   'application/x-zip-compressed',

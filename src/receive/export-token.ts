@@ -18,7 +18,8 @@ export function generateToken(length: number): string {
   return token;
 }
 
-export const TOKEN_PATTERN = /^[0-9A-Za-z]+$/;
+/** What a token looks like (recon.export_requests checks the same); a path that does not is no token. */
+export const TOKEN_PATTERN = /^[0-9A-Za-z]{8,}$/;
 
 export interface ExportTokenRequest {
   /** RECON_CALLBACK_BASE_URL. */

@@ -28,11 +28,10 @@ export function answerEarly(
   headers: Record<string, string> = {},
 ): void {
   request.unpipe();
-  if (request.complete) return answer(response, status, text, headers);
-  const declared = Number(request.headers['content-length']);
-  const closeAfter = declared > DISCARD_LIMIT_BYTES;
+  const closeAfter = !request.complete && Number(request.headers['content-length']) > DISCARD_LIMIT_BYTES;
   answer(response, status, text, closeAfter ? { ...headers, connection: 'close' } : headers);
   if (closeAfter) return;
+  // A body received whole is read out too: unread data left in a request can keep its connection from reading the next one.
   let left = DISCARD_LIMIT_BYTES;
   request.on('data', (chunk: Buffer) => {
     left -= chunk.length;

@@ -53,7 +53,7 @@ export async function storeDelivery(
     if (earlier) return { kind: 'earlier' as const, earlier, requestId };
     // A late export (its request timed out and was asked again) is still the export: taken while its token lives.
     // A request given up or failed takes no delivery any more, whatever its expiry says.
-    if (!(request.state === 'requested' || request.state === 'timed_out') || options.now() > new Date(request.expires_at)) {
+    if (!(request.state === 'requested' || request.state === 'timed_out') || options.now() > request.expires_at) {
       throw new Refusal(404, 'token_expired', 'token expired');
     }
 

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -284,6 +285,26 @@ describe.each(BACKENDS)('export deliveries on %s', (backend) => {
     expect(await deliveriesOf(issued.requestId)).toEqual([]);
     expect((await requestState(issued.requestId)).state).toBe('requested');
     expect((await send(issued.callbackUrl, { body: GZIP })).status).toBe(200);
+  });
+
+  it.skipIf(skip)('reads out the body of a refused request, so that its keep-alive connection carries the next delivery', async () => {
+    const issued = await receiver.issue();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const post = (url: string, body: Buffer) =>
+        new Promise<{ status: number; reusedSocket: boolean }>((resolve, reject) => {
+          const request = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/gzip' } }, (response) => {
+            response.resume();
+            response.on('end', () => resolve({ status: response.statusCode!, reusedSocket: request.reusedSocket }));
+          });
+          request.on('error', reject);
+          request.end(body);
+        });
+      expect(await post(`${receiver.url}/UNKNOWNTOKEN`, randomBytes(200_000))).toEqual({ status: 404, reusedSocket: false });
+      expect(await post(issued.callbackUrl, GZIP)).toEqual({ status: 200, reusedSocket: true });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it.skipIf(skip)('answers 405 to another method on a delivery URL and 404 outside the routes', async () => {

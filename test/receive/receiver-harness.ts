@@ -14,9 +14,10 @@ export interface TestReceiver {
   /** `http://127.0.0.1:port`. */
   readonly url: string;
   readonly events: ReceiverEvent[];
+  /** Every delivery id onDelivered was called with (before the test's own onDelivered, if any). */
   readonly delivered: string[];
   readonly metrics: MetricsRegistry;
-  /** Resolves once `condition` holds over the events (checked after each event and each arriving request). */
+  /** Resolves once `condition` holds (checked after each event, onDelivered call and arriving request). */
   until(condition: () => boolean): Promise<void>;
   /** Requests that have reached the receiver's handler so far. */
   readonly arrived: () => number;
@@ -38,10 +39,12 @@ export async function startTestReceiver(database: Database, options: Partial<Rec
     callbackBaseUrl: 'http://127.0.0.1:9/',
     maxFileBytes: 10 * 1024 * 1024,
     metrics,
+    ...options,
     onDelivered: (deliveryId) => {
       delivered.push(deliveryId);
+      arrivals.notify();
+      return options.onDelivered?.(deliveryId);
     },
-    ...options,
     onEvent: (event) => {
       events.push(event);
       options.onEvent?.(event);
