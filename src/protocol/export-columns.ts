@@ -10,10 +10,11 @@ export const EXPORT_COLUMNS = [
 
 export type ExportColumn = (typeof EXPORT_COLUMNS)[number];
 
-const exportColumns: ReadonlySet<string> = new Set(EXPORT_COLUMNS);
+const byUpperCase: ReadonlyMap<string, ExportColumn> = new Map(EXPORT_COLUMNS.map((column) => [column.toUpperCase(), column]));
 
-export function isExportColumn(name: string): name is ExportColumn {
-  return exportColumns.has(name);
+/** The column a COLUMNS entry names, in any letter case (`amount` → `AMOUNT`); undefined for no known column. */
+export function canonicalExportColumn(name: string): ExportColumn | undefined {
+  return byUpperCase.get(name.toUpperCase());
 }
 
 export const COLUMN_SEPARATOR = ';';
@@ -22,7 +23,7 @@ export function joinColumns(columns: readonly ExportColumn[]): string {
   return columns.join(COLUMN_SEPARATOR);
 }
 
-/** Splits a COLUMNS value; the caller checks each name with isExportColumn. */
+/** Splits a COLUMNS value; the caller checks each name with canonicalExportColumn. */
 export function splitColumns(value: string): string[] {
   return value.split(COLUMN_SEPARATOR);
 }

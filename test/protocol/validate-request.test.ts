@@ -149,5 +149,28 @@ describe('validateRequest', () => {
       };
       expect(validateRequest('getTransactions', undefined, request)).toBe(request);
     });
+
+    it('takes COMPRESSION, SCOPE, the column names and the time zone in any letter case, and OPERATIONTYPE only as is', () => {
+      for (const extra of [
+        { COMPRESSION: 'GZIP', SCOPE: 'client' },
+        { COMPRESSION: 'Zip', SCOPE: 'ClientsGroup' },
+        { COMPRESSION: 'bZiP', COLUMNS: 'amount;OrderId;billingfees incl. vat', TIMEZONE: 'europe/paris' },
+      ]) {
+        const request = { ...exportByOrder, ...extra };
+        expect(validateRequest('getTransactions', undefined, request)).toBe(request);
+      }
+      expect(rejection('getTransactions', undefined, { ...exportByOrder, COMPRESSION: 'GZ' })).toEqual({
+        execCode: '1002', field: 'COMPRESSION', message: 'invalid parameter COMPRESSION: expected one of zip, gzip, bzip (any letter case)',
+      });
+      expect(rejection('getTransactions', undefined, { ...exportByOrder, OPERATIONTYPE: 'GETTRANSACTIONS' })).toMatchObject({
+        execCode: '1002', field: 'OPERATIONTYPE',
+      });
+    });
+  });
+
+  it('keeps the process endpoint\'s enumerated fields exact: a PAYMENTOPTION in capitals is refused', () => {
+    expect(rejection('authorization', undefined, { ...instalment, PAYMENTOPTION: 'INSTALPAY-3X' })).toMatchObject({
+      execCode: '1002', field: 'PAYMENTOPTION',
+    });
   });
 });
