@@ -26,7 +26,7 @@ export type FieldFormat =
   | { readonly kind: 'url'; readonly min: number; readonly max: number }
   /** IANA time zone name (or UTC). */
   | { readonly kind: 'timezone'; readonly max: number }
-  /** `;`-separated export column names. */
+  /** `;`-separated export column names, none empty; a name the service does not know is answered empty. */
   | { readonly kind: 'columns' };
 
 const text = (min: number, max?: number): FieldFormat => ({ kind: 'text', min, ...(max === undefined ? {} : { max }) });

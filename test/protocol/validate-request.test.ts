@@ -126,9 +126,11 @@ describe('validateRequest', () => {
       });
     });
 
-    it('refuses an unknown column, a bad time zone, MAILTO with CALLBACKURL, a long CALLBACKURL', () => {
+    it('refuses an empty column name, a bad time zone, MAILTO with CALLBACKURL, a long CALLBACKURL', () => {
       const cases: [Params, string][] = [
-        [{ COLUMNS: 'ORDERID;AMOUNT;COLOUR' }, 'COLUMNS'],
+        [{ COLUMNS: 'ORDERID;;AMOUNT' }, 'COLUMNS'],
+        [{ COLUMNS: 'ORDERID;' }, 'COLUMNS'],
+        [{ COLUMNS: '' }, 'COLUMNS'],
         [{ TIMEZONE: 'Mars/Olympus' }, 'TIMEZONE'],
         [{ MAILTO: 'a@example.com', CALLBACKURL: 'http://x.example/cb' }, 'CALLBACKURL'],
         [{ CALLBACKURL: 'http://127.0.0.1:65535/callback/xyz' }, 'CALLBACKURL'],
@@ -142,9 +144,9 @@ describe('validateRequest', () => {
       }
     });
 
-    it('accepts columns in any order, a time zone, an asynchronous delivery', () => {
+    it('accepts columns in any order, unknown ones too (answered empty), a time zone, an asynchronous delivery', () => {
       const request = {
-        ...exportByOrder, COLUMNS: 'AMOUNT;ORDERID;BILLINGFEES INCL. VAT',
+        ...exportByOrder, COLUMNS: 'AMOUNT;ORDERID;BILLINGFEES INCL. VAT;NATURE;EXTRADATA;COLOUR',
         TIMEZONE: 'Europe/Paris', SCOPE: 'CLIENT', CALLBACKURL: 'http://127.0.0.1:8/cb', COMPRESSION: 'gzip',
       };
       expect(validateRequest('getTransactions', undefined, request)).toBe(request);

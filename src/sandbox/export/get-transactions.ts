@@ -129,7 +129,9 @@ function selectRows(ctx: GetTransactionsContext, request: ExportRequest): Export
     .sort(byCreation)
     .map((transaction) => {
       const row = toExportRow(transaction, lookup, request.timeZone);
-      return Object.fromEntries(request.columns.map((column) => [column, row[column] ?? '']));
+      // A column the sandbox does not know is answered empty, as the service does; hasOwn, so that a name such as
+      // `constructor` is not read from the prototype.
+      return Object.fromEntries(request.columns.map((column) => [column, Object.hasOwn(row, column) ? row[column]! : '']));
     });
 }
 

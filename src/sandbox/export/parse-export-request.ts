@@ -1,5 +1,4 @@
 import { canonicalExportColumn, EXPORT_COLUMNS, splitColumns } from '../../protocol/export-columns.ts';
-import type { ExportColumn } from '../../protocol/export-columns.ts';
 import { FIELD_DICTIONARY, type Compression } from '../../protocol/field-dictionary.ts';
 import { canonicalValue } from '../../protocol/field-format.ts';
 import { splitIds } from '../../protocol/form-encoding.ts';
@@ -17,7 +16,8 @@ export type ExportDelivery =
 export interface ExportRequest {
   readonly orderIds: readonly string[];
   readonly transactionIds: readonly string[];
-  readonly columns: readonly ExportColumn[];
+  /** Each known column under its documented name, any other as asked (answered empty). */
+  readonly columns: readonly string[];
   readonly timeZone: string;
   readonly delivery: ExportDelivery;
 }
@@ -31,9 +31,8 @@ const DEFAULT_TIME_ZONE = 'UTC';
  */
 export function parseExportRequest(params: Params, account: SandboxAccount): ExportRequest {
   authenticateRequest(account, params);
-  // Before the dictionary's generic COLUMNS check, so the answer names the column at fault.
-  const columns = columnList(params['COLUMNS']);
   validateRequest('getTransactions', undefined, params);
+  const columns = columnList(params['COLUMNS']);
   const compression = compressionOf(params['COMPRESSION']);
   const callbackUrl = params['CALLBACKURL'] as string | undefined;
   const mailTo = params['MAILTO'] as string | undefined;
@@ -60,15 +59,15 @@ function compressionOf(value: Params[string]): Compression | undefined {
 }
 
 /**
- * COLUMNS in the order asked, each named in any letter case and answered under its documented name (`amount` is
- * AMOUNT); every exportable column, in the default order, when absent.
+ * COLUMNS (validated already: no empty name) in the order asked, each known one named in any letter case and answered
+ * under its documented name (`amount` is AMOUNT), any other under the name asked; the documented record, in the
+ * default order, when absent. A column named twice is refused: the answer's rows could not hold it twice.
  */
-function columnList(value: Params[string]): ExportColumn[] {
+function columnList(value: Params[string]): string[] {
   if (typeof value !== 'string') return [...EXPORT_COLUMNS];
-  const columns: ExportColumn[] = [];
+  const columns: string[] = [];
   for (const name of splitColumns(value)) {
-    const column = canonicalExportColumn(name);
-    if (column === undefined) throw invalidParameter('COLUMNS', `unknown column ${JSON.stringify(name)}`);
+    const column = canonicalExportColumn(name) ?? name;
     if (columns.includes(column)) throw invalidParameter('COLUMNS', `column ${JSON.stringify(column)} is named twice`);
     columns.push(column);
   }
