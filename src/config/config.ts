@@ -29,6 +29,7 @@ const EnvSchema = z.object({
   RECON_SANDBOX_DROP_CALLBACKS: nonNegativeInt.default(0),
   RECON_SANDBOX_DUPLICATE_CALLBACKS: z.stringbool().default(false),
   RECON_SANDBOX_ORDERS_OUT: z.string().min(1).optional(),
+  RECON_SANDBOX_EXPORT_LAG_SECONDS: nonNegativeInt.default(0),
   RECON_AMOUNT_TOLERANCE_MINOR: minorUnits.default(0n),
   RECON_GRACE_HOURS: nonNegativeInt.default(24),
   RECON_ORDERS_DATABASE_URL: z.string().min(1).optional(),
@@ -159,6 +160,8 @@ export interface SandboxConfig {
   readonly duplicateCallbacks: boolean;
   /** Where to write the seeded scenario's orders as an orders csv (needs `seed`). */
   readonly ordersOut: string | undefined;
+  /** Transactions younger than this (sandbox clock) are left out of every export. */
+  readonly exportLagSeconds: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -190,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dropCallbacks: e.RECON_SANDBOX_DROP_CALLBACKS,
       duplicateCallbacks: e.RECON_SANDBOX_DUPLICATE_CALLBACKS,
       ordersOut: e.RECON_SANDBOX_ORDERS_OUT,
+      exportLagSeconds: e.RECON_SANDBOX_EXPORT_LAG_SECONDS,
     }),
     reconcile: Object.freeze({
       toleranceMinor: e.RECON_AMOUNT_TOLERANCE_MINOR,

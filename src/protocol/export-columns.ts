@@ -1,6 +1,8 @@
 /**
- * The exportable columns of getTransactions, in the default order. The spec shows no other column, so a
- * COLUMNS entry outside this list is an invalid parameter (1002).
+ * The columns of getTransactions. EXPORT_COLUMNS are the documented record (payment-api-3.0.md), in the default
+ * order: what an export without COLUMNS holds. LATER_EXPORT_COLUMNS appear in the service's files beyond it (issue
+ * 9) and are exported only when asked by name. A name the service does not know is not an error: it is answered
+ * with an empty value, as the service does, so a COLUMNS entry is any non-empty name.
  */
 export const EXPORT_COLUMNS = [
   'IDENTIFIER', 'DATE', 'TRANSACTIONID', 'ORDERID', 'OPERATIONTYPE', 'AMOUNT', 'CURRENCY', 'BILLINGFEES INCL. VAT',
@@ -8,12 +10,17 @@ export const EXPORT_COLUMNS = [
   '3DSGLOBALSTATUS', 'RULE APPLIED', 'SCHEDULE', 'RETRY',
 ] as const;
 
-export type ExportColumn = (typeof EXPORT_COLUMNS)[number];
+export const LATER_EXPORT_COLUMNS = ['NATURE', 'CHARGEBACKDATE', 'TRANSFER REFERENCE', 'EXTRADATA'] as const;
 
-const exportColumns: ReadonlySet<string> = new Set(EXPORT_COLUMNS);
+export type ExportColumn = (typeof EXPORT_COLUMNS)[number] | (typeof LATER_EXPORT_COLUMNS)[number];
 
-export function isExportColumn(name: string): name is ExportColumn {
-  return exportColumns.has(name);
+const byUpperCase: ReadonlyMap<string, ExportColumn> = new Map(
+  [...EXPORT_COLUMNS, ...LATER_EXPORT_COLUMNS].map((column) => [column.toUpperCase(), column]),
+);
+
+/** The column a COLUMNS entry names, in any letter case (`amount` → `AMOUNT`); undefined for a name not known. */
+export function canonicalExportColumn(name: string): ExportColumn | undefined {
+  return byUpperCase.get(name.toUpperCase());
 }
 
 export const COLUMN_SEPARATOR = ';';
@@ -22,7 +29,7 @@ export function joinColumns(columns: readonly ExportColumn[]): string {
   return columns.join(COLUMN_SEPARATOR);
 }
 
-/** Splits a COLUMNS value; the caller checks each name with isExportColumn. */
+/** Splits a COLUMNS value; the caller reads each name with canonicalExportColumn. */
 export function splitColumns(value: string): string[] {
   return value.split(COLUMN_SEPARATOR);
 }

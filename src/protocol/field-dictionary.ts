@@ -6,7 +6,8 @@
 export type FieldFormat =
   /** Free text; `max` undefined means no limit. `bytes` counts UTF-8 bytes instead of characters. */
   | { readonly kind: 'text'; readonly min: number; readonly max?: number; readonly bytes?: boolean }
-  | { readonly kind: 'enum'; readonly values: readonly string[] }
+  /** One of `values`; `anyCase`: in any letter case too (canonicalValue gives the value as listed). */
+  | { readonly kind: 'enum'; readonly values: readonly string[]; readonly anyCase?: boolean }
   /** Non-negative integer written in digits, no sign, no leading zeros. */
   | { readonly kind: 'integer'; readonly min?: number; readonly max?: number }
   /** Exactly `length` digits (EXTERNALREFERENCE: left padded with 0), or 1..`length` digits when `upTo`. */
@@ -25,12 +26,15 @@ export type FieldFormat =
   | { readonly kind: 'url'; readonly min: number; readonly max: number }
   /** IANA time zone name (or UTC). */
   | { readonly kind: 'timezone'; readonly max: number }
-  /** `;`-separated export column names. */
+  /** `;`-separated export column names, none empty; a name the service does not know is answered empty. */
   | { readonly kind: 'columns' };
 
 const text = (min: number, max?: number): FieldFormat => ({ kind: 'text', min, ...(max === undefined ? {} : { max }) });
 const fixed = (length: number): FieldFormat => text(length, length);
-const oneOf = (...values: string[]): FieldFormat => ({ kind: 'enum', values });
+export type EnumFormat = Extract<FieldFormat, { kind: 'enum' }>;
+
+const oneOf = (...values: string[]): EnumFormat => ({ kind: 'enum', values });
+const oneOfAnyCase = (...values: string[]): EnumFormat => ({ kind: 'enum', values, anyCase: true });
 const TITLES = oneOf('mr', 'miss', 'mrs');
 
 export const OPERATION_TYPES = ['authorization', 'payment', 'capture', 'refund', 'getTransactions'] as const;
@@ -95,14 +99,16 @@ export const FIELD_DICTIONARY = {
   // "int(1-10)": read as an integer of 1 to 10 digits.
   EXTERNALENTITYID: { kind: 'digits', length: 10, upTo: true },
   EXTERNALREFERENCE: { kind: 'digits', length: 9 },
-  // getTransactions (E1)
+  // getTransactions (E1). Its options are taken in any letter case (issue 9: merchants send COMPRESSION=GZIP); the
+  // column names of COLUMNS too (field-format.ts). OPERATIONTYPE stays exact: it must equal the envelope's `method`,
+  // which routes the request on both endpoints.
   COLUMNS: { kind: 'columns' },
-  SCOPE: oneOf('CLIENTSGROUP', 'CLIENT'),
+  SCOPE: oneOfAnyCase('CLIENTSGROUP', 'CLIENT'),
   TIMEZONE: { kind: 'timezone', max: 128 },
   MAILTO: { kind: 'email', min: 5, max: 255 },
   // string(1-32): a longer callback address cannot be sent at all.
   CALLBACKURL: { kind: 'url', min: 1, max: 32 },
-  COMPRESSION: oneOf(...COMPRESSIONS),
+  COMPRESSION: oneOfAnyCase(...COMPRESSIONS),
   // wallet notifications
   PP_ADDRESS_STATUS: oneOf('none', 'confirmed', 'unconfirmed'),
   PP_PAYER_ID: fixed(13),

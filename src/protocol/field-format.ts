@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isExportColumn, splitColumns } from './export-columns.ts';
-import type { FieldFormat } from './field-dictionary.ts';
+import { splitColumns } from './export-columns.ts';
+import type { EnumFormat, FieldFormat } from './field-dictionary.ts';
 import { isCountryCode } from './iso-3166.ts';
 import { isCurrencyCode } from './iso-4217.ts';
 
@@ -19,7 +19,7 @@ export function matchesFormat(format: FieldFormat, value: string): boolean {
       return length >= format.min && (format.max === undefined || length <= format.max);
     }
     case 'enum':
-      return format.values.includes(value);
+      return canonicalValue(format, value) !== undefined;
     case 'integer':
       return INTEGER.test(value) && inRange(BigInt(value), format.min, format.max);
     case 'digits':
@@ -45,8 +45,16 @@ export function matchesFormat(format: FieldFormat, value: string): boolean {
     case 'timezone':
       return value.length >= 1 && value.length <= format.max && isTimeZone(value);
     case 'columns':
-      return value.length > 0 && splitColumns(value).every(isExportColumn);
+      return splitColumns(value).every((name) => name !== '');
   }
+}
+
+/** An enumerated value as the dictionary lists it (`GZIP` → `gzip` where any case is taken); undefined when not one. */
+export function canonicalValue(format: EnumFormat, value: string): string | undefined {
+  if (format.values.includes(value)) return value;
+  if (!format.anyCase) return undefined;
+  const lower = value.toLowerCase();
+  return format.values.find((listed) => listed.toLowerCase() === lower);
 }
 
 /** What a format expects, for the "invalid parameter X: expected ..." message. */
@@ -58,7 +66,7 @@ export function describeFormat(format: FieldFormat): string {
       return format.min === format.max ? `exactly ${format.max} ${unit}` : `${format.min}-${format.max} ${unit}`;
     }
     case 'enum':
-      return `one of ${format.values.join(', ')}`;
+      return `one of ${format.values.join(', ')}${format.anyCase ? ' (any letter case)' : ''}`;
     case 'integer':
       return format.max !== undefined
         ? `an integer from ${format.min ?? 0} to ${format.max}`
@@ -86,7 +94,7 @@ export function describeFormat(format: FieldFormat): string {
     case 'timezone':
       return 'an IANA time zone name';
     case 'columns':
-      return 'export column names separated by ;';
+      return 'export column names separated by ;, none empty';
   }
 }
 

@@ -48,6 +48,11 @@ export interface SandboxOptions {
   readonly dropCallbacks?: number;
   /** Every CALLBACKURL delivery is sent twice (same bytes, same URL), the second after the first ended. */
   readonly duplicateCallbacks?: boolean;
+  /**
+   * Transactions created less than this many seconds ago by the sandbox clock are left out of every export
+   * (synchronous, CALLBACKURL, MAILTO): the service's exports trail its live data. Default 0.
+   */
+  readonly exportLagSeconds?: number;
   /** Background happenings (notification deliveries, failed exports, internal errors); never thrown. */
   readonly onEvent?: (event: SandboxEvent) => void;
 }
@@ -109,6 +114,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     ...(options.dropCallbacks === undefined ? {} : { dropFirst: options.dropCallbacks }),
     ...(options.duplicateCallbacks === undefined ? {} : { duplicate: options.duplicateCallbacks }),
   });
+  const exportLagSeconds = options.exportLagSeconds ?? 0;
+  if (!Number.isFinite(exportLagSeconds) || exportLagSeconds < 0) {
+    throw new RangeError(`exportLagSeconds is a number of seconds, 0 or more (got ${exportLagSeconds})`);
+  }
   let externalReferences = 0;
   const ctx: SandboxContext = {
     identifier: options.identifier,
@@ -140,6 +149,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     ...(options.smtp ? { smtp: options.smtp } : {}),
     callbacks,
     onCallbackLost: (label) => emit({ type: 'export-dropped', label }),
+    exportLagMs: exportLagSeconds * 1000,
   };
 
   const handler = createRequestHandler(

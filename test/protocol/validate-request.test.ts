@@ -126,9 +126,11 @@ describe('validateRequest', () => {
       });
     });
 
-    it('refuses an unknown column, a bad time zone, MAILTO with CALLBACKURL, a long CALLBACKURL', () => {
+    it('refuses an empty column name, a bad time zone, MAILTO with CALLBACKURL, a long CALLBACKURL', () => {
       const cases: [Params, string][] = [
-        [{ COLUMNS: 'ORDERID;AMOUNT;COLOUR' }, 'COLUMNS'],
+        [{ COLUMNS: 'ORDERID;;AMOUNT' }, 'COLUMNS'],
+        [{ COLUMNS: 'ORDERID;' }, 'COLUMNS'],
+        [{ COLUMNS: '' }, 'COLUMNS'],
         [{ TIMEZONE: 'Mars/Olympus' }, 'TIMEZONE'],
         [{ MAILTO: 'a@example.com', CALLBACKURL: 'http://x.example/cb' }, 'CALLBACKURL'],
         [{ CALLBACKURL: 'http://127.0.0.1:65535/callback/xyz' }, 'CALLBACKURL'],
@@ -142,12 +144,35 @@ describe('validateRequest', () => {
       }
     });
 
-    it('accepts columns in any order, a time zone, an asynchronous delivery', () => {
+    it('accepts columns in any order, unknown ones too (answered empty), a time zone, an asynchronous delivery', () => {
       const request = {
-        ...exportByOrder, COLUMNS: 'AMOUNT;ORDERID;BILLINGFEES INCL. VAT',
+        ...exportByOrder, COLUMNS: 'AMOUNT;ORDERID;BILLINGFEES INCL. VAT;NATURE;EXTRADATA;COLOUR',
         TIMEZONE: 'Europe/Paris', SCOPE: 'CLIENT', CALLBACKURL: 'http://127.0.0.1:8/cb', COMPRESSION: 'gzip',
       };
       expect(validateRequest('getTransactions', undefined, request)).toBe(request);
+    });
+
+    it('takes COMPRESSION, SCOPE, the column names and the time zone in any letter case, and OPERATIONTYPE only as is', () => {
+      for (const extra of [
+        { COMPRESSION: 'GZIP', SCOPE: 'client' },
+        { COMPRESSION: 'Zip', SCOPE: 'ClientsGroup' },
+        { COMPRESSION: 'bZiP', COLUMNS: 'amount;OrderId;billingfees incl. vat', TIMEZONE: 'europe/paris' },
+      ]) {
+        const request = { ...exportByOrder, ...extra };
+        expect(validateRequest('getTransactions', undefined, request)).toBe(request);
+      }
+      expect(rejection('getTransactions', undefined, { ...exportByOrder, COMPRESSION: 'GZ' })).toEqual({
+        execCode: '1002', field: 'COMPRESSION', message: 'invalid parameter COMPRESSION: expected one of zip, gzip, bzip (any letter case)',
+      });
+      expect(rejection('getTransactions', undefined, { ...exportByOrder, OPERATIONTYPE: 'GETTRANSACTIONS' })).toMatchObject({
+        execCode: '1002', field: 'OPERATIONTYPE',
+      });
+    });
+  });
+
+  it('keeps the process endpoint\'s enumerated fields exact: a PAYMENTOPTION in capitals is refused', () => {
+    expect(rejection('authorization', undefined, { ...instalment, PAYMENTOPTION: 'INSTALPAY-3X' })).toMatchObject({
+      execCode: '1002', field: 'PAYMENTOPTION',
     });
   });
 });

@@ -209,6 +209,18 @@ describe('recon sandbox (CLI)', () => {
     expect(nowhere.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it.each([
+    ['--export-lag-seconds', ['--export-lag-seconds', '600'], {}],
+    ['RECON_SANDBOX_EXPORT_LAG_SECONDS', [], { RECON_SANDBOX_EXPORT_LAG_SECONDS: '600' }],
+  ])('leaves a payment younger than %s out of its exports', async (_from, args, env) => {
+    const cli = await startCli(['--port', '0', '--identifier', 'LAG', '--secret', 'lag', ...args], env);
+    const payment = walletParams({ IDENTIFIER: 'LAG' });
+    expect(await postSigned(cli.baseUrl, 'payment', payment, 'lag')).toMatchObject({ EXECCODE: '0002' });
+    const exported = await postSigned(cli.baseUrl, 'getTransactions', { IDENTIFIER: 'LAG', VERSION: '3.0', ORDERID: payment['ORDERID']! }, 'lag');
+    expect(exported).toMatchObject({ EXECCODE: '0000', DATA: [] });
+    expect(await stop(cli, 'SIGTERM')).toBe(0);
+  });
+
   it('starts with a seeded scenario on --seed', async () => {
     const cli = await startCli(['--port', '0', '--identifier', 'SEEDED', '--secret', 's', '--seed', '7']);
     await cli.stderrMatching(/seeded scenario 7: 40 orders, \d+ transactions/);
@@ -225,6 +237,7 @@ describe('recon sandbox (CLI)', () => {
     [['--callback-format', 'json'], /invalid --callback-format/],
     [['--drop-callbacks=-2'], /invalid --drop-callbacks/],
     [['--drop-callbacks', '1.5'], /invalid --drop-callbacks/],
+    [['--export-lag-seconds', 'soon'], /invalid --export-lag-seconds/],
     [['--colour'], /Unknown option/],
   ])('refuses %j with exit 1 and a one-line message', async (args, message) => {
     const { code, stderr } = await run(args);
@@ -239,6 +252,7 @@ describe('recon sandbox (CLI)', () => {
     ['RECON_SANDBOX_CALLBACK_FORMAT', 'form'],
     ['RECON_SANDBOX_DROP_CALLBACKS', 'some'],
     ['RECON_SANDBOX_DUPLICATE_CALLBACKS', 'twice'],
+    ['RECON_SANDBOX_EXPORT_LAG_SECONDS', '-5'],
   ])('refuses a bad %s naming it', async (variable, value) => {
     const { code, stderr } = await run([], { [variable]: value });
     expect(code).toBe(1);

@@ -27,6 +27,10 @@ options (each also read from the environment variable shown; flags win):
                        orders as a csv for recon import-orders,
                        one deliberate mistake of each kind a
                        reconciliation finds (most orders match)
+  --export-lag-seconds N
+                       transactions younger than N seconds by  RECON_SANDBOX_EXPORT_LAG_SECONDS (0)
+                       the sandbox clock are left out of every
+                       export (JSON, CALLBACKURL, MAILTO)
 
 switches for testing a receiver of CALLBACKURL exports:
   --callback-format F  multipart: the file in part "file" of   RECON_SANDBOX_CALLBACK_FORMAT (multipart)
@@ -54,6 +58,7 @@ const OPTIONS = {
   'drop-callbacks': { type: 'string' },
   'duplicate-callbacks': { type: 'boolean' },
   'orders-out': { type: 'string' },
+  'export-lag-seconds': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -69,6 +74,7 @@ const FLAG_RULES = {
   'callback-format': z.enum(CALLBACK_FORMATS),
   'drop-callbacks': z.coerce.number().int().min(0),
   'orders-out': z.string().min(1),
+  'export-lag-seconds': z.coerce.number().int().min(0),
 };
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -92,6 +98,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     callbackFormat: settings.callbackFormat,
     dropCallbacks: settings.dropCallbacks,
     duplicateCallbacks: settings.duplicateCallbacks,
+    exportLagSeconds: settings.exportLagSeconds,
     onEvent: (event) => ctx.stderr.write(`sandbox: ${describeEvent(event)}\n`),
   });
   // Written before the base URL is printed: whoever waits for the URL finds the file complete.
@@ -139,6 +146,7 @@ function resolveSettings(fromEnv: SandboxConfig, flags: FlagValues): SandboxConf
     dropCallbacks: flag('drop-callbacks') ?? fromEnv.dropCallbacks,
     duplicateCallbacks: flags['duplicate-callbacks'] ?? fromEnv.duplicateCallbacks,
     ordersOut: flag('orders-out') ?? fromEnv.ordersOut,
+    exportLagSeconds: flag('export-lag-seconds') ?? fromEnv.exportLagSeconds,
   };
 }
 

@@ -4,7 +4,7 @@ import { billingFeesMinorUnits } from './billing-fees.ts';
 import { deriveCardDetails, threeDSecureStatus } from './card-details.ts';
 import { formatExecCode, formatExportDate, formatMinorUnits, formatPosition } from './format-export-value.ts';
 
-/** One exported transaction: every exportable column, every value a string ("" when empty). */
+/** One exported transaction: every column the sandbox knows, every value a string ("" when empty). */
 export type ExportRow = Readonly<Record<string, string>>;
 
 export type TransactionLookup = (transactionId: string) => SandboxTransaction | undefined;
@@ -42,6 +42,12 @@ export function toExportRow(transaction: SandboxTransaction, lookup: Transaction
     SCHEDULE: scheduleOf(transaction, chain),
     // The sandbox never retries a payment on the merchant's behalf, so no row has a retry position.
     RETRY: '',
+    // Beyond the documented record (issue 9). The sandbox has no chargebacks and pays nothing out by transfer, and
+    // what NATURE would distinguish is unknown, so these stay empty; EXTRADATA echoes the merchant's own field.
+    NATURE: '',
+    CHARGEBACKDATE: '',
+    'TRANSFER REFERENCE': '',
+    EXTRADATA: requested('EXTRADATA'),
   };
 }
 

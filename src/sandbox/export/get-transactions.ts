@@ -32,6 +32,8 @@ export interface GetTransactionsContext {
   readonly callbacks?: CallbackDispatch;
   /** A CALLBACKURL delivery lost on purpose (the callbacks' `dropFirst`); `label` names it as in errors. */
   readonly onCallbackLost?: (label: string) => void;
+  /** Transactions created less than this long ago (sandbox clock) are left out of every export. Default 0. */
+  readonly exportLagMs?: number;
 }
 
 const OPERATIONTYPE = 'getTransactions';
@@ -110,10 +112,13 @@ export async function handleGetTransactions(
 
 /**
  * The account's transactions named by ORDERID or TRANSACTIONID (either list matches), oldest first, each
- * row as it stands now: a pending approval past its 6 days is settled before it is read.
+ * row as it stands now: a pending approval past its 6 days is settled before it is read. A transaction younger
+ * than the export lag is not there yet, as in a service whose exports trail its live data; its age counts from its
+ * creation (its DATE), so a later change of state does not hide it again.
  */
 function selectRows(ctx: GetTransactionsContext, request: ExportRequest): ExportRow[] {
   const now = ctx.clock.now();
+  const createdBy = now.getTime() - (ctx.exportLagMs ?? 0);
   const selected = new Map<string, SandboxTransaction>();
   for (const orderId of request.orderIds) {
     for (const transaction of ctx.store.byOrderId(orderId)) selected.set(transaction.transactionId, transaction);
@@ -124,12 +129,14 @@ function selectRows(ctx: GetTransactionsContext, request: ExportRequest): Export
   }
   const lookup = (transactionId: string) => ctx.store.get(transactionId);
   return [...selected.values()]
-    .filter((transaction) => transaction.identifier === ctx.identifier)
+    .filter((transaction) => transaction.identifier === ctx.identifier && transaction.createdAt.getTime() <= createdBy)
     .map((transaction) => settleExpiry(ctx.store, transaction, now))
     .sort(byCreation)
     .map((transaction) => {
       const row = toExportRow(transaction, lookup, request.timeZone);
-      return Object.fromEntries(request.columns.map((column) => [column, row[column] ?? '']));
+      // A column the sandbox does not know is answered empty, as the service does; hasOwn, so that a name such as
+      // `constructor` is not read from the prototype.
+      return Object.fromEntries(request.columns.map((column) => [column, Object.hasOwn(row, column) ? row[column]! : '']));
     });
 }
 

@@ -1,6 +1,6 @@
-import { EXPORT_COLUMNS, isExportColumn, splitColumns } from '../../protocol/export-columns.ts';
-import type { ExportColumn } from '../../protocol/export-columns.ts';
-import type { Compression } from '../../protocol/field-dictionary.ts';
+import { canonicalExportColumn, EXPORT_COLUMNS, splitColumns } from '../../protocol/export-columns.ts';
+import { FIELD_DICTIONARY, type Compression } from '../../protocol/field-dictionary.ts';
+import { canonicalValue } from '../../protocol/field-format.ts';
 import { splitIds } from '../../protocol/form-encoding.ts';
 import type { Params } from '../../protocol/form-encoding.ts';
 import { invalidParameter } from '../../protocol/protocol-error.ts';
@@ -16,7 +16,8 @@ export type ExportDelivery =
 export interface ExportRequest {
   readonly orderIds: readonly string[];
   readonly transactionIds: readonly string[];
-  readonly columns: readonly ExportColumn[];
+  /** Each known column under its documented name, any other as asked (answered empty). */
+  readonly columns: readonly string[];
   readonly timeZone: string;
   readonly delivery: ExportDelivery;
 }
@@ -30,10 +31,9 @@ const DEFAULT_TIME_ZONE = 'UTC';
  */
 export function parseExportRequest(params: Params, account: SandboxAccount): ExportRequest {
   authenticateRequest(account, params);
-  // Before the dictionary's generic COLUMNS check, so the answer names the column at fault.
-  const columns = columnList(params['COLUMNS']);
   validateRequest('getTransactions', undefined, params);
-  const compression = params['COMPRESSION'] as Compression | undefined;
+  const columns = columnList(params['COLUMNS']);
+  const compression = compressionOf(params['COMPRESSION']);
   const callbackUrl = params['CALLBACKURL'] as string | undefined;
   const mailTo = params['MAILTO'] as string | undefined;
   return {
@@ -41,7 +41,8 @@ export function parseExportRequest(params: Params, account: SandboxAccount): Exp
     transactionIds: idList(params['TRANSACTIONID']),
     columns,
     timeZone: (params['TIMEZONE'] as string | undefined) ?? DEFAULT_TIME_ZONE,
-    // SCOPE is accepted and changes nothing: the sandbox has one account, so CLIENT and CLIENTSGROUP coincide.
+    // SCOPE is accepted (in any case) and changes nothing: the sandbox has one account, so CLIENT and CLIENTSGROUP
+    // coincide. TIMEZONE is taken in any case by Intl, which knows `europe/paris` as Europe/Paris.
     delivery:
       callbackUrl !== undefined
         ? { kind: 'callback', url: callbackUrl, compression }
@@ -51,14 +52,24 @@ export function parseExportRequest(params: Params, account: SandboxAccount): Exp
   };
 }
 
-/** COLUMNS in the order asked; every exportable column, in the default order, when absent. */
-function columnList(value: Params[string]): ExportColumn[] {
+/** COMPRESSION (validated already) as the dictionary lists it: `GZIP`, `Gzip` → `gzip`. */
+function compressionOf(value: Params[string]): Compression | undefined {
+  if (typeof value !== 'string') return undefined;
+  return canonicalValue(FIELD_DICTIONARY.COMPRESSION, value) as Compression;
+}
+
+/**
+ * COLUMNS (validated already: no empty name) in the order asked, each known one named in any letter case and answered
+ * under its documented name (`amount` is AMOUNT), any other under the name asked; the documented record, in the
+ * default order, when absent. A column named twice is refused: the answer's rows could not hold it twice.
+ */
+function columnList(value: Params[string]): string[] {
   if (typeof value !== 'string') return [...EXPORT_COLUMNS];
-  const columns: ExportColumn[] = [];
+  const columns: string[] = [];
   for (const name of splitColumns(value)) {
-    if (!isExportColumn(name)) throw invalidParameter('COLUMNS', `unknown column ${JSON.stringify(name)}`);
-    if (columns.includes(name)) throw invalidParameter('COLUMNS', `column ${JSON.stringify(name)} is named twice`);
-    columns.push(name);
+    const column = canonicalExportColumn(name) ?? name;
+    if (columns.includes(column)) throw invalidParameter('COLUMNS', `column ${JSON.stringify(column)} is named twice`);
+    columns.push(column);
   }
   return columns;
 }

@@ -84,7 +84,8 @@ const PLANS: readonly DiscrepancyPlan[] = [
  *
  * Never produced: over_refunded (the service refuses a refund beyond what is left to refund, so its records never
  * show one) and notification_conflict (the sandbox notifies what it records: a notification never contradicts an
- * export). Only the scenario's orders: ORDERIDs created later through the process endpoint are not listed.
+ * export). Only the scenario's orders: ORDERIDs created later through the process endpoint are not listed. The
+ * expectations assume an export holding every transaction of the store: with an export lag, the youngest are not.
  */
 export function scenarioOrders(
   store: SandboxStore,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXPORT_COLUMNS } from '../../../src/protocol/export-columns.ts';
 import type { Params } from '../../../src/protocol/form-encoding.ts';
+import { signParams } from '../../../src/protocol/hash.ts';
 import { createSandboxClock } from '../../../src/sandbox/clock.ts';
 import { createSandbox } from '../../../src/sandbox/sandbox.ts';
 import type { Sandbox, SandboxEvent } from '../../../src/sandbox/sandbox.ts';
@@ -103,13 +104,10 @@ describe('getTransactions over HTTP, synchronous', () => {
     expect(rows).toEqual(ids.map((TRANSACTIONID) => ({ TRANSACTIONID })));
   });
 
-  it('answers an unknown column with 1002 naming it', async () => {
-    const answer = await getTransactions({ ORDERID: scenario.orderIds[0]!, COLUMNS: 'AMOUNT;CARDHOLDERNAME' });
-    expect(answer).toEqual({
-      OPERATIONTYPE: 'getTransactions',
-      EXECCODE: '1002',
-      MESSAGE: 'invalid parameter COLUMNS: unknown column "CARDHOLDERNAME"',
-    });
+  it('answers a column it does not know with an empty value under the name asked', async () => {
+    const rows = await rowsOf({ ORDERID: scenario.orderIds[0]!, COLUMNS: 'AMOUNT;CARDHOLDERNAME;TRANSFER REFERENCE' });
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row).toEqual({ AMOUNT: expect.stringMatching(/^\d+\.\d{2}$/), CARDHOLDERNAME: '', 'TRANSFER REFERENCE': '' });
   });
 });
 
@@ -173,6 +171,46 @@ describe('getTransactions over HTTP, delivered to a CALLBACKURL', () => {
     expect(both).toMatchObject({ EXECCODE: '1002', MESSAGE: expect.stringMatching(/mutually exclusive/) });
     await sandbox.exports.idle();
     expect(uploads.received.length).toBe(before);
+  });
+});
+
+describe('getTransactions over HTTP, its options in any letter case', () => {
+  it.each([
+    ['GZIP', '.csv.gz', 'application/gzip'],
+    ['Zip', '.csv.zip', 'application/zip'],
+    ['BZip', '.csv.bz2', 'application/x-bzip2'],
+  ])('COMPRESSION=%s compresses as its lower-case name', async (compression, extension, mimeType) => {
+    const params = { ORDERID: ordersOf('captured-full'), COLUMNS: 'TRANSACTIONID;AMOUNT' };
+    const expected = await rowsOf(params);
+    const before = uploads.received.length;
+    const answer = await getTransactions({ ...params, COMPRESSION: compression, CALLBACKURL: `${uploads.url}/case` });
+    expect(answer).toMatchObject({ EXECCODE: '0000' });
+    await sandbox.exports.idle();
+    const [delivered] = uploads.received.slice(before);
+    const file = delivered!.files[0]!;
+    expect(file.filename.endsWith(extension)).toBe(true);
+    expect(file.mimeType).toBe(mimeType);
+    expect((await readExportFile(file.filename, file.bytes)).rows).toEqual(expected);
+  });
+
+  it('answers columns named in any case under their documented names, in a time zone and SCOPE in any case', async () => {
+    const orderId = ordersOf('refunded-partial');
+    const exact = await rowsOf({ ORDERID: orderId, COLUMNS: 'TRANSACTIONID;AMOUNT;BILLINGFEES INCL. VAT;DATE', TIMEZONE: 'Europe/Paris', SCOPE: 'CLIENT' });
+    const anyCase = await rowsOf({ ORDERID: orderId, COLUMNS: 'transactionId;amount;Billingfees Incl. Vat;date', TIMEZONE: 'europe/paris', SCOPE: 'client' });
+    expect(anyCase).toEqual(exact);
+    expect(Object.keys(anyCase[0]!)).toEqual(['TRANSACTIONID', 'AMOUNT', 'BILLINGFEES INCL. VAT', 'DATE']);
+  });
+
+  it('still refuses a column named twice in two spellings, and an OPERATIONTYPE in capitals', async () => {
+    expect(await getTransactions({ ORDERID: scenario.orderIds[0]!, COLUMNS: 'AMOUNT;amount' })).toMatchObject({
+      EXECCODE: '1002', MESSAGE: 'invalid parameter COLUMNS: column "AMOUNT" is named twice',
+    });
+    const body = new URLSearchParams({ method: 'GETTRANSACTIONS' });
+    for (const [name, value] of Object.entries(signParams(SECRET, { IDENTIFIER, VERSION: '3.0', OPERATIONTYPE: 'GETTRANSACTIONS', ORDERID: scenario.orderIds[0]! }))) {
+      body.append(`params[${name}]`, value as string);
+    }
+    const answer = await (await fetch(`${baseUrl}/front/service/rest/export`, { method: 'POST', body })).json();
+    expect(answer).toMatchObject({ EXECCODE: '1002', MESSAGE: expect.stringContaining('OPERATIONTYPE') });
   });
 });
 

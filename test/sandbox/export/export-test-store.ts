@@ -53,6 +53,7 @@ export function createExportTestStore(): ExportTestStore {
       BILLINGFIRSTNAME: 'Ada',
       BILLINGLASTNAME: 'Lovelace',
       BILLINGCOUNTRY: 'BE',
+      EXTRADATA: 'cart=42;channel=web',
     },
   });
   const instalmentCapture = add({

@@ -37,6 +37,21 @@ async function exportRows(params: Params): Promise<Record<string, string>[]> {
 }
 
 describe('getTransactions, synchronous', () => {
+  it('answers the columns beyond the documented record when asked, and any column it does not know as empty', async () => {
+    const columns = ['TRANSACTIONID', 'NATURE', 'CHARGEBACKDATE', 'TRANSFER REFERENCE', 'EXTRADATA', 'BILLINGFEESTTC', 'constructor'];
+    const rows = await exportRows({ ORDERID: 'CMD-1;CMD-2', COLUMNS: columns.join(';') });
+    const blank = { NATURE: '', CHARGEBACKDATE: '', 'TRANSFER REFERENCE': '', BILLINGFEESTTC: '', constructor: '' };
+    // EXTRADATA as the merchant sent it with the authorization, on its capture and refund too; CMD-2 sent none.
+    expect(rows).toEqual([
+      { TRANSACTIONID: fixture.ids.instalmentAuthorization, ...blank, EXTRADATA: 'cart=42;channel=web' },
+      { TRANSACTIONID: fixture.ids.instalmentCapture, ...blank, EXTRADATA: 'cart=42;channel=web' },
+      { TRANSACTIONID: fixture.ids.instalmentRefund, ...blank, EXTRADATA: 'cart=42;channel=web' },
+      { TRANSACTIONID: fixture.ids.walletPayment, ...blank, EXTRADATA: '' },
+    ]);
+    for (const row of rows) expect(Object.keys(row)).toEqual(columns);
+  });
+
+
   it('answers every exportable column by default, in the default order, values as the service writes them', async () => {
     const rows = await exportRows({ ORDERID: 'CMD-1' });
     expect(rows).toHaveLength(3);
@@ -138,11 +153,11 @@ describe('getTransactions, refused requests', () => {
     return response;
   }
 
-  it('an unknown column is 1002 naming it', async () => {
-    expect(await refusal(request({ ORDERID: 'CMD-1', COLUMNS: 'AMOUNT;BILLINGFEESTTC' }))).toEqual({
+  it('an empty column name is 1002', async () => {
+    expect(await refusal(request({ ORDERID: 'CMD-1', COLUMNS: 'AMOUNT;;DATE' }))).toEqual({
       OPERATIONTYPE: 'getTransactions',
       EXECCODE: '1002',
-      MESSAGE: 'invalid parameter COLUMNS: unknown column "BILLINGFEESTTC"',
+      MESSAGE: 'invalid parameter COLUMNS: expected export column names separated by ;, none empty',
     });
   });
 
