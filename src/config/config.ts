@@ -44,7 +44,8 @@ const EnvSchema = z.object({
   RECON_SCHEDULE_TIMEZONE: z.string().min(1).default('Europe/Paris'),
   RECON_LOOKBACK_DAYS: positiveInt.default(30),
   RECON_EXPORT_BATCH_SIZE: positiveInt.default(200),
-  RECON_EXPORT_COMPRESSION: z.enum(['zip', 'gzip', 'bzip']).default('gzip'),
+  // The service's enumerations are taken in any letter case (the merchant SDK writes GZIP); recon sends them lower-case.
+  RECON_EXPORT_COMPRESSION: z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(['zip', 'gzip', 'bzip'])).default('gzip'),
   RECON_EXPORT_TIMEOUT_SECONDS: positiveInt.default(3600),
   RECON_EXPORT_ATTEMPTS: positiveInt.default(3),
 });

@@ -1,0 +1,29 @@
+import { expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.ts';
+import { expectReconError } from '../support/expect-recon-error.ts';
+
+it('reads the nightly settings with their defaults', () => {
+  expect(loadConfig({}).nightly).toEqual({
+    schedule: '30 2 * * *',
+    scheduleTimezone: 'Europe/Paris',
+    lookbackDays: 30,
+    exportBatchSize: 200,
+    exportCompression: 'gzip',
+    exportTimeoutSeconds: 3600,
+    exportAttempts: 3,
+  });
+  expect(loadConfig({}).serve).toEqual({ port: 8090, host: '127.0.0.1', callbackBaseUrl: undefined });
+});
+
+it('takes RECON_EXPORT_COMPRESSION in any letter case, as the service does, and keeps it lower-case', async () => {
+  for (const [given, kept] of [['GZIP', 'gzip'], ['Zip', 'zip'], [' bzip ', 'bzip']] as const) {
+    expect(loadConfig({ RECON_EXPORT_COMPRESSION: given }).nightly.exportCompression).toBe(kept);
+  }
+  await expectReconError(async () => loadConfig({ RECON_EXPORT_COMPRESSION: 'rar' }), 'CONFIG', 'invalid environment variable RECON_EXPORT_COMPRESSION: ');
+});
+
+it('refuses a batch size, attempt count or timeout that is not a positive whole number, naming the variable', async () => {
+  for (const name of ['RECON_EXPORT_BATCH_SIZE', 'RECON_EXPORT_ATTEMPTS', 'RECON_EXPORT_TIMEOUT_SECONDS', 'RECON_LOOKBACK_DAYS']) {
+    await expectReconError(async () => loadConfig({ [name]: '0' }), 'CONFIG', `invalid environment variable ${name}: `);
+  }
+});
