@@ -25,11 +25,17 @@ export class EntryError extends Error {
 
 export function describeFailure(error: unknown, filePath: string): IngestFailure {
   if (error instanceof ReconError) return { code: error.code, message: error.message };
-  if (error instanceof EntryError) {
-    const code = sqlState(error.cause) === undefined ? 'UNEXPECTED' : 'DATABASE';
-    return { code, message: `${error.label}: ${error.message}` };
-  }
-  return { code: sqlState(error) === undefined ? 'UNEXPECTED' : 'DATABASE', message: `${filePath}: ${describeError(error)}` };
+  if (error instanceof EntryError) return { code: databaseCode(sqlState(error.cause)), message: `${error.label}: ${error.message}` };
+  return { code: databaseCode(sqlState(error)), message: `${filePath}: ${describeError(error)}` };
+}
+
+/**
+ * DATABASE_TRANSIENT: the file was fine, the database was not this time (a deadlock, a serialization failure, a
+ * lost connection, a server shutting down or short of resources): the same load later may well succeed.
+ */
+function databaseCode(state: string | undefined): string {
+  if (state === undefined) return 'UNEXPECTED';
+  return /^(40|08|53|57P)/.test(state) ? 'DATABASE_TRANSIENT' : 'DATABASE';
 }
 
 function sqlState(error: unknown): string | undefined {

@@ -17,6 +17,9 @@ CREATE TABLE recon.nightly_runs (
   started_at timestamptz NOT NULL DEFAULT now(),
   -- The last change of state: a run `reconciling` for long lost its reconciler (advance-nightly-run.ts).
   updated_at timestamptz NOT NULL DEFAULT now(),
+  -- When the advance job that is due next was scheduled for: an advance schedules another only for an earlier
+  -- moment, so the jobs of one run never multiply.
+  next_advance_at timestamptz,
   finished_at timestamptz
 );
 
@@ -25,4 +28,6 @@ CREATE TABLE recon.nightly_runs (
 -- sent_at is set when a process takes the request to send it.
 ALTER TABLE recon.export_requests ADD COLUMN batch integer;
 ALTER TABLE recon.export_requests ADD COLUMN sent_at timestamptz;
+-- A request whose sending failed without reaching the service is sent again from this moment on.
+ALTER TABLE recon.export_requests ADD COLUMN retry_at timestamptz;
 CREATE UNIQUE INDEX export_requests_nightly_run_batch_attempt_key ON recon.export_requests (nightly_run_id, batch, attempt);

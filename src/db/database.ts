@@ -15,7 +15,7 @@ export interface Database {
   /**
    * One statement with parameters, or a script of several without, on any connection, outside recon's
    * transactions: for a library that brings its own SQL (the job queue), which Kysely's prepared statements
-   * would refuse as soon as a script holds two statements.
+   * would refuse as soon as a script holds two statements. The rows of every statement, in order.
    */
   rawQuery<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<{ rows: Row[] }>;
   close(): Promise<void>;

@@ -50,10 +50,10 @@ function openPostgres(connectionString: string): Database {
       }
     },
     async rawQuery<Row>(text: string, params?: readonly unknown[]) {
-      const result = await pool.query(text, params as unknown[] | undefined);
-      // A script answers with one result per statement: the last is the script's.
-      const last = Array.isArray(result) ? (result.at(-1) as pg.QueryResult | undefined) : result;
-      return { rows: (last?.rows ?? []) as Row[] };
+      const result: pg.QueryResult | pg.QueryResult[] = await pool.query(text, params as unknown[] | undefined);
+      // A script answers with one result per statement; the caller gets the rows of every one, in order (pg-boss
+      // finds its advisory lock's row among them).
+      return { rows: (Array.isArray(result) ? result.flatMap((each) => each.rows) : result.rows) as Row[] };
     },
     async close() {
       await db.destroy();
@@ -103,7 +103,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     async rawQuery<Row>(text: string, params?: readonly unknown[]) {
       if (params && params.length > 0) return { rows: (await pglite.query<Row>(text, params as unknown[])).rows };
       const results = await pglite.exec(text);
-      return { rows: (results.at(-1)?.rows ?? []) as Row[] };
+      return { rows: results.flatMap((each) => each.rows) as Row[] };
     },
     async close() {
       await db.destroy();

@@ -207,6 +207,8 @@ export interface ExportRequestsTable {
   batch: number | null;
   /** When a process took the request to send it; null until then (or after a sending that failed). */
   sent_at: Timestamp | null;
+  /** A request whose sending failed without reaching the service is sent again from then on. */
+  retry_at: Timestamp | null;
 }
 
 export type DeliveryState = 'received' | 'ingested' | 'failed';
@@ -247,6 +249,7 @@ export interface NightlyRunsTable {
   failure: string | null;
   started_at: ColumnType<Date, Date | undefined, never>;
   updated_at: ColumnType<Date, Date | undefined, Date>;
+  next_advance_at: Timestamp | null;
   finished_at: Timestamp | null;
 }
 

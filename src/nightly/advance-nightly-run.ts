@@ -1,13 +1,17 @@
 import { sql, type Kysely } from 'kysely';
+import { batchOrderIds } from '../backfill/order-id-list.ts';
 import type { PaymentClient } from '../client/payment-client.ts';
+import { ServiceError } from '../client/service-error.ts';
+import { TransportError } from '../client/transport-error.ts';
 import type { NightlyConfig, ReconcileSettings } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
-import type { ExportRequestState, NightlyRunState, Schema } from '../db/schema.ts';
+import type { ExportCompression, ExportRequestState, NightlyRunState, Schema } from '../db/schema.ts';
 import { describeError, ReconError } from '../errors.ts';
+import { isRetryableExecCode } from '../protocol/exec-codes.ts';
 import { EXPORT_COLUMNS } from '../protocol/export-columns.ts';
 import { reconcile } from '../reconcile/reconcile.ts';
 import { callbackEndpoint } from '../receive/callback-url.ts';
-import { issueExportToken } from '../receive/export-token.ts';
+import { issueExportToken, issueExportTokens } from '../receive/export-token.ts';
 import { findNightlyRun, type NightlyRun } from './nightly-run.ts';
 import { runOrderIdsSql } from './run-orders-sql.ts';
 
@@ -19,29 +23,34 @@ export interface NightlyDependencies {
   /** RECON_CALLBACK_BASE_URL: every request's CALLBACKURL is this plus its token. */
   readonly callbackBaseUrl: string;
   readonly now?: () => Date;
-  /** Asks for the run to be advanced again: at once, or at `at` (the next export deadline). */
+  /** Asks for the run to be advanced again: at once, or at `at` (the next deadline). */
   readonly scheduleAdvance: (nightlyRunId: string, at?: Date) => Promise<void>;
   readonly log?: (message: string) => void;
 }
 
 /** A run stuck in `reconciling` longer than this lost its reconciler (a killed process): another takes over. */
 const RECONCILE_LEASE_MS = 10 * 60_000;
+/** A request that did not reach the service (refused connection, the service busy) is sent again after this. */
+const SEND_RETRY_MS = 60_000;
+const UNIQUE_VIOLATION = '23505';
 
 /**
  * Moves a nightly run on as far as it can go now, and says where it stands. Safe to call at any time, from any
- * number of processes at once, as often as wanted: each step is claimed by a conditional UPDATE, so only one
- * caller plans the batches, sends a request, asks again for a late export, or reconciles.
+ * number of processes at once, as often as wanted: each step is claimed by a conditional UPDATE (or a unique
+ * key), so only one caller plans the batches, sends a request, asks again for a late export, or reconciles.
  *
  * 1. requesting: the run's ORDERIDs (run-orders-sql.ts) in batches of RECON_EXPORT_BATCH_SIZE, one export
  *    request each, with its own single-use token.
- * 2. each request not yet sent is sent (asynchronous getTransactions to CALLBACKURL). A request whose sending
- *    failed after the client's retries (a read: the client retries what is safe) stays sent_at-less for the
- *    next advance; a request claimed by a process that died before sending counts as sent and times out.
- * 3. a batch whose latest request got no ingested delivery within RECON_EXPORT_TIMEOUT_SECONDS is asked for again
- *    with a new token, up to RECON_EXPORT_ATTEMPTS requests, then given up. A late delivery on an older token
- *    still counts while the token lives: the export is the same whichever request it answers.
- * 4. when every batch is ingested or given up: the run's orders are reconciled as of the run's start; the run
- *    is `reconciled`, or `failed` when a batch was given up (its orders were judged without their export).
+ * 2. each request not yet sent is sent (asynchronous getTransactions to CALLBACKURL, dates in UTC). The protocol's
+ *    retry rules: a request that provably never reached the service, or that the service answered busy, is sent
+ *    again a minute on; a timeout after sending is never repeated blindly (the service may be preparing the file):
+ *    it counts as sent, and its export timeout asks again with a new token; any other refusal gives the batch up.
+ * 3. a batch whose latest request got no export within RECON_EXPORT_TIMEOUT_SECONDS, or whose export failed to
+ *    ingest, is asked for again with a new token, up to RECON_EXPORT_ATTEMPTS requests, then given up. A late
+ *    export on an older token still completes the batch while that token lives.
+ * 4. when every batch is ingested or given up: the run's orders are reconciled as of the run's start; the run is
+ *    `reconciled`, or `failed` when a batch was given up (its orders were judged without their export).
+ * While batches are pending, the run's next advance is scheduled for the earliest deadline, once.
  */
 export async function advanceNightlyRun(deps: NightlyDependencies, nightlyRunId: string): Promise<NightlyRunState> {
   const now = deps.now ?? (() => new Date());
@@ -58,18 +67,17 @@ export async function advanceNightlyRun(deps: NightlyDependencies, nightlyRunId:
       .where('nightly_run_id', '=', run.nightlyRunId)
       .where('state', '=', 'requesting')
       .execute();
-    await deps.scheduleAdvance(run.nightlyRunId, progress.nextDeadline);
+    if (progress.nextDue) await scheduleOnce(deps, run, progress.nextDue, now());
     return 'waiting';
   }
-  return finishRun(deps, run, progress.givenUpBatches, now());
+  return finishRun(deps, run, now());
 }
 
 async function planBatches(deps: NightlyDependencies, run: NightlyRun, now: Date): Promise<void> {
   const { exportBatchSize, lookbackDays, exportCompression } = deps.nightly;
   await deps.database.db.transaction().execute(async (trx) => {
     const { rows } = await runOrderIdsSql(run.asOf, lookbackDays).execute(trx);
-    const batches: string[][] = [];
-    for (let i = 0; i < rows.length; i += exportBatchSize) batches.push(rows.slice(i, i + exportBatchSize).map((row) => row.order_id));
+    const batches = batchOrderIds(rows.map((row) => row.order_id), exportBatchSize);
     const claimed = await trx
       .updateTable('recon.nightly_runs')
       .set({ orders: rows.length, batches: batches.length, updated_at: now })
@@ -77,37 +85,38 @@ async function planBatches(deps: NightlyDependencies, run: NightlyRun, now: Date
       .where('batches', 'is', null)
       .executeTakeFirst();
     if (claimed.numUpdatedRows === 0n) return;
-    for (const [index, orderIds] of batches.entries()) {
-      await issueExportToken(trx, {
-        callbackBaseUrl: deps.callbackBaseUrl,
-        nightlyRunId: run.nightlyRunId,
-        batch: index + 1,
-        attempt: 1,
-        orderIds,
-        compression: exportCompression,
-        expiresAt: tokenExpiry(deps.nightly, now),
-      });
-    }
+    await issueExportTokens(trx, batches.map((orderIds, index) => ({
+      callbackBaseUrl: deps.callbackBaseUrl,
+      nightlyRunId: run.nightlyRunId,
+      batch: index + 1,
+      attempt: 1,
+      orderIds,
+      compression: exportCompression,
+      expiresAt: tokenExpiry(deps.nightly, now),
+    })));
   });
 }
 
-/** A token lives through every attempt of its batch, so a late first delivery is still taken. */
+/** A token lives through every attempt of its batch, so a late first export is still taken. */
 function tokenExpiry(nightly: NightlyConfig, from: Date): Date {
   return new Date(from.getTime() + nightly.exportTimeoutSeconds * 1000 * (nightly.exportAttempts + 1));
 }
 
 async function sendUnsentRequests(deps: NightlyDependencies, run: NightlyRun, now: () => Date): Promise<void> {
-  const unsent = await deps.database.db
+  const db = deps.database.db;
+  const unsent = await db
     .selectFrom('recon.export_requests')
     .select(['request_id', 'token', 'order_ids', 'compression'])
     .where('nightly_run_id', '=', run.nightlyRunId)
     .where('state', '=', 'requested')
     .where('sent_at', 'is', null)
+    .where((eb) => eb.or([eb('retry_at', 'is', null), eb('retry_at', '<=', now())]))
     .orderBy('batch')
     .orderBy('attempt')
     .execute();
+  const base = callbackEndpoint(deps.callbackBaseUrl).base;
   for (const request of unsent) {
-    const claimed = await deps.database.db
+    const claimed = await db
       .updateTable('recon.export_requests')
       .set({ sent_at: now() })
       .where('request_id', '=', request.request_id)
@@ -118,128 +127,174 @@ async function sendUnsentRequests(deps: NightlyDependencies, run: NightlyRun, no
       await deps.client.getTransactions({
         ORDERID: request.order_ids,
         COLUMNS: EXPORT_COLUMNS,
-        COMPRESSION: request.compression as NightlyConfig['exportCompression'],
-        CALLBACKURL: callbackUrl(deps.callbackBaseUrl, request.token),
+        COMPRESSION: request.compression,
+        // Dates in UTC, whatever the account's default zone: the delivery is then read without a guess.
+        TIMEZONE: 'UTC',
+        CALLBACKURL: base + request.token,
       });
+      await db.updateTable('recon.export_requests').set({ failure: null, retry_at: null }).where('request_id', '=', request.request_id).execute();
     } catch (error) {
-      // Not sent: the next advance sends it again (an export request only reads, so asking twice is harmless).
-      await deps.database.db.updateTable('recon.export_requests').set({ sent_at: null, failure: describeError(error) }).where('request_id', '=', request.request_id).execute();
-      deps.log?.(`nightly run ${run.runDate}: export request ${request.request_id} not sent: ${describeError(error)}`);
+      await db.updateTable('recon.export_requests').set(afterFailedSend(error, now())).where('request_id', '=', request.request_id).execute();
+      deps.log?.(`nightly run ${run.runDate}: export request ${request.request_id}: ${describeError(error)}`);
     }
   }
 }
 
-function callbackUrl(baseUrl: string, token: string): string {
-  return callbackEndpoint(baseUrl).base + token;
-}
-
-/** A request for a batch and attempt that another process already made is that process's to send. */
-async function issueOnce(db: Kysely<Schema>, request: Parameters<typeof issueExportToken>[1]): Promise<void> {
-  try {
-    await issueExportToken(db, request);
-  } catch (error) {
-    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+/** What a failed send leaves on its request (see advanceNightlyRun, step 2). */
+function afterFailedSend(error: unknown, now: Date) {
+  const failure = describeError(error);
+  if (error instanceof TransportError && !error.neverSent) {
+    return { failure: `${failure} (it may have reached the service: the export timeout asks again)` };
   }
+  if (error instanceof ServiceError && !isRetryableExecCode(error.execCode)) {
+    return { state: 'given_up' as const, failure };
+  }
+  return { sent_at: null, retry_at: new Date(now.getTime() + SEND_RETRY_MS), failure };
 }
-
-const UNIQUE_VIOLATION = '23505';
 
 interface Progress {
   readonly pendingBatches: number;
-  readonly givenUpBatches: number;
-  readonly nextDeadline: Date | undefined;
+  /** The earliest moment something is due: a deadline or a send to retry. */
+  readonly nextDue: Date | undefined;
+}
+
+interface LatestRequest {
+  readonly batch: number;
+  readonly request_id: string;
+  readonly attempt: number;
+  readonly state: ExportRequestState;
+  readonly order_ids: string[];
+  readonly compression: ExportCompression;
+  readonly sent_at: Date | null;
+  readonly retry_at: Date | null;
+  readonly ingested: boolean;
 }
 
 async function expireLateRequests(deps: NightlyDependencies, run: NightlyRun, now: Date): Promise<Progress> {
   const timeoutMs = deps.nightly.exportTimeoutSeconds * 1000;
   // The latest request of each batch, and whether any request of the batch got its export ingested.
-  const { rows: batches } = await sql<{
-    batch: number; request_id: string; attempt: number; state: string; order_ids: string[]; compression: string;
-    sent_at: Date | null; ingested: boolean;
-  }>`SELECT DISTINCT ON (r.batch) r.batch, r.request_id, r.attempt, r.state, r.order_ids, r.compression, r.sent_at,
-      bool_or(r.state = 'ingested') OVER (PARTITION BY r.batch) AS ingested
-    FROM recon.export_requests r
-    WHERE r.nightly_run_id = ${run.nightlyRunId}
-    ORDER BY r.batch, r.attempt DESC`.execute(deps.database.db);
+  const batches: LatestRequest[] = await deps.database.db
+    .selectFrom('recon.export_requests as r')
+    .distinctOn('r.batch')
+    .select(['r.batch', 'r.request_id', 'r.attempt', 'r.state', 'r.order_ids', 'r.compression', 'r.sent_at', 'r.retry_at'])
+    .select(sql<boolean>`bool_or(r.state = 'ingested') OVER (PARTITION BY r.batch)`.as('ingested'))
+    .where('r.nightly_run_id', '=', run.nightlyRunId)
+    .orderBy('r.batch')
+    .orderBy('r.attempt', 'desc')
+    .execute() as LatestRequest[];
   let pendingBatches = 0;
-  let givenUpBatches = 0;
-  let nextDeadline: Date | undefined;
+  let nextDue: Date | undefined;
+  const due = (at: Date) => {
+    if (!nextDue || at < nextDue) nextDue = at;
+  };
   for (const batch of batches) {
-    if (batch.ingested) continue;
-    if (batch.state === 'given_up') {
-      givenUpBatches++;
-      continue;
-    }
+    if (batch.ingested || batch.state === 'given_up') continue;
+    pendingBatches++;
     const sentAt = batch.sent_at && new Date(batch.sent_at);
     const deadline = sentAt && new Date(sentAt.getTime() + timeoutMs);
-    // A delivery that failed to ingest (a corrupt file) is asked for again at once, as is a late one.
     const late = batch.state === 'requested' && deadline !== null && deadline <= now;
-    if (late || batch.state === 'failed') {
-      const lastAttempt = batch.attempt >= deps.nightly.exportAttempts;
-      const expired = await deps.database.db
-        .updateTable('recon.export_requests')
-        .set({
-          state: lastAttempt ? 'given_up' : late ? 'timed_out' : 'failed',
-          ...(late ? { failure: `no export delivered within ${deps.nightly.exportTimeoutSeconds} s` } : {}),
-        })
-        .where('request_id', '=', batch.request_id)
-        .where('state', '=', batch.state as ExportRequestState)
-        .where('attempt', '=', batch.attempt)
-        .executeTakeFirst();
-      if (lastAttempt) {
-        givenUpBatches++;
-        deps.log?.(`nightly run ${run.runDate}: batch ${batch.batch} given up after ${batch.attempt} request(s)`);
-        continue;
-      }
-      if (expired.numUpdatedRows > 0n) {
-        await issueOnce(deps.database.db, {
-          callbackBaseUrl: deps.callbackBaseUrl,
-          nightlyRunId: run.nightlyRunId,
-          batch: batch.batch,
-          attempt: batch.attempt + 1,
-          orderIds: batch.order_ids,
-          compression: batch.compression as NightlyConfig['exportCompression'],
-          expiresAt: tokenExpiry(deps.nightly, now),
-        });
-        deps.log?.(`nightly run ${run.runDate}: batch ${batch.batch} asked again (request ${batch.attempt + 1} of ${deps.nightly.exportAttempts})`);
-      }
-      pendingBatches++;
-      nextDeadline = now;
-      continue;
+    if (late || batch.state === 'failed' || batch.state === 'timed_out') {
+      if (await askAgain(deps, run, batch, late, now)) due(now);
+      else pendingBatches--;
+    } else if (batch.state === 'requested') {
+      due(deadline ?? (batch.retry_at ? new Date(batch.retry_at) : now));
     }
-    pendingBatches++;
-    const due = deadline ?? now;
-    if (!nextDeadline || due < nextDeadline) nextDeadline = due;
+    // delivered: its ingest job advances the run when it is done.
   }
-  return { pendingBatches, givenUpBatches, nextDeadline };
+  return { pendingBatches, nextDue };
 }
 
-async function finishRun(deps: NightlyDependencies, run: NightlyRun, givenUpBatches: number, now: Date): Promise<NightlyRunState> {
+/**
+ * A new request for a late or failed batch, in one transaction with the old request's new state, so that a crash
+ * never leaves a batch whose latest request is closed and has no successor. The (run, batch, attempt) key makes
+ * two processes asking again at once make one request. Returns false when the batch is given up instead.
+ */
+async function askAgain(deps: NightlyDependencies, run: NightlyRun, batch: LatestRequest, late: boolean, now: Date): Promise<boolean> {
+  const lastAttempt = batch.attempt >= deps.nightly.exportAttempts;
+  const closed: ExportRequestState = lastAttempt ? 'given_up' : late ? 'timed_out' : batch.state;
+  const failure = late ? `no export delivered within ${deps.nightly.exportTimeoutSeconds} s` : undefined;
+  try {
+    await deps.database.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('recon.export_requests')
+        .set({ state: closed, ...(failure ? { failure } : {}) })
+        .where('request_id', '=', batch.request_id)
+        .where('state', '=', batch.state)
+        .execute();
+      if (lastAttempt) return;
+      await issueExportToken(trx, {
+        callbackBaseUrl: deps.callbackBaseUrl,
+        nightlyRunId: run.nightlyRunId,
+        batch: batch.batch,
+        attempt: batch.attempt + 1,
+        orderIds: batch.order_ids,
+        compression: batch.compression,
+        expiresAt: tokenExpiry(deps.nightly, now),
+      });
+    });
+  } catch (error) {
+    // Another process asked again first: its request is the batch's now.
+    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+    return true;
+  }
+  deps.log?.(lastAttempt
+    ? `nightly run ${run.runDate}: batch ${batch.batch} given up after ${batch.attempt} request(s)`
+    : `nightly run ${run.runDate}: batch ${batch.batch} asked again (request ${batch.attempt + 1} of ${deps.nightly.exportAttempts})`);
+  return !lastAttempt;
+}
+
+/** Schedules the run's next advance at `at` unless one is already due at or before it. */
+async function scheduleOnce(deps: NightlyDependencies, run: NightlyRun, at: Date, now: Date): Promise<void> {
   const claimed = await deps.database.db
+    .updateTable('recon.nightly_runs')
+    .set({ next_advance_at: at })
+    .where('nightly_run_id', '=', run.nightlyRunId)
+    .where((eb) => eb.or([eb('next_advance_at', 'is', null), eb('next_advance_at', '<=', now), eb('next_advance_at', '>', at)]))
+    .executeTakeFirst();
+  if (claimed.numUpdatedRows > 0n) await deps.scheduleAdvance(run.nightlyRunId, at);
+}
+
+async function finishRun(deps: NightlyDependencies, run: NightlyRun, now: Date): Promise<NightlyRunState> {
+  const db = deps.database.db;
+  const leaseEnd = new Date(now.getTime() - RECONCILE_LEASE_MS);
+  const claimed = await db
     .updateTable('recon.nightly_runs')
     .set({ state: 'reconciling', updated_at: now })
     .where('nightly_run_id', '=', run.nightlyRunId)
     .where((eb) => eb.or([
       eb('state', 'in', ['requesting', 'waiting']),
-      eb.and([eb('state', '=', 'reconciling'), eb('updated_at', '<', new Date(now.getTime() - RECONCILE_LEASE_MS))]),
+      eb.and([eb('state', '=', 'reconciling'), eb('updated_at', '<', leaseEnd)]),
     ]))
     .executeTakeFirst();
-  if (claimed.numUpdatedRows === 0n) return 'reconciling';
+  if (claimed.numUpdatedRows === 0n) {
+    // Another process is reconciling: look again when its lease ends, in case it died on the way.
+    const current = await db.selectFrom('recon.nightly_runs').select(['state', 'updated_at']).where('nightly_run_id', '=', run.nightlyRunId).executeTakeFirstOrThrow();
+    if (current.state === 'reconciling') await scheduleOnce(deps, run, new Date(new Date(current.updated_at).getTime() + RECONCILE_LEASE_MS), now);
+    return current.state;
+  }
   try {
-    const { rows } = await sql<{ order_id: string }>`SELECT DISTINCT unnest(order_ids) AS order_id FROM recon.export_requests
-      WHERE nightly_run_id = ${run.nightlyRunId} AND attempt = 1 ORDER BY 1`.execute(deps.database.db);
+    const orders = await db
+      .selectFrom('recon.export_requests')
+      .select(sql<string>`unnest(order_ids)`.as('order_id'))
+      .distinct()
+      .where('nightly_run_id', '=', run.nightlyRunId)
+      .where('attempt', '=', 1)
+      .execute();
     const summary = await reconcile(deps.database, {
-      scope: { kind: 'orders', orderIds: rows.map((row) => row.order_id) },
+      scope: { kind: 'orders', orderIds: orders.map((row) => row.order_id) },
       asOf: run.asOf,
       ...deps.reconcile,
     });
-    const state: NightlyRunState = givenUpBatches > 0 ? 'failed' : 'reconciled';
-    await deps.database.db
+    const givenUp = await givenUpBatches(db, run.nightlyRunId);
+    const state: NightlyRunState = givenUp.length > 0 ? 'failed' : 'reconciled';
+    await db
       .updateTable('recon.nightly_runs')
       .set({
         state,
         reconciliation_run_id: summary.runId,
-        failure: givenUpBatches > 0 ? `${givenUpBatches} export batch(es) given up after ${deps.nightly.exportAttempts} request(s): their orders were reconciled without them` : null,
+        failure: givenUp.length > 0
+          ? `${givenUp.length} export batch(es) given up, their orders reconciled without them: ${givenUp.map((b) => `batch ${b.batch} (${b.failure ?? 'no reason recorded'})`).join('; ')}`
+          : null,
         finished_at: sql<Date>`clock_timestamp()`,
         updated_at: sql<Date>`clock_timestamp()`,
       })
@@ -248,7 +303,17 @@ async function finishRun(deps: NightlyDependencies, run: NightlyRun, givenUpBatc
     return state;
   } catch (error) {
     // Hand the run back: the job's retry reconciles it again.
-    await deps.database.db.updateTable('recon.nightly_runs').set({ state: 'waiting', failure: describeError(error) }).where('nightly_run_id', '=', run.nightlyRunId).execute();
+    await db.updateTable('recon.nightly_runs').set({ state: 'waiting', failure: describeError(error) }).where('nightly_run_id', '=', run.nightlyRunId).execute();
     throw error;
   }
+}
+
+async function givenUpBatches(db: Kysely<Schema>, nightlyRunId: string): Promise<{ batch: number | null; failure: string | null }[]> {
+  return db
+    .selectFrom('recon.export_requests')
+    .select(['batch', 'failure'])
+    .where('nightly_run_id', '=', nightlyRunId)
+    .where('state', '=', 'given_up')
+    .orderBy('batch')
+    .execute();
 }

@@ -37,6 +37,10 @@ export async function ingestDelivery(database: Database, deliveryId: string, opt
   const spooled = await spoolDelivery(database.db, deliveryId);
   try {
     const [result] = await ingestFiles(database, [spooled.path], options);
+    // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
+    if (result!.status === 'failed' && result!.errorCode === 'DATABASE_TRANSIENT') {
+      throw new ReconError('DATABASE', `delivery ${deliveryId}: ${result!.error}`);
+    }
     const ingested = result!.status !== 'failed';
     await database.db.transaction().execute(async (trx) => {
       await trx
@@ -50,7 +54,7 @@ export async function ingestDelivery(database: Database, deliveryId: string, opt
           ? { state: 'ingested', ingested_at: sql<Date>`now()`, failure: null }
           : { state: 'failed', failure: result!.status === 'failed' ? result!.error : null })
         .where('request_id', '=', delivery.request_id)
-        .where('state', 'in', ['requested', 'delivered', 'timed_out', 'given_up'])
+        .where('state', '=', 'delivered')
         .execute();
     });
     return { deliveryId, nightlyRunId, result };

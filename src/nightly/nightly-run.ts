@@ -18,12 +18,12 @@ export async function startNightlyRun(db: Kysely<Schema>, runDate: string, asOf:
     .insertInto('recon.nightly_runs')
     .values({ run_date: runDate, as_of: asOf })
     .onConflict((conflict) => conflict.column('run_date').doNothing())
-    .returning(['nightly_run_id', 'run_date', 'state', 'as_of'])
+    .returning(['nightly_run_id', sql<string>`run_date::text`.as('run_date'), 'state', 'as_of'])
     .executeTakeFirst();
   if (inserted) return { run: toRun(inserted), created: true };
   const existing = await db
     .selectFrom('recon.nightly_runs')
-    .select(['nightly_run_id', 'run_date', 'state', 'as_of'])
+    .select(['nightly_run_id', sql<string>`run_date::text`.as('run_date'), 'state', 'as_of'])
     .where('run_date', '=', sql<string>`${runDate}::date`)
     .executeTakeFirstOrThrow();
   return { run: toRun(existing), created: false };
@@ -32,16 +32,17 @@ export async function startNightlyRun(db: Kysely<Schema>, runDate: string, asOf:
 export async function findNightlyRun(db: Kysely<Schema>, nightlyRunId: string): Promise<NightlyRun | undefined> {
   const row = await db
     .selectFrom('recon.nightly_runs')
-    .select(['nightly_run_id', 'run_date', 'state', 'as_of'])
+    .select(['nightly_run_id', sql<string>`run_date::text`.as('run_date'), 'state', 'as_of'])
     .where('nightly_run_id', '=', nightlyRunId)
     .executeTakeFirst();
   return row && toRun(row);
 }
 
-function toRun(row: { nightly_run_id: string; run_date: string | Date; state: NightlyRunState; as_of: Date | string }): NightlyRun {
+/** The date read as text: a date column read as a Date is local midnight, a day off east of UTC. */
+function toRun(row: { nightly_run_id: string; run_date: string; state: NightlyRunState; as_of: Date | string }): NightlyRun {
   return {
     nightlyRunId: String(row.nightly_run_id),
-    runDate: typeof row.run_date === 'string' ? row.run_date : row.run_date.toISOString().slice(0, 10),
+    runDate: row.run_date,
     state: row.state,
     asOf: new Date(row.as_of),
   };

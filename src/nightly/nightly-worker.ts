@@ -21,12 +21,21 @@ export function advanceSender(boss: PgBoss): (nightlyRunId: string, at?: Date) =
   };
 }
 
+/** How often a worker looks for work a crash left without a job (see resumeUnfinishedWork). */
+const SWEEP_MS = 60_000;
+
+export interface RunningWorker {
+  /** Stops the periodic sweep; the queue's own workers stop with pg-boss. */
+  stop(): void;
+}
+
 /**
  * A worker: takes delivery ingests and nightly-run advances off the queue, one job at a time of each. Several
  * workers in several processes share the queue (pg-boss claims each job for one of them); a job whose worker
- * died is handed out again once its heartbeat lapses, and every job is safe to run twice.
+ * died is handed out again once its heartbeat lapses, and every job is safe to run twice. At start and every
+ * minute it also re-enqueues what a crash may have left without a job.
  */
-export async function startNightlyWorker(boss: PgBoss, database: Database, options: NightlyWorkerOptions): Promise<void> {
+export async function startNightlyWorker(boss: PgBoss, database: Database, options: NightlyWorkerOptions): Promise<RunningWorker> {
   const scheduleAdvance = advanceSender(boss);
   const deps: NightlyDependencies = { ...options, database, scheduleAdvance };
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
@@ -49,23 +58,35 @@ export async function startNightlyWorker(boss: PgBoss, database: Database, optio
   await boss.work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, polling, reported(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }) => {
     await advanceNightlyRun(deps, data.nightlyRunId);
   }));
-  await resumeUnfinishedWork(boss, database, options.log);
+  const sweep = () => resumeUnfinishedWork(boss, database, options.log).catch((error: unknown) => options.log?.(`sweep: ${describeError(error)}`));
+  await sweep();
+  const timer = setInterval(() => void sweep(), SWEEP_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
+/** A stored delivery younger than this is left to the job its receiver enqueued. */
+const DELIVERY_GRACE_MS = 30_000;
+
 /**
- * What a crash may have left without a job: a delivery stored but never enqueued (the process died between
- * the commit and the send), a run between two advances. Enqueued again at start; a duplicate job is harmless.
+ * What a crash may have left without a job: a delivery stored but never enqueued (the process died between the
+ * commit and the send), an ingest whose retries ran out while the database was away, a run whose next advance
+ * was never sent. A duplicate job is harmless: every job is idempotent.
  */
 async function resumeUnfinishedWork(boss: PgBoss, database: Database, log?: (message: string) => void): Promise<void> {
-  const deliveries = await database.db.selectFrom('recon.deliveries').select('delivery_id').where('state', '=', 'received').execute();
-  for (const { delivery_id } of deliveries) await boss.send(QUEUES.ingestDelivery, { deliveryId: String(delivery_id) });
+  const deliveries = await database.db
+    .selectFrom('recon.deliveries')
+    .select('delivery_id')
+    .where('state', '=', 'received')
+    .where('received_at', '<', new Date(Date.now() - DELIVERY_GRACE_MS))
+    .execute();
   const runs = await database.db
     .selectFrom('recon.nightly_runs')
     .select('nightly_run_id')
     .where('state', 'in', ['requesting', 'waiting', 'reconciling'])
+    .where((eb) => eb.or([eb('next_advance_at', 'is', null), eb('next_advance_at', '<=', new Date())]))
     .execute();
-  for (const { nightly_run_id } of runs) await boss.send(QUEUES.advanceNightlyRun, { nightlyRunId: String(nightly_run_id) });
-  if (deliveries.length + runs.length > 0) {
-    log?.(`resumed ${deliveries.length} delivery(ies) to ingest and ${runs.length} nightly run(s)`);
-  }
+  if (deliveries.length > 0) await boss.insert(QUEUES.ingestDelivery, deliveries.map((row) => ({ data: { deliveryId: String(row.delivery_id) } })));
+  if (runs.length > 0) await boss.insert(QUEUES.advanceNightlyRun, runs.map((row) => ({ data: { nightlyRunId: String(row.nightly_run_id) } })));
+  if (deliveries.length + runs.length > 0) log?.(`resumed ${deliveries.length} delivery(ies) to ingest and ${runs.length} nightly run(s)`);
 }

@@ -47,20 +47,31 @@ export interface IssuedExportToken {
  * Call it before sending the request, so that a delivery never arrives for a token the receiver does not know.
  */
 export async function issueExportToken(db: Kysely<Schema>, request: ExportTokenRequest): Promise<IssuedExportToken> {
-  const endpoint = callbackEndpoint(request.callbackBaseUrl);
-  const token = generateToken(endpoint.tokenLength);
-  const row = await db
+  const [issued] = await issueExportTokens(db, [request]);
+  return issued!;
+}
+
+/** Several requests at once, in one statement (a nightly run's batches), in the order given. */
+export async function issueExportTokens(db: Kysely<Schema>, requests: readonly ExportTokenRequest[]): Promise<IssuedExportToken[]> {
+  if (requests.length === 0) return [];
+  const issued = requests.map((request) => {
+    const endpoint = callbackEndpoint(request.callbackBaseUrl);
+    const token = generateToken(endpoint.tokenLength);
+    return { token, callbackUrl: endpoint.base + token };
+  });
+  const rows = await db
     .insertInto('recon.export_requests')
-    .values({
-      token,
+    .values(requests.map((request, index) => ({
+      token: issued[index]!.token,
       nightly_run_id: request.nightlyRunId,
       order_ids: [...request.orderIds],
       compression: request.compression,
       attempt: request.attempt ?? 1,
       batch: request.batch ?? null,
       expires_at: request.expiresAt,
-    })
-    .returning('request_id')
-    .executeTakeFirstOrThrow();
-  return { requestId: String(row.request_id), token, callbackUrl: endpoint.base + token };
+    })))
+    .returning(['request_id', 'token'])
+    .execute();
+  const idOf = new Map(rows.map((row) => [row.token, String(row.request_id)]));
+  return issued.map((each) => ({ requestId: idOf.get(each.token)!, ...each }));
 }

@@ -55,7 +55,8 @@ export async function run(ctx: CommandContext): Promise<number> {
       callbackBaseUrl,
       nightly: config.nightly,
       reconcile: config.reconcile,
-      ingest: { timezone: config.timezone, limits: config.limits },
+      // Nightly requests ask for their dates in UTC (advance-nightly-run.ts): read them so.
+      ingest: { timezone: 'UTC', limits: config.limits },
       log,
       onIngested: (_deliveryId, rows) => nightlyMetrics.ingested(rows),
       onJobFailed: (queue) => nightlyMetrics.jobFailed(queue),
@@ -78,7 +79,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     const scheduler = startNightlyScheduler(database.db, {
       schedule: config.nightly.schedule,
       timezone: config.nightly.scheduleTimezone,
-      onRunCreated: advanceSender(boss),
+      advance: advanceSender(boss),
       onError: log,
     });
     // The one line a supervisor or a test waits for.

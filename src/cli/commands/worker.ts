@@ -37,7 +37,8 @@ export async function run(ctx: CommandContext): Promise<number> {
       callbackBaseUrl,
       nightly: config.nightly,
       reconcile: config.reconcile,
-      ingest: { timezone: config.timezone, limits: config.limits },
+      // Nightly requests ask for their dates in UTC (advance-nightly-run.ts): read them so.
+      ingest: { timezone: 'UTC', limits: config.limits },
       log,
     });
     log('working');
