@@ -16,6 +16,9 @@ export interface JobQueueOptions {
   readonly onError?: (message: string) => void;
 }
 
+/** The advisory lock that serializes opening the queue between processes (oneProcessAtATime says why). */
+export const QUEUE_INSTALL_LOCK = 0x7265636f6e71; // "reconq"
+
 /**
  * pg-boss on recon's own database, through the handle every query uses (its own SQL goes through rawQuery, as
  * it sends scripts Kysely's prepared statements refuse): one way to open the database, PostgreSQL or PGlite. Jobs are rows, so an accepted delivery's job survives any crash,
@@ -30,10 +33,29 @@ export async function openJobQueue(database: Database, options: JobQueueOptions 
     schedule: false,
   });
   boss.on('error', (error: unknown) => options.onError?.(`job queue: ${describeError(error)}`));
-  await boss.start();
-  const heartbeatSeconds = options.heartbeatSeconds ?? 30;
-  for (const name of Object.values(QUEUES)) {
-    await boss.createQueue(name, { heartbeatSeconds, retryLimit: 5, retryDelay: 5, retryBackoff: true });
-  }
+  await oneProcessAtATime(database, async () => {
+    await boss.start();
+    const heartbeatSeconds = options.heartbeatSeconds ?? 30;
+    for (const name of Object.values(QUEUES)) {
+      await boss.createQueue(name, { heartbeatSeconds, retryLimit: 5, retryDelay: 5, retryBackoff: true });
+    }
+  });
   return boss;
+}
+
+/**
+ * Two processes starting at once on a database without the queue's schema both find it missing and both run
+ * pg-boss's install script, whose own guard (an advisory lock inside the script, then a loser's "already exists"
+ * taken as success) does not hold through recon's pool: seen here, one of two or three processes started together
+ * failed with `duplicate key value violates unique constraint "pg_namespace_nspname_index"`, and a script that
+ * fails midway leaves its pooled connection inside the aborted transaction. recon takes a lock of its own first,
+ * in a transaction of its own, so a second process looks for the schema only once the first has installed it.
+ * PGlite is one process on one connection: nothing to race, and the transaction would hold the only connection.
+ */
+async function oneProcessAtATime(database: Database, work: () => Promise<void>): Promise<void> {
+  if (database.kind !== 'postgres') return work();
+  await database.transaction(async (connection) => {
+    await connection.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_INSTALL_LOCK]);
+    await work();
+  });
 }
