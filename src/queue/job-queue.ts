@@ -11,8 +11,12 @@ export const QUEUES = {
 } as const;
 
 export interface JobQueueOptions {
-  /** A job whose worker stopped heartbeating (killed) is handed to another worker after this many seconds. */
-  readonly heartbeatSeconds?: number;
+  /**
+   * RECON_JOB_HEARTBEAT_SECONDS: a job whose worker stopped heartbeating (killed) is failed and handed to another
+   * worker once this many seconds have passed without a heartbeat (pg-boss's minimum is 10). Every process of a
+   * deployment should use the same value: the latest to start sets it on the queues.
+   */
+  readonly heartbeatSeconds: number;
   readonly onError?: (message: string) => void;
 }
 
@@ -24,20 +28,27 @@ export const QUEUE_INSTALL_LOCK = 0x7265636f6e71; // "reconq"
  * it sends scripts Kysely's prepared statements refuse): one way to open the database, PostgreSQL or PGlite. Jobs are rows, so an accepted delivery's job survives any crash,
  * and a job whose worker died is handed out again (heartbeats), to run again to the same rows.
  */
-export async function openJobQueue(database: Database, options: JobQueueOptions = {}): Promise<PgBoss> {
+export async function openJobQueue(database: Database, options: JobQueueOptions): Promise<PgBoss> {
+  const { heartbeatSeconds } = options;
   const boss = new PgBoss({
     db: { executeSql: (text: string, values?: unknown[]) => database.rawQuery(text, values) },
     schema: 'recon_queue',
     // recon's scheduler is node-cron with one run per slot by the database (scheduler.ts); pg-boss's own cron
     // would be a second source of runs.
     schedule: false,
+    // The supervisor is what fails a job whose heartbeat lapsed; at its default pace (60 s) a killed worker's
+    // job would wait up to a minute more than the heartbeat before another worker gets it.
+    superviseIntervalSeconds: heartbeatSeconds,
+    monitorIntervalSeconds: heartbeatSeconds,
   });
   boss.on('error', (error: unknown) => options.onError?.(`job queue: ${describeError(error)}`));
   await oneProcessAtATime(database, async () => {
     await boss.start();
-    const heartbeatSeconds = options.heartbeatSeconds ?? 30;
     for (const name of Object.values(QUEUES)) {
       await boss.createQueue(name, { heartbeatSeconds, retryLimit: 5, retryDelay: 5, retryBackoff: true });
+      // createQueue leaves an existing queue as it is: a changed setting would otherwise never apply.
+      const queue = await boss.getQueue(name);
+      if (queue?.heartbeatSeconds !== heartbeatSeconds) await boss.updateQueue(name, { heartbeatSeconds });
     }
   });
   return boss;

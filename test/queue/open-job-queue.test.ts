@@ -2,10 +2,32 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
-import { openJobQueue, QUEUE_INSTALL_LOCK } from '../../src/queue/job-queue.ts';
+import { openJobQueue, QUEUE_INSTALL_LOCK, QUEUES } from '../../src/queue/job-queue.ts';
 import { holdTransaction, lockWaiters, withApplicationName } from '../support/held-transaction.ts';
-import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
+
+describe.each(BACKENDS)('openJobQueue on %s', (backend) => {
+  const skip = backend === 'postgres' && !hasPostgres;
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    if (!skip) testDb = await createTestDatabase(backend);
+  });
+  afterAll(async () => {
+    await testDb?.drop();
+  });
+
+  it.skipIf(skip)('sets the heartbeat asked for on queues made earlier with another', async () => {
+    for (const heartbeatSeconds of [10, 25]) {
+      const boss = await openJobQueue(testDb.database, { heartbeatSeconds });
+      try {
+        for (const name of Object.values(QUEUES)) expect((await boss.getQueue(name))?.heartbeatSeconds).toBe(heartbeatSeconds);
+      } finally {
+        await boss.stop({ graceful: false, close: false });
+      }
+    }
+  });
+});
 
 /**
  * PostgreSQL only: it takes two sessions. Two processes starting together on a fresh database used to race to

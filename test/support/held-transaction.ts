@@ -39,12 +39,16 @@ export interface LockWaiter {
   readonly pid: number;
   readonly applicationName: string;
   readonly query: string;
+  /** The table it waits to lock (`recon.transactions`), or null when it waits on a row, a transaction or an advisory lock. */
+  readonly relation: string | null;
 }
 
 /** The backends of `db`'s database waiting for a lock right now. */
 export async function lockWaiters(db: Kysely<Schema>): Promise<LockWaiter[]> {
-  const { rows } = await sql<LockWaiter>`SELECT pid, application_name AS "applicationName", query FROM pg_stat_activity
-    WHERE datname = current_database() AND wait_event_type = 'Lock' ORDER BY pid`.execute(db);
+  const { rows } = await sql<LockWaiter>`SELECT a.pid, a.application_name AS "applicationName", a.query,
+      (SELECT l.relation::regclass::text FROM pg_locks l WHERE l.pid = a.pid AND NOT l.granted AND l.locktype = 'relation' LIMIT 1) AS relation
+    FROM pg_stat_activity a
+    WHERE a.datname = current_database() AND a.wait_event_type = 'Lock' ORDER BY a.pid`.execute(db);
   return rows;
 }
 

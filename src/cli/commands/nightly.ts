@@ -44,7 +44,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     await migrate(database);
-    const boss = await openJobQueue(database);
+    const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds });
     let started: { nightlyRunId: string; created: boolean };
     try {
       started = await triggerNightlyRun(database.db, runDate, new Date(), advanceSender(boss));
