@@ -1,21 +1,19 @@
 import { sql, type Kysely } from 'kysely';
-import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Schema } from '../../src/db/schema.ts';
-import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
 import { triggerNightlyRun } from '../../src/nightly/nightly-scheduler.ts';
 import { advanceSender } from '../../src/nightly/nightly-worker.ts';
-import { openJobQueue, QUEUES } from '../../src/queue/job-queue.ts';
+import { QUEUES } from '../../src/queue/job-queue.ts';
 import { spoolDelivery } from '../../src/receive/spool-delivery.ts';
-import { startReceiver, type RunningReceiver } from '../../src/receive/start-receiver.ts';
 import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
 import { startRecon } from '../cli/run-recon.ts';
 import { DAY, insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { backendExists, holdTransaction, lockWaiters, withApplicationName } from '../support/held-transaction.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
+import { startQueueReceiver, type QueueReceiver } from './queue-receiver.ts';
 
 const IDENTIFIER = 'KILLED';
 const SECRET = 'killed-secret';
@@ -32,8 +30,7 @@ describe.skipIf(!hasPostgres)('a worker killed mid-ingest (PostgreSQL only)', ()
   let testDb: TestDatabase;
   let reference: TestDatabase;
   let sandbox: Sandbox;
-  let boss: PgBoss;
-  let receiver: RunningReceiver;
+  let receiving: QueueReceiver;
   let env: Record<string, string>;
 
   beforeAll(async () => {
@@ -41,28 +38,13 @@ describe.skipIf(!hasPostgres)('a worker killed mid-ingest (PostgreSQL only)', ()
     sandbox = createSandbox({ identifier: IDENTIFIER, secret: SECRET, seed: 7 });
     const sandboxUrl = await sandbox.listen(0);
     await insertOrders(testDb.database, sandbox.scenario!.orderIds.map((id) => ({ id, amount: 100n, status: 'paid' as const, createdAt: new Date(Date.now() - DAY) })));
-    // recon serve's receiver, in the test's process: it stores deliveries and enqueues their ingest, and leaves
-    // the work to the worker processes.
-    boss = await openJobQueue(testDb.database, { heartbeatSeconds: HEARTBEAT_SECONDS });
-    receiver = await startReceiver({
-      db: testDb.database.db,
-      secret: SECRET,
-      // "/" as the callback path: the port is not known yet, and only the path matters to the receiver.
-      callbackBaseUrl: 'http://127.0.0.1:1/',
-      maxFileBytes: loadConfig({}).limits.maxFileBytes,
-      metrics: createMetricsRegistry(),
-      host: '127.0.0.1',
-      port: 0,
-      onDelivered: async (deliveryId) => {
-        await boss.send(QUEUES.ingestDelivery, { deliveryId });
-      },
-    });
+    receiving = await startQueueReceiver(testDb.database, { secret: SECRET, heartbeatSeconds: HEARTBEAT_SECONDS });
     env = {
       ...testDb.env,
       RECON_SERVICE_URL: sandboxUrl,
       RECON_IDENTIFIER: IDENTIFIER,
       RECON_SECRET: SECRET,
-      RECON_CALLBACK_BASE_URL: `${receiver.url}/`,
+      RECON_CALLBACK_BASE_URL: receiving.callbackBaseUrl,
       // One batch, so one delivery and one ingest job.
       RECON_EXPORT_BATCH_SIZE: '1000',
       RECON_JOB_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS),
@@ -70,8 +52,7 @@ describe.skipIf(!hasPostgres)('a worker killed mid-ingest (PostgreSQL only)', ()
   });
 
   afterAll(async () => {
-    await receiver?.close({ forceAfterMs: 1_000 });
-    await boss?.stop({ graceful: false, close: false });
+    await receiving?.close();
     await sandbox?.close();
     await testDb?.drop();
     await reference?.drop();
@@ -85,7 +66,7 @@ describe.skipIf(!hasPostgres)('a worker killed mid-ingest (PostgreSQL only)', ()
     let first;
     let merging;
     try {
-      const { nightlyRunId } = await triggerNightlyRun(db, '2026-11-27', new Date(), advanceSender(boss));
+      const { nightlyRunId } = await triggerNightlyRun(db, '2026-11-27', new Date(), advanceSender(receiving.boss));
       first = worker('worker-1');
       // The run's request is sent, the sandbox delivers, the receiver stores: the worker's ingest has COPYed the
       // rows into its staging table and now waits to merge them.
