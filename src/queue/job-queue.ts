@@ -57,9 +57,9 @@ export async function openJobQueue(database: Database, options: JobQueueOptions)
 /**
  * Two processes starting at once on a database without the queue's schema both find it missing and both run
  * pg-boss's install script, whose own guard (an advisory lock inside the script, then a loser's "already exists"
- * taken as success) does not hold through recon's pool: seen here, one of two or three processes started together
- * failed with `duplicate key value violates unique constraint "pg_namespace_nspname_index"`, and a script that
- * fails midway leaves its pooled connection inside the aborted transaction. recon takes a lock of its own first,
+ * taken as success) does not always hold: seen here, now and then one of two or three processes started together
+ * failed with `duplicate key value violates unique constraint "pg_namespace_nspname_index"`; and the loser's
+ * failed script, even when taken as success, leaves its pooled connection inside the aborted transaction. recon takes a lock of its own first,
  * in a transaction of its own, so a second process looks for the schema only once the first has installed it.
  * PGlite is one process on one connection: nothing to race, and the transaction would hold the only connection.
  */
