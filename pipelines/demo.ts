@@ -62,7 +62,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   try {
     progress('migrating the embedded database');
     await migrate(database);
-    const boss = await openJobQueue(database);
+    const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds });
     closing.push(() => boss.stop({ graceful: false, close: false }));
     // The receiver serves deliveries under "/": with a 5-digit port the CALLBACKURL base is 23 characters,
     // leaving 9 for the token. The base given here is only read for its path and length; the port comes after.

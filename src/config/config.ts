@@ -48,6 +48,8 @@ const EnvSchema = z.object({
   RECON_EXPORT_COMPRESSION: z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(['zip', 'gzip', 'bzip'])).default('gzip'),
   RECON_EXPORT_TIMEOUT_SECONDS: positiveInt.default(3600),
   RECON_EXPORT_ATTEMPTS: positiveInt.default(3),
+  // pg-boss refuses a heartbeat under 10 s.
+  RECON_JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).default(30),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -65,6 +67,13 @@ export interface Config {
   readonly service: ServiceConfig;
   readonly serve: ServeConfig;
   readonly nightly: NightlyConfig;
+  readonly queue: QueueConfig;
+}
+
+/** The job queue between receiving and ingesting (pg-boss, in recon's database). */
+export interface QueueConfig {
+  /** A job whose worker went silent this long (killed) is handed to another worker. */
+  readonly heartbeatSeconds: number;
 }
 
 /** The payment service recon talks to (its endpoints are <url>/front/service/rest/process and /export). */
@@ -215,5 +224,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       exportTimeoutSeconds: e.RECON_EXPORT_TIMEOUT_SECONDS,
       exportAttempts: e.RECON_EXPORT_ATTEMPTS,
     }),
+    queue: Object.freeze({ heartbeatSeconds: e.RECON_JOB_HEARTBEAT_SECONDS }),
   });
 }

@@ -7,8 +7,8 @@ import { startNightlyRun } from './nightly-run.ts';
 export interface NightlySchedulerOptions {
   readonly schedule: string;
   readonly timezone: string;
-  /** Sets a run going (enqueues an advance). */
-  readonly advance: (nightlyRunId: string) => Promise<void>;
+  /** Sets a newly created run going (enqueues its first advance). */
+  readonly onRunCreated: (nightlyRunId: string) => Promise<void>;
   readonly onError: (message: string) => void;
   readonly now?: () => Date;
 }
@@ -31,7 +31,7 @@ export function startNightlyScheduler(db: Kysely<Schema>, options: NightlySchedu
     options.schedule,
     async () => {
       try {
-        await triggerNightlyRun(db, dateInZone(now(), options.timezone), now(), options.advance);
+        await triggerNightlyRun(db, dateInZone(now(), options.timezone), now(), options.onRunCreated);
       } catch (error) {
         options.onError(`scheduler: ${(error as Error).message}`);
       }
@@ -46,16 +46,16 @@ export function startNightlyScheduler(db: Kysely<Schema>, options: NightlySchedu
 }
 
 /**
- * The run of `runDate`, created if new, and set going (an advance enqueued) unless it is over: a run that exists
- * but is not finished is kicked too, in case the process that created it died before its first job was sent.
+ * The run of `runDate`, started if new (its first advance enqueued by the process that created it). Returns its id
+ * and whether this call created it. Should that process die before enqueuing, the workers' sweep sets it going.
  */
 export async function triggerNightlyRun(
   db: Kysely<Schema>,
   runDate: string,
   asOf: Date,
-  advance: (nightlyRunId: string) => Promise<void>,
+  onRunCreated: (nightlyRunId: string) => Promise<void>,
 ): Promise<{ nightlyRunId: string; created: boolean }> {
   const { run, created } = await startNightlyRun(db, runDate, asOf);
-  if (run.state !== 'reconciled' && run.state !== 'failed') await advance(run.nightlyRunId);
+  if (created) await onRunCreated(run.nightlyRunId);
   return { nightlyRunId: run.nightlyRunId, created };
 }

@@ -14,29 +14,62 @@ export const QUEUES = {
 export const QUEUE_SCHEMA = 'recon_queue';
 
 export interface JobQueueOptions {
-  /** A job whose worker stopped heartbeating (killed) is handed to another worker after this many seconds. */
-  readonly heartbeatSeconds?: number;
+  /**
+   * RECON_JOB_HEARTBEAT_SECONDS: a job whose worker stopped heartbeating (killed) is failed and handed to another
+   * worker once this many seconds have passed without a heartbeat (pg-boss's minimum is 10). Every process of a
+   * deployment should use the same value: the latest to start sets it on the queues.
+   */
+  readonly heartbeatSeconds: number;
   readonly onError?: (message: string) => void;
 }
+
+/** The advisory lock that serializes opening the queue between processes (oneProcessAtATime says why). */
+export const QUEUE_INSTALL_LOCK = 0x7265636f6e71; // "reconq"
 
 /**
  * pg-boss on recon's own database, through the handle every query uses (its own SQL goes through rawQuery, as
  * it sends scripts Kysely's prepared statements refuse): one way to open the database, PostgreSQL or PGlite. Jobs are rows, so an accepted delivery's job survives any crash,
  * and a job whose worker died is handed out again (heartbeats), to run again to the same rows.
  */
-export async function openJobQueue(database: Database, options: JobQueueOptions = {}): Promise<PgBoss> {
+export async function openJobQueue(database: Database, options: JobQueueOptions): Promise<PgBoss> {
+  const { heartbeatSeconds } = options;
   const boss = new PgBoss({
     db: { executeSql: (text: string, values?: unknown[]) => database.rawQuery(text, values) },
     schema: QUEUE_SCHEMA,
     // recon's scheduler is node-cron with one run per slot by the database (scheduler.ts); pg-boss's own cron
     // would be a second source of runs.
     schedule: false,
+    // The supervisor is what fails a job whose heartbeat lapsed; at its default pace (60 s) a killed worker's
+    // job would wait up to a minute more than the heartbeat before another worker gets it.
+    superviseIntervalSeconds: heartbeatSeconds,
+    monitorIntervalSeconds: heartbeatSeconds,
   });
   boss.on('error', (error: unknown) => options.onError?.(`job queue: ${describeError(error)}`));
-  await boss.start();
-  const heartbeatSeconds = options.heartbeatSeconds ?? 30;
-  for (const name of Object.values(QUEUES)) {
-    await boss.createQueue(name, { heartbeatSeconds, retryLimit: 5, retryDelay: 5, retryBackoff: true });
-  }
+  await oneProcessAtATime(database, async () => {
+    await boss.start();
+    for (const name of Object.values(QUEUES)) {
+      await boss.createQueue(name, { heartbeatSeconds, retryLimit: 5, retryDelay: 5, retryBackoff: true });
+      // createQueue leaves an existing queue as it is: a changed setting would otherwise never apply.
+      const queue = await boss.getQueue(name);
+      if (queue?.heartbeatSeconds !== heartbeatSeconds) await boss.updateQueue(name, { heartbeatSeconds });
+    }
+  });
   return boss;
+}
+
+/**
+ * Two processes starting at once on a database without the queue's schema both find it missing and both run
+ * pg-boss's install script, whose own guard (an advisory lock inside the script, then a loser's "already exists"
+ * taken as success) does not always hold: seen here, now and then one of two or three processes started together
+ * failed with `duplicate key value violates unique constraint "pg_namespace_nspname_index"`; and the loser's
+ * failed script, even when taken as success, leaves its pooled connection inside the aborted transaction. recon takes a lock of its own first,
+ * in a transaction of its own, so a second process looks for the schema only once the first has installed it.
+ * PGlite is one process on one connection: nothing to race, and the transaction would hold the only connection.
+ */
+async function oneProcessAtATime(database: Database, work: () => Promise<void>): Promise<void> {
+  if (database.kind !== 'postgres') return work();
+  await database.transaction(async (connection) => {
+    await connection.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_INSTALL_LOCK]);
+    await work();
+  });
 }

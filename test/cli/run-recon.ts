@@ -12,6 +12,8 @@ export interface RunningRecon {
   readonly child: ChildProcess;
   /** Calls `listener` with each complete line of stdout as it arrives. */
   onStdoutLine(listener: (line: string) => void): void;
+  /** What it has written on stderr so far. */
+  stderrSoFar(): string;
   readonly done: Promise<RunResult>;
 }
 
@@ -42,7 +44,7 @@ export function startRecon(args: string[], env: Record<string, string | undefine
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-  return { child, onStdoutLine: (listener) => lineListeners.push(listener), done };
+  return { child, onStdoutLine: (listener) => lineListeners.push(listener), stderrSoFar: () => stderr, done };
 }
 
 /** Runs recon to its end: see startRecon. */

@@ -83,17 +83,17 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
   });
 
   it.skipIf(skip)('asks again for a lost delivery and reconciles once it arrives', async () => {
-    const { db, orders, harness } = await setUp({ dropCallbacks: 1 }, { exportTimeoutSeconds: 1, exportAttempts: 3 });
+    const { db, orders, harness } = await setUp({ dropCallbacks: 1 }, { exportTimeoutSeconds: 2, exportAttempts: 3 });
     const runId = await harness.start('2026-11-02', SEEDED_AT);
     expect(await harness.settled(runId)).toBe('reconciled');
     const requests = await requestsOf(db, runId);
-    // Batch 1's first request was the one the service "lost": asked again once, then ingested.
-    expect(requests).toEqual([
-      { batch: 1, attempt: 1, state: 'timed_out' },
-      { batch: 1, attempt: 2, state: 'ingested' },
-      { batch: 2, attempt: 1, state: 'ingested' },
-      { batch: 3, attempt: 1, state: 'ingested' },
-    ]);
+    // Batch 1's first request was the one the service "lost": timed out, then asked again and ingested. (Another
+    // batch may have been asked again too on a slow machine; none was given up.)
+    const batch1 = requests.filter((r) => r.batch === 1);
+    expect(batch1[0]).toEqual({ batch: 1, attempt: 1, state: 'timed_out' });
+    expect(batch1.at(-1)!.state).toBe('ingested');
+    for (const batch of [2, 3]) expect(requests.filter((r) => r.batch === batch).map((r) => r.state)).toContain('ingested');
+    expect(requests.map((r) => r.state)).not.toContain('given_up');
     expect(await verdictsOf(db, runId)).toEqual(expectedOf(orders));
   });
 
@@ -106,7 +106,7 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
       { batch: 1, attempt: 2, state: 'given_up' },
     ]);
     const run = await db.selectFrom('recon.nightly_runs').select(['failure', 'reconciliation_run_id']).where('nightly_run_id', '=', runId).executeTakeFirstOrThrow();
-    expect(run.failure).toBe('1 export batch(es) given up after 2 request(s): their orders were reconciled without them');
+    expect(run.failure).toBe('1 export batch(es) given up, their orders reconciled without them: batch 1 (no export delivered within 1 s)');
     expect(run.reconciliation_run_id).not.toBeNull();
   });
 

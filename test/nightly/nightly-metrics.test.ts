@@ -15,7 +15,7 @@ describe.each(BACKENDS)('/metrics of the worker and the nightly runs on %s', (ba
   beforeAll(async () => {
     if (skip) return;
     testDb = await createTestDatabase(backend);
-    boss = await openJobQueue(testDb.database);
+    boss = await openJobQueue(testDb.database, { heartbeatSeconds: 10 });
     registry = createMetricsRegistry();
     metrics = registerNightlyMetrics(registry, testDb.database.db);
   });

@@ -38,13 +38,11 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
   const config = loadConfig(ctx.env);
   const runDate = values.date ?? dateInZone(new Date(), config.nightly.scheduleTimezone);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(runDate) || Number.isNaN(Date.parse(`${runDate}T00:00:00Z`))) {
-    throw new ReconError('USAGE', `--date: expected YYYY-MM-DD, got '${runDate}'`);
-  }
+  if (!isCalendarDate(runDate)) throw new ReconError('USAGE', `--date: expected YYYY-MM-DD, got '${runDate}'`);
   const database = await openDatabase(config);
   try {
     await migrate(database);
-    const boss = await openJobQueue(database);
+    const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds });
     let started: { nightlyRunId: string; created: boolean };
     try {
       started = await triggerNightlyRun(database.db, runDate, new Date(), advanceSender(boss));
@@ -66,6 +64,13 @@ export async function run(ctx: CommandContext): Promise<number> {
   } finally {
     await database.close();
   }
+}
+
+/** YYYY-MM-DD naming a day that exists: Date.parse takes 2026-02-30 (as March 2), which PostgreSQL refuses. */
+function isCalendarDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const time = Date.parse(`${text}T00:00:00Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === text;
 }
 
 async function current(db: Parameters<typeof listNightlyRuns>[0], nightlyRunId: string): Promise<NightlyRunReport> {

@@ -47,7 +47,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     await migrate(database);
-    const boss = await openJobQueue(database, { onError: log });
+    const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds, onError: log });
     const metrics = createMetricsRegistry();
     const nightlyMetrics = registerNightlyMetrics(metrics, database.db);
     await startNightlyWorker(boss, database, {
@@ -79,7 +79,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     const scheduler = startNightlyScheduler(database.db, {
       schedule: config.nightly.schedule,
       timezone: config.nightly.scheduleTimezone,
-      advance: advanceSender(boss),
+      onRunCreated: advanceSender(boss),
       onError: log,
     });
     // The one line a supervisor or a test waits for.

@@ -31,7 +31,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     await migrate(database);
-    const boss = await openJobQueue(database, { onError: log });
+    const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds, onError: log });
     await startNightlyWorker(boss, database, {
       client,
       callbackBaseUrl,

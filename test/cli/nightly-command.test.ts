@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NightlyRunReport } from '../../src/nightly/nightly-run-report.ts';
+import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
+import { DAY, insertOrders } from '../reconcile/reconcile-scenario.ts';
+import { refusingBaseUrl } from '../support/loopback.ts';
+import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { waitUntil } from '../support/wait-until.ts';
+import { runRecon, startRecon, type RunningRecon } from './run-recon.ts';
+
+const IDENTIFIER = 'NIGHTLY-CLI';
+const SECRET = 'nightly-cli-secret';
+
+describe('recon nightly --date', () => {
+  // Refused before any database is opened: there is none here.
+  const env = { RECON_DATA_DIR: '/nonexistent/recon-nightly-cli' };
+
+  it('refuses what is not a calendar date, in one line (exit 1)', async () => {
+    for (const date of ['2026-13-01', '26-11-01', '2026-11-1', '2026-02-30', '2026-04-31', 'tomorrow']) {
+      const result = await runRecon(['nightly', '--date', date], env);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(`recon nightly: --date: expected YYYY-MM-DD, got '${date}'\n`);
+    }
+  });
+});
+
+describe.each(BACKENDS)('recon nightly and recon runs on %s', (backend) => {
+  const skip = backend === 'postgres' && !hasPostgres;
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    if (skip) return;
+    testDb = await createTestDatabase(backend);
+    // Every read goes through recon itself: an embedded database is one process's at a time.
+    await testDb.close();
+  });
+  afterAll(async () => {
+    await testDb?.drop();
+  });
+
+  it.skipIf(skip)('recon runs says there is none yet; recon nightly starts a run, then attaches to it; recon runs lists it', async () => {
+    expect(await runRecon(['runs'], testDb.env)).toEqual({ code: 0, stdout: 'no nightly run yet\n', stderr: '' });
+    expect(await runRecon(['runs', '--json'], testDb.env)).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
+
+    const started = await runRecon(['nightly', '--date', '2026-11-20', '--json'], testDb.env);
+    expect(started.code).toBe(0);
+    const run = JSON.parse(started.stdout) as NightlyRunReport;
+    expect(run).toMatchObject({ runDate: '2026-11-20', state: 'requesting', orders: null, batches: null, requests: {}, reconciliationRunId: null, failure: null, finishedAt: null });
+    expect(started.stderr).toBe(`recon nightly: started the run of 2026-11-20 (run ${run.nightlyRunId})\n`);
+
+    const attached = await runRecon(['nightly', '--date', '2026-11-20'], testDb.env);
+    expect(attached.code).toBe(0);
+    expect(attached.stderr).toBe(`recon nightly: attached to the run of 2026-11-20 (run ${run.nightlyRunId})\n`);
+    expect(attached.stdout).toBe(`2026-11-20  run ${run.nightlyRunId}  requesting  orders - in - batch(es); requests: none\n`);
+
+    await runRecon(['nightly', '--date', '2026-11-21'], testDb.env);
+    const listed = await runRecon(['runs', '--json'], testDb.env);
+    expect(listed.code).toBe(0);
+    const runs = JSON.parse(listed.stdout) as NightlyRunReport[];
+    expect(runs.map((r) => [r.runDate, r.state])).toEqual([['2026-11-21', 'requesting'], ['2026-11-20', 'requesting']]);
+    expect(runs[1]).toEqual(run);
+    const table = await runRecon(['runs'], testDb.env);
+    expect(table.stdout.split('\n').slice(0, -1).map((line) => line.split('  ').slice(0, 3).join('  '))).toEqual([
+      `2026-11-21  run ${runs[0]!.nightlyRunId}  requesting`,
+      `2026-11-20  run ${run.nightlyRunId}  requesting`,
+    ]);
+  });
+});
+
+/**
+ * `--wait` needs a worker in another process beside `recon nightly`: PostgreSQL only (an embedded database is one
+ * process's). The sandbox delivers the exports; a run fails when they are lost.
+ */
+describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
+  let testDb: TestDatabase;
+  let sandbox: Sandbox;
+  let service: Record<string, string>;
+  let orders: number;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase('postgres');
+    // One try per delivery: a lost delivery is lost at once, with no retry left running in the background.
+    sandbox = createSandbox({ identifier: IDENTIFIER, secret: SECRET, seed: 11, seedOrders: 40, exportRetry: { attempts: 1 } });
+    service = { RECON_SERVICE_URL: await sandbox.listen(0), RECON_IDENTIFIER: IDENTIFIER, RECON_SECRET: SECRET };
+    const orderIds = sandbox.scenario!.orderIds;
+    orders = orderIds.length;
+    await insertOrders(testDb.database, orderIds.map((id) => ({ id, amount: 100n, status: 'paid' as const, createdAt: new Date(Date.now() - DAY) })));
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    await testDb?.drop();
+  });
+
+  /** Runs `work` with `recon ARGS` running beside it, once `ready`; then stops it with SIGTERM: it must exit 0. */
+  async function beside<T>(args: string[], env: Record<string, string>, ready: (recon: RunningRecon) => Promise<unknown>, work: () => Promise<T>): Promise<T> {
+    const recon = startRecon(args, { ...testDb.env, ...service, ...env });
+    try {
+      await Promise.race([ready(recon), recon.done.then((early) => Promise.reject(new Error(`recon ${args[0]} exited ${early.code}: ${early.stderr}`)))]);
+      return await work();
+    } finally {
+      recon.child.kill('SIGTERM');
+      const result = await recon.done;
+      expect(result.code, result.stderr).toBe(0);
+    }
+  }
+
+  it('exits 0 once the run is reconciled, with recon serve receiving and working', async () => {
+    const { baseUrl, port } = await refusingBaseUrl();
+    const serveEnv = { RECON_PORT: String(port), RECON_CALLBACK_BASE_URL: `${baseUrl}/`, RECON_EXPORT_BATCH_SIZE: '15' };
+    const listening = (recon: RunningRecon) => new Promise((resolve) => recon.onStdoutLine(resolve));
+    const result = await beside(['serve'], serveEnv, listening, () =>
+      runRecon(['nightly', '--date', '2026-11-22', '--wait', '--json'], { ...testDb.env, ...service, ...serveEnv }));
+    expect(result.code).toBe(0);
+    const run = JSON.parse(result.stdout) as NightlyRunReport;
+    expect(run).toMatchObject({ runDate: '2026-11-22', state: 'reconciled', orders, batches: Math.ceil(orders / 15), failure: null });
+    expect(run.requests).toEqual({ ingested: Math.ceil(orders / 15) });
+    expect(run.reconciliationRunId).not.toBeNull();
+  });
+
+  it('exits 2 once the run has failed: every delivery lost, asked for once, given up', async () => {
+    // The worker's CALLBACKURLs point where nothing listens: the sandbox's deliveries fail, as lost ones.
+    const { baseUrl } = await refusingBaseUrl();
+    const workerEnv = { RECON_CALLBACK_BASE_URL: `${baseUrl}/`, RECON_EXPORT_TIMEOUT_SECONDS: '1', RECON_EXPORT_ATTEMPTS: '1', RECON_EXPORT_BATCH_SIZE: '1000' };
+    const working = (recon: RunningRecon) => waitUntil('recon worker working', () => recon.stderrSoFar().includes('recon worker: working\n'));
+    const result = await beside(['worker'], workerEnv, working, () => runRecon(['nightly', '--date', '2026-11-23', '--wait'], { ...testDb.env, ...service, ...workerEnv }));
+    expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(/^2026-11-23 {2}run \d+ {2}failed \(1 export batch\(es\) given up, their orders reconciled without them: batch 1 \(no export delivered within 1 s\)\) {2}orders \d+ in 1 batch\(es\); requests: 1 given_up, reconciliation run \d+\n$/);
+  });
+});
