@@ -7,9 +7,6 @@ import { ingestDelivery, type IngestDeliveryOptions } from './ingest-delivery.ts
 
 export interface NightlyWorkerOptions extends Omit<NightlyDependencies, 'scheduleAdvance' | 'database'> {
   readonly ingest: IngestDeliveryOptions;
-  readonly onIngested?: (deliveryId: string, rows: { loaded: number; rejected: number }) => void;
-  /** A job that threw (pg-boss retries it): counted on /metrics, logged. */
-  readonly onJobFailed?: (queue: string, error: unknown) => void;
   /** How often an idle worker looks for jobs (pg-boss's default is 2 s; the demo and tests go faster). */
   readonly pollingIntervalSeconds?: number;
 }
@@ -43,16 +40,12 @@ export async function startNightlyWorker(boss: PgBoss, database: Database, optio
     try {
       await handler(job!.data);
     } catch (error) {
-      options.onJobFailed?.(queue, error);
       options.log?.(`${queue} job failed (it will be retried): ${describeError(error)}`);
       throw error;
     }
   };
   await boss.work<{ deliveryId: string }>(QUEUES.ingestDelivery, polling, reported(QUEUES.ingestDelivery, async (data: { deliveryId: string }) => {
     const ingested = await ingestDelivery(database, data.deliveryId, options.ingest);
-    if (ingested.result?.status === 'loaded') {
-      options.onIngested?.(ingested.deliveryId, { loaded: ingested.result.rows - ingested.result.rejected, rejected: ingested.result.rejected });
-    }
     if (ingested.nightlyRunId) await scheduleAdvance(ingested.nightlyRunId);
   }));
   await boss.work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, polling, reported(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }) => {

@@ -49,7 +49,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     await migrate(database);
     const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds, onError: log });
     const metrics = createMetricsRegistry();
-    const nightlyMetrics = registerNightlyMetrics(metrics, database.db);
+    registerNightlyMetrics(metrics, database.db);
     await startNightlyWorker(boss, database, {
       client,
       callbackBaseUrl,
@@ -58,8 +58,6 @@ export async function run(ctx: CommandContext): Promise<number> {
       // Nightly requests ask for their dates in UTC (advance-nightly-run.ts): read them so.
       ingest: { timezone: 'UTC', limits: config.limits },
       log,
-      onIngested: (_deliveryId, rows) => nightlyMetrics.ingested(rows),
-      onJobFailed: (queue) => nightlyMetrics.jobFailed(queue),
     });
     const receiver = await startReceiver({
       db: database.db,
