@@ -58,8 +58,9 @@ export async function advanceNightlyRun(deps: NightlyDependencies, nightlyRunId:
   if (!run) throw new ReconError('RUN_NOT_FOUND', `nightly run ${nightlyRunId} does not exist`);
   if (run.state === 'reconciled' || run.state === 'failed') return run.state;
   if (run.state === 'requesting') await planBatches(deps, run, now());
+  await askAgainForLateBatches(deps, run, now());
   await sendUnsentRequests(deps, run, now);
-  const progress = await expireLateRequests(deps, run, now());
+  const progress = await progressOf(deps, run, now());
   if (progress.pendingBatches > 0) {
     await deps.database.db
       .updateTable('recon.nightly_runs')
@@ -170,36 +171,45 @@ interface LatestRequest {
   readonly ingested: boolean;
 }
 
-async function expireLateRequests(deps: NightlyDependencies, run: NightlyRun, now: Date): Promise<Progress> {
-  const timeoutMs = deps.nightly.exportTimeoutSeconds * 1000;
-  // The latest request of each batch, and whether any request of the batch got its export ingested.
-  const batches: LatestRequest[] = await deps.database.db
+/** The latest request of each batch, and whether any request of the batch got its export ingested. */
+async function latestRequests(db: Kysely<Schema>, nightlyRunId: string): Promise<LatestRequest[]> {
+  return await db
     .selectFrom('recon.export_requests as r')
     .distinctOn('r.batch')
     .select(['r.batch', 'r.request_id', 'r.attempt', 'r.state', 'r.order_ids', 'r.compression', 'r.sent_at', 'r.retry_at'])
     .select(sql<boolean>`bool_or(r.state = 'ingested') OVER (PARTITION BY r.batch)`.as('ingested'))
-    .where('r.nightly_run_id', '=', run.nightlyRunId)
+    .where('r.nightly_run_id', '=', nightlyRunId)
     .orderBy('r.batch')
     .orderBy('r.attempt', 'desc')
     .execute() as LatestRequest[];
+}
+
+const isOpen = (batch: LatestRequest) => !batch.ingested && batch.state !== 'given_up';
+const deadlineOf = (batch: LatestRequest, timeoutMs: number) => batch.sent_at && new Date(new Date(batch.sent_at).getTime() + timeoutMs);
+
+/** Asks again for every batch whose latest request is late (sent, no export in time), failed to ingest, or closed. */
+async function askAgainForLateBatches(deps: NightlyDependencies, run: NightlyRun, now: Date): Promise<void> {
+  const timeoutMs = deps.nightly.exportTimeoutSeconds * 1000;
+  for (const batch of await latestRequests(deps.database.db, run.nightlyRunId)) {
+    if (!isOpen(batch)) continue;
+    const deadline = deadlineOf(batch, timeoutMs);
+    const late = batch.state === 'requested' && deadline !== null && deadline <= now;
+    if (late || batch.state === 'failed' || batch.state === 'timed_out') await askAgain(deps, run, batch, late, now);
+  }
+}
+
+/** How many batches are still open, and the earliest moment one of them is due: its deadline, or a send to retry. */
+async function progressOf(deps: NightlyDependencies, run: NightlyRun, now: Date): Promise<Progress> {
+  const timeoutMs = deps.nightly.exportTimeoutSeconds * 1000;
   let pendingBatches = 0;
   let nextDue: Date | undefined;
-  const due = (at: Date) => {
-    if (!nextDue || at < nextDue) nextDue = at;
-  };
-  for (const batch of batches) {
-    if (batch.ingested || batch.state === 'given_up') continue;
+  for (const batch of await latestRequests(deps.database.db, run.nightlyRunId)) {
+    if (!isOpen(batch)) continue;
     pendingBatches++;
-    const sentAt = batch.sent_at && new Date(batch.sent_at);
-    const deadline = sentAt && new Date(sentAt.getTime() + timeoutMs);
-    const late = batch.state === 'requested' && deadline !== null && deadline <= now;
-    if (late || batch.state === 'failed' || batch.state === 'timed_out') {
-      if (await askAgain(deps, run, batch, late, now)) due(now);
-      else pendingBatches--;
-    } else if (batch.state === 'requested') {
-      due(deadline ?? (batch.retry_at ? new Date(batch.retry_at) : now));
-    }
-    // delivered: its ingest job advances the run when it is done.
+    // A delivered export is being ingested: its job advances the run when done.
+    if (batch.state !== 'requested') continue;
+    const due = deadlineOf(batch, timeoutMs) ?? (batch.retry_at ? new Date(batch.retry_at) : now);
+    if (!nextDue || due < nextDue) nextDue = due;
   }
   return { pendingBatches, nextDue };
 }
@@ -207,9 +217,9 @@ async function expireLateRequests(deps: NightlyDependencies, run: NightlyRun, no
 /**
  * A new request for a late or failed batch, in one transaction with the old request's new state, so that a crash
  * never leaves a batch whose latest request is closed and has no successor. The (run, batch, attempt) key makes
- * two processes asking again at once make one request. Returns false when the batch is given up instead.
+ * two processes asking again at once make one request. The last attempt gives the batch up instead.
  */
-async function askAgain(deps: NightlyDependencies, run: NightlyRun, batch: LatestRequest, late: boolean, now: Date): Promise<boolean> {
+async function askAgain(deps: NightlyDependencies, run: NightlyRun, batch: LatestRequest, late: boolean, now: Date): Promise<void> {
   const lastAttempt = batch.attempt >= deps.nightly.exportAttempts;
   const closed: ExportRequestState = lastAttempt ? 'given_up' : late ? 'timed_out' : batch.state;
   const failure = late ? `no export delivered within ${deps.nightly.exportTimeoutSeconds} s` : undefined;
@@ -235,12 +245,11 @@ async function askAgain(deps: NightlyDependencies, run: NightlyRun, batch: Lates
   } catch (error) {
     // Another process asked again first: its request is the batch's now.
     if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-    return true;
+    return;
   }
   deps.log?.(lastAttempt
     ? `nightly run ${run.runDate}: batch ${batch.batch} given up after ${batch.attempt} request(s)`
     : `nightly run ${run.runDate}: batch ${batch.batch} asked again (request ${batch.attempt + 1} of ${deps.nightly.exportAttempts})`);
-  return !lastAttempt;
 }
 
 /** Schedules the run's next advance at `at` unless one is already due at or before it. */
