@@ -22,7 +22,7 @@ COPY --from=build /app/dist ./dist
 COPY sql ./sql
 COPY fixtures ./fixtures
 RUN ln -s /app/dist/src/cli/main.js /usr/local/bin/recon && chmod +x /app/dist/src/cli/main.js \
-  && mkdir -p /data && chown node:node /data
+  && mkdir -p /data /shared && chown node:node /data /shared
 USER node
 VOLUME /data
 ENTRYPOINT ["recon"]

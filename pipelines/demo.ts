@@ -11,8 +11,7 @@ import { createMetricsRegistry } from '../src/metrics/metrics-registry.ts';
 import { listNightlyRuns, type NightlyRunReport } from '../src/nightly/nightly-run-report.ts';
 import { dateInZone, triggerNightlyRun } from '../src/nightly/nightly-scheduler.ts';
 import { advanceSender, startNightlyWorker } from '../src/nightly/nightly-worker.ts';
-import { openJobQueue, QUEUES } from '../src/queue/job-queue.ts';
-import { startReceiver } from '../src/receive/start-receiver.ts';
+import { startReconServices } from '../src/nightly/recon-services.ts';
 import { loadRunReport, oldestOpenExceptions } from '../src/report/report-queries.ts';
 import { renderHtml } from '../src/report/report-html.ts';
 import { renderTable } from '../src/report/report-table.ts';
@@ -62,27 +61,19 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   try {
     progress('migrating the embedded database');
     await migrate(database);
-    const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds });
-    closing.push(() => boss.stop({ graceful: false, close: false }));
-    // The receiver serves deliveries under "/": with a 5-digit port the CALLBACKURL base is 23 characters,
-    // leaving 9 for the token. The base given here is only read for its path and length; the port comes after.
     const secret = randomBytes(12).toString('base64url');
-    const receiver = await startReceiver({
-      db: database.db,
-      secret,
-      callbackBaseUrl: 'http://127.0.0.1:65535/',
-      maxFileBytes: config.limits.maxFileBytes,
-      metrics: createMetricsRegistry(),
-      host: '127.0.0.1',
-      port: 0,
-      onDelivered: async (deliveryId) => {
-        await boss.send(QUEUES.ingestDelivery, { deliveryId });
-      },
+    // The sandbox is started second: its client goes to the worker, and the worker starts with the receiver. So the
+    // services start without a worker, which joins once the sandbox listens (the queue keeps what arrives before).
+    const services = await startReconServices({
+      database,
+      heartbeatSeconds: config.queue.heartbeatSeconds,
+      receiver: { host: '127.0.0.1', port: 0, secret, maxFileBytes: config.limits.maxFileBytes, metrics: createMetricsRegistry() },
     });
-    closing.push(() => receiver.close({ forceAfterMs: 1_000 }));
+    closing.push(() => services.close({ graceful: false }));
+    const receiverUrl = services.receiver!.url;
 
     progress(`seeding the sandbox with ${options.orders} orders`);
-    const sandbox = createSandbox({ identifier: IDENTIFIER, secret, seed: options.seed, seedOrders: options.orders, notifyUrl: `${receiver.url}/notify` });
+    const sandbox = createSandbox({ identifier: IDENTIFIER, secret, seed: options.seed, seedOrders: options.orders, notifyUrl: `${receiverUrl}/notify` });
     closing.push(() => sandbox.close());
     const sandboxUrl = await sandbox.listen(0, '127.0.0.1');
     const asOf = sandbox.clock.now();
@@ -94,16 +85,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (imported?.status !== 'loaded') throw new ReconError('ORDERS_SOURCE', `the demo's orders did not import: ${imported && 'error' in imported ? imported.error : 'no result'}`);
 
     const client = createPaymentClient({ baseUrl: sandboxUrl, identifier: IDENTIFIER, secret, timeoutMs: 10_000, retry: { attempts: 3, baseDelayMs: 100 } });
-    await startNightlyWorker(boss, database, {
+    const worker = await startNightlyWorker(services.boss, database, {
       client,
-      callbackBaseUrl: `${receiver.url}/`,
+      callbackBaseUrl: services.callbackBaseUrl,
       nightly: config.nightly,
       reconcile: config.reconcile,
       ingest: { timezone: 'UTC', limits: config.limits },
       pollingIntervalSeconds: 0.5,
     });
+    closing.push(async () => worker.stop());
     const runDate = dateInZone(asOf, config.nightly.scheduleTimezone);
-    const { nightlyRunId } = await triggerNightlyRun(database.db, runDate, asOf, advanceSender(boss));
+    const { nightlyRunId } = await triggerNightlyRun(database.db, runDate, asOf, advanceSender(services.boss));
     let run = await nightlyRun(database, nightlyRunId);
     while (run.state !== 'reconciled' && run.state !== 'failed') {
       const ingested = run.requests['ingested'] ?? 0;

@@ -11,6 +11,15 @@ const nonNegativeInt = z.coerce.number().int().min(0);
 /** Money settings stay bigint from the digits on: never a float on the money path. */
 const minorUnits = z.string().trim().regex(/^\d{1,18}$/, 'expected a whole number of minor units (0 or more)').transform(BigInt);
 
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   RECON_DATA_DIR: z.string().min(1).default('.recon'),
@@ -41,7 +50,7 @@ const EnvSchema = z.object({
   RECON_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
   RECON_HOST: z.string().min(1).default('127.0.0.1'),
   RECON_SCHEDULE: z.string().trim().min(1).default('30 2 * * *'),
-  RECON_SCHEDULE_TIMEZONE: z.string().min(1).default('Europe/Paris'),
+  RECON_SCHEDULE_TIMEZONE: z.string().min(1).refine(isTimeZone, 'expected an IANA time zone such as Europe/Paris').default('Europe/Paris'),
   RECON_LOOKBACK_DAYS: positiveInt.default(30),
   RECON_EXPORT_BATCH_SIZE: positiveInt.default(200),
   // The service's enumerations are taken in any letter case (the merchant SDK writes GZIP); recon sends them lower-case.

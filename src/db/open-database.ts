@@ -22,7 +22,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 function openPostgres(connectionString: string): Database {
-  const pool = new pg.Pool({ connectionString, max: 4 });
+  // recon serve shares one pool between the receiver (an upload holds a connection until it is stored), the job
+  // queue's polling and heartbeats, the worker's ingest and /metrics: ten keeps a few slow uploads from starving the
+  // heartbeats (a job whose heartbeat lapses is handed to another worker).
+  const pool = new pg.Pool({ connectionString, max: 10 });
   // An idle client's connection can drop (server restart); without a listener that error kills the process.
   pool.on('error', () => {});
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });

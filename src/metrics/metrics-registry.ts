@@ -19,7 +19,6 @@ export type GaugeCollector = () => number | readonly Sample[] | Promise<number |
 export interface MetricsRegistry {
   /** The counter of that name, created on first use: parts built separately may count on the same one. */
   counter(name: string, help: string): Counter;
-  gauge(name: string, help: string): Gauge;
   /** A gauge read by `collect` at scrape time: one value, or one per label set. */
   gaugeFromCallback(name: string, help: string, collect: GaugeCollector): void;
   /** Every metric in Prometheus text format; rejects, naming the metric, when a callback fails. */
@@ -68,11 +67,6 @@ export function createMetricsRegistry(): MetricsRegistry {
         },
       };
       return register(name, { help, type: 'counter', series, handle }).handle as Counter;
-    },
-    gauge(name, help) {
-      const series = new Map<string, { labels: Labels; value: number }>();
-      const handle: Gauge = { set: (value, labels = {}) => update(series, labels, () => value) };
-      return register(name, { help, type: 'gauge', series, handle }).handle as Gauge;
     },
     gaugeFromCallback(name, help, collect) {
       register(name, { help, type: 'gauge', collect });

@@ -42,11 +42,6 @@ export function callbackEndpoint(baseUrl: string): CallbackEndpoint {
   return { base, path: url.pathname, tokenLength };
 }
 
-/** The path deliveries are served under (tokens follow it directly). */
-export function callbackPath(baseUrl: string): string {
-  return callbackEndpoint(baseUrl).path;
-}
-
 function configError(problem: string): ReconError {
   return new ReconError('CONFIG', `invalid RECON_CALLBACK_BASE_URL: ${problem}`);
 }

@@ -27,3 +27,8 @@ it('refuses a batch size, attempt count or timeout that is not a positive whole 
     await expectReconError(async () => loadConfig({ [name]: '0' }), 'CONFIG', `invalid environment variable ${name}: `);
   }
 });
+
+it('refuses a schedule zone that is not an IANA zone, naming the variable', async () => {
+  await expectReconError(async () => loadConfig({ RECON_SCHEDULE_TIMEZONE: 'Mars/Olympus' }), 'CONFIG', 'invalid environment variable RECON_SCHEDULE_TIMEZONE: expected an IANA time zone');
+  expect(loadConfig({ RECON_SCHEDULE_TIMEZONE: 'America/New_York' }).nightly.scheduleTimezone).toBe('America/New_York');
+});

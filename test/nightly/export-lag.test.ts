@@ -56,7 +56,7 @@ describe.each(BACKENDS)('export lag on %s', (backend) => {
       { id: settled, amount: 2500n, status: 'paid', createdAt: new Date(T0.getTime() - 48 * HOUR) },
       { id: young, amount: 2500n, status: 'paid', createdAt: now },
     ]);
-    const harness = await startNightlyHarness(testDb.database, sandbox, sandboxUrl);
+    const harness = await startNightlyHarness(testDb.database, sandboxUrl);
     try {
       const runId = await harness.start('2026-11-23', now);
       expect(await harness.settled(runId)).toBe('reconciled');

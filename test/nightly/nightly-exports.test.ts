@@ -30,7 +30,7 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
     opened.length = 0;
   });
 
-  async function setUp(sandboxOptions: Partial<SandboxOptions>, nightly: Partial<NightlyConfig>, callbackBase?: (receiverUrl: string) => string) {
+  async function setUp(sandboxOptions: Partial<SandboxOptions>, nightly: Partial<NightlyConfig>, callbackBaseUrl?: string) {
     const testDb: TestDatabase = await createTestDatabase(backend);
     opened.push({ close: () => testDb.drop() });
     const sandbox: Sandbox = createSandbox({
@@ -49,7 +49,7 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
     await writeFile(ordersFile, formatOrdersCsv(orders));
     const [imported] = await importOrderFiles(testDb.database, [ordersFile], { limits: loadConfig({}).limits });
     expect(imported!.status).toBe('loaded');
-    const harness: NightlyHarness = await startNightlyHarness(testDb.database, sandbox, await sandbox.listen(0), { exportBatchSize: 25, ...nightly }, callbackBase);
+    const harness: NightlyHarness = await startNightlyHarness(testDb.database, await sandbox.listen(0), { exportBatchSize: 25, ...nightly }, callbackBaseUrl);
     opened.push({ close: () => harness.close() });
     return { db: testDb.database.db, sandbox, orders, harness };
   }
@@ -113,7 +113,7 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
   it.skipIf(skip)('takes a late delivery on an older token: the batch asked again is done once the first export arrives', async () => {
     // Between the sandbox and the receiver: the first delivery is held until its batch has been asked for again,
     // then passed on; the second request's delivery is swallowed, so only the late one can complete the batch.
-    let receiverUrl = '';
+    const receiver = { url: '' };
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let seen = 0;
@@ -124,16 +124,14 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
         const delivery = ++seen;
         if (delivery > 1) return void response.writeHead(200).end('OK');
         void released
-          .then(() => fetch(receiverUrl + request.url, { method: 'POST', headers: { 'content-type': request.headers['content-type'] ?? '' }, body: Buffer.concat(chunks) }))
+          .then(() => fetch(receiver.url + request.url, { method: 'POST', headers: { 'content-type': request.headers['content-type'] ?? '' }, body: Buffer.concat(chunks) }))
           .then(async (answer) => response.writeHead(answer.status).end(await answer.text()));
       });
     });
     const relayUrl = await listenOnLoopback(relay);
     opened.push({ close: () => closeServer(relay) });
-    const { db, orders, harness } = await setUp({}, { exportTimeoutSeconds: 2, exportAttempts: 5, exportBatchSize: 100 }, (url) => {
-      receiverUrl = url;
-      return `${relayUrl}/`;
-    });
+    const { db, orders, harness } = await setUp({}, { exportTimeoutSeconds: 2, exportAttempts: 5, exportBatchSize: 100 }, `${relayUrl}/`);
+    receiver.url = harness.receiver.url;
     const runId = await harness.start('2026-11-02', SEEDED_AT);
     for (;;) {
       if ((await requestsOf(db, runId)).length === 2) break;

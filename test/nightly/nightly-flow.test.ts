@@ -20,7 +20,7 @@ describe.each(BACKENDS)('a nightly run end to end on %s', (backend) => {
     const sandboxUrl = await sandbox.listen(0);
     // Every scenario order, booked as paid: the run must ask for each, receive, ingest and judge it.
     await insertOrders(testDb.database, sandbox.scenario!.orderIds.map((id) => ({ id, amount: 100n, status: 'paid' as const, createdAt: new Date(Date.now() - DAY) })));
-    harness = await startNightlyHarness(testDb.database, sandbox, sandboxUrl, { exportBatchSize: 7, exportCompression: 'gzip' });
+    harness = await startNightlyHarness(testDb.database, sandboxUrl, { exportBatchSize: 7, exportCompression: 'gzip' });
   });
 
   afterAll(async () => {

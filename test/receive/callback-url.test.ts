@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callbackEndpoint, callbackPath } from '../../src/receive/callback-url.ts';
+import { callbackEndpoint } from '../../src/receive/callback-url.ts';
 import { generateToken, TOKEN_PATTERN } from '../../src/receive/export-token.ts';
 import { expectReconError } from '../support/expect-recon-error.ts';
 
@@ -11,7 +11,7 @@ describe('callbackEndpoint', () => {
 
   it('spells the base as a URL does, so that base + token is one', () => {
     expect(callbackEndpoint('https://SHOP.example')).toEqual({ base: 'https://shop.example/', path: '/', tokenLength: 11 });
-    expect(callbackPath('https://a.example/x')).toBe('/x');
+    expect(callbackEndpoint('https://a.example/x').path).toBe('/x');
   });
 
   it.each([

@@ -2,18 +2,17 @@ import { z } from 'zod';
 import { loadConfig } from '../../config/config.ts';
 import { migrate } from '../../db/migrate.ts';
 import { openDatabase } from '../../db/open-database.ts';
-import { describeError, ReconError } from '../../errors.ts';
+import { ReconError } from '../../errors.ts';
 import { createMetricsRegistry } from '../../metrics/metrics-registry.ts';
 import { requireCallbackBase } from '../../nightly/callback-base.ts';
 import { registerNightlyMetrics } from '../../nightly/nightly-metrics.ts';
 import { startNightlyScheduler } from '../../nightly/nightly-scheduler.ts';
-import { advanceSender, startNightlyWorker } from '../../nightly/nightly-worker.ts';
+import { advanceSender } from '../../nightly/nightly-worker.ts';
+import { startReconServices } from '../../nightly/recon-services.ts';
 import { serviceClient } from '../../client/service-client.ts';
-import { openJobQueue, QUEUES } from '../../queue/job-queue.ts';
-import { startReceiver } from '../../receive/start-receiver.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
-import { untilAborted } from './worker.ts';
+import { untilAborted, workerSettings } from './worker.ts';
 
 const USAGE = `usage: recon serve [--port P] [--host H]
 
@@ -47,46 +46,28 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     await migrate(database);
-    const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds, onError: log });
     const metrics = createMetricsRegistry();
     registerNightlyMetrics(metrics, database.db);
-    await startNightlyWorker(boss, database, {
-      client,
-      callbackBaseUrl,
-      nightly: config.nightly,
-      reconcile: config.reconcile,
-      // Nightly requests ask for their dates in UTC (advance-nightly-run.ts): read them so.
-      ingest: { timezone: 'UTC', limits: config.limits },
+    const services = await startReconServices({
+      database,
+      heartbeatSeconds: config.queue.heartbeatSeconds,
       log,
-    });
-    const receiver = await startReceiver({
-      db: database.db,
-      secret: config.service.secret!,
       callbackBaseUrl,
-      maxFileBytes: config.limits.maxFileBytes,
-      metrics,
-      host,
-      port,
-      onDelivered: async (deliveryId) => {
-        await boss.send(QUEUES.ingestDelivery, { deliveryId });
-      },
-      onEvent: (event) => {
-        if (event.type === 'internal-error') log(`${event.path}: ${describeError(event.error)}`);
-      },
+      worker: workerSettings(config, client),
+      receiver: { host, port, secret: config.service.secret!, maxFileBytes: config.limits.maxFileBytes, metrics },
     });
     const scheduler = startNightlyScheduler(database.db, {
       schedule: config.nightly.schedule,
       timezone: config.nightly.scheduleTimezone,
-      onRunCreated: advanceSender(boss),
+      onRunCreated: advanceSender(services.boss),
       onError: log,
     });
     // The one line a supervisor or a test waits for.
-    ctx.stdout.write(`listening on ${receiver.url}\n`);
+    ctx.stdout.write(`listening on ${services.receiver!.url}\n`);
     await untilAborted(ctx.signal);
     log('draining');
     await scheduler.stop();
-    await receiver.close({ forceAfterMs: 30_000 });
-    await boss.stop({ graceful: true, close: false, timeout: 60_000 });
+    await services.close();
     return EXIT.ok;
   } finally {
     await database.close();

@@ -1,9 +1,9 @@
-import { loadConfig } from '../../config/config.ts';
+import type { PaymentClient } from '../../client/payment-client.ts';
+import { loadConfig, type Config } from '../../config/config.ts';
 import { migrate } from '../../db/migrate.ts';
 import { openDatabase } from '../../db/open-database.ts';
-import { startNightlyWorker } from '../../nightly/nightly-worker.ts';
+import { startReconServices, type ReconServicesOptions } from '../../nightly/recon-services.ts';
 import { serviceClient } from '../../client/service-client.ts';
-import { openJobQueue } from '../../queue/job-queue.ts';
 import { requireCallbackBase } from '../../nightly/callback-base.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -31,24 +31,32 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     await migrate(database);
-    const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds, onError: log });
-    await startNightlyWorker(boss, database, {
-      client,
-      callbackBaseUrl,
-      nightly: config.nightly,
-      reconcile: config.reconcile,
-      // Nightly requests ask for their dates in UTC (advance-nightly-run.ts): read them so.
-      ingest: { timezone: 'UTC', limits: config.limits },
+    const services = await startReconServices({
+      database,
+      heartbeatSeconds: config.queue.heartbeatSeconds,
       log,
+      callbackBaseUrl,
+      worker: workerSettings(config, client),
     });
     log('working');
     await untilAborted(ctx.signal);
     log('draining');
-    await boss.stop({ graceful: true, close: false, timeout: 60_000 });
+    await services.close();
     return EXIT.ok;
   } finally {
     await database.close();
   }
+}
+
+/** A worker's settings from the configuration, as `recon serve` and `recon worker` run it. */
+export function workerSettings(config: Config, client: PaymentClient): ReconServicesOptions['worker'] {
+  return {
+    client,
+    nightly: config.nightly,
+    reconcile: config.reconcile,
+    // Nightly requests ask for their dates in UTC (advance-nightly-run.ts): read them so.
+    ingest: { timezone: 'UTC', limits: config.limits },
+  };
 }
 
 export function untilAborted(signal: AbortSignal): Promise<void> {
