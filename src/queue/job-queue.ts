@@ -28,8 +28,9 @@ export const QUEUE_INSTALL_LOCK = 0x7265636f6e71; // "reconq"
 
 /**
  * pg-boss on recon's own database, through the handle every query uses (its own SQL goes through rawQuery, as
- * it sends scripts Kysely's prepared statements refuse): one way to open the database, PostgreSQL or PGlite. Jobs are rows, so an accepted delivery's job survives any crash,
- * and a job whose worker died is handed out again (heartbeats), to run again to the same rows.
+ * it sends scripts Kysely's prepared statements refuse): one way to open the database, PostgreSQL or PGlite.
+ * Jobs are rows, so an accepted delivery's job survives any crash, and a job whose worker died is handed out
+ * again (heartbeats), to run again to the same rows.
  */
 export async function openJobQueue(database: Database, options: JobQueueOptions): Promise<PgBoss> {
   const { heartbeatSeconds } = options;
@@ -44,7 +45,8 @@ export async function openJobQueue(database: Database, options: JobQueueOptions)
     superviseIntervalSeconds: heartbeatSeconds,
     monitorIntervalSeconds: heartbeatSeconds,
   });
-  boss.on('error', (error: unknown) => options.onError?.(`job queue: ${describeError(error)}`));
+  // pg-boss also emits plain objects (a failed maintenance step with its context): say what they hold.
+  boss.on('error', (error: unknown) => options.onError?.(`job queue: ${error instanceof Error ? describeError(error) : JSON.stringify(error)}`));
   await oneProcessAtATime(database, async () => {
     await boss.start();
     for (const name of Object.values(QUEUES)) {
@@ -62,8 +64,9 @@ export async function openJobQueue(database: Database, options: JobQueueOptions)
  * pg-boss's install script, whose own guard (an advisory lock inside the script, then a loser's "already exists"
  * taken as success) does not always hold: seen here, now and then one of two or three processes started together
  * failed with `duplicate key value violates unique constraint "pg_namespace_nspname_index"`; and the loser's
- * failed script, even when taken as success, leaves its pooled connection inside the aborted transaction. recon takes a lock of its own first,
- * in a transaction of its own, so a second process looks for the schema only once the first has installed it.
+ * failed script, even when taken as success, leaves its pooled connection inside the aborted transaction. recon
+ * takes a lock of its own first, in a transaction of its own, so a second process looks for the schema only once
+ * the first has installed it.
  * PGlite is one process on one connection: nothing to race, and the transaction would hold the only connection.
  */
 async function oneProcessAtATime(database: Database, work: () => Promise<void>): Promise<void> {
