@@ -23,6 +23,13 @@ export interface JobQueueOptions {
   readonly onError?: (message: string) => void;
 }
 
+/**
+ * How long a job may run before pg-boss takes it for dead and hands it to another worker. A dead worker is found by
+ * its heartbeat within seconds; this only bounds a live one, and pg-boss's 15 minutes would hand a large ingest or
+ * a million-order reconciliation to a second worker while the first is still at it.
+ */
+const JOB_EXPIRY_SECONDS = 6 * 3600;
+
 /** The advisory lock that serializes opening the queue between processes (oneProcessAtATime says why). */
 export const QUEUE_INSTALL_LOCK = 0x7265636f6e71; // "reconq"
 
@@ -50,10 +57,11 @@ export async function openJobQueue(database: Database, options: JobQueueOptions)
   await oneProcessAtATime(database, async () => {
     await boss.start();
     for (const name of Object.values(QUEUES)) {
-      await boss.createQueue(name, { heartbeatSeconds, retryLimit: 5, retryDelay: 5, retryBackoff: true });
+      await boss.createQueue(name, { heartbeatSeconds, expireInSeconds: JOB_EXPIRY_SECONDS, retryLimit: 5, retryDelay: 5, retryBackoff: true });
       // createQueue leaves an existing queue as it is: a changed setting would otherwise never apply.
       const queue = await boss.getQueue(name);
       if (queue?.heartbeatSeconds !== heartbeatSeconds) await boss.updateQueue(name, { heartbeatSeconds });
+      if (queue?.expireInSeconds !== JOB_EXPIRY_SECONDS) await boss.updateQueue(name, { expireInSeconds: JOB_EXPIRY_SECONDS });
     }
   });
   return boss;
