@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
 import { startNightlyRun } from './nightly-run.ts';
+import { slotSkippedByClockChange } from './schedule-gap.ts';
 
 export interface NightlySchedulerOptions {
   readonly schedule: string;
@@ -11,6 +12,8 @@ export interface NightlySchedulerOptions {
   readonly onRunCreated: (nightlyRunId: string) => Promise<void>;
   readonly onError: (message: string) => void;
   readonly now?: () => Date;
+  /** How often to look for a slot the clock change skipped (schedule-gap.ts); every 15 minutes by default. */
+  readonly gapCheckSchedule?: string;
 }
 
 /** The calendar date of `instant` in `timezone`, as YYYY-MM-DD: the key of a nightly run. */
@@ -22,25 +25,39 @@ export function dateInZone(instant: Date, timezone: string): string {
  * The nightly schedule: node-cron fires in the schedule's zone, and each firing asks for the run of that date.
  * Every process may schedule: the run's date is unique in the database, so one slot gives one run however many
  * schedulers fire for it, and a slot whose run exists (a restart, a second process) attaches to it. No overlap
- * within a process: a tick still starting its run makes the next wait.
+ * within a process: a tick still starting its run makes the next wait. A slot the spring-forward gap skipped is
+ * started in the hour after the gap (schedule-gap.ts).
  */
 export function startNightlyScheduler(db: Kysely<Schema>, options: NightlySchedulerOptions): { stop: () => Promise<void> } {
   if (!cron.validate(options.schedule)) throw new ReconError('CONFIG', `RECON_SCHEDULE: '${options.schedule}' is not a cron expression`);
   const now = options.now ?? (() => new Date());
-  const task = cron.schedule(
-    options.schedule,
-    async () => {
+  const inFlight = new Set<Promise<void>>();
+  const start = (slotDate: () => string | undefined) => {
+    const tick = (async () => {
       try {
-        await triggerNightlyRun(db, dateInZone(now(), options.timezone), now(), options.onRunCreated);
+        const runDate = slotDate();
+        if (runDate !== undefined) await triggerNightlyRun(db, runDate, now(), options.onRunCreated);
       } catch (error) {
         options.onError(`scheduler: ${(error as Error).message}`);
       }
-    },
-    { timezone: options.timezone, noOverlap: true, name: 'recon-nightly' },
-  );
+    })();
+    inFlight.add(tick);
+    void tick.finally(() => inFlight.delete(tick));
+    return tick;
+  };
+  const tasks = [
+    cron.schedule(options.schedule, () => start(() => dateInZone(now(), options.timezone)), { timezone: options.timezone, noOverlap: true, name: 'recon-nightly' }),
+    cron.schedule(
+      options.gapCheckSchedule ?? '*/15 * * * *',
+      () => start(() => slotSkippedByClockChange(options.schedule, options.timezone, now())),
+      { timezone: options.timezone, noOverlap: true, name: 'recon-nightly-gap' },
+    ),
+  ];
   return {
+    /** Stops firing, then waits for a tick in progress, so that the database may be closed after. */
     async stop() {
-      await task.stop();
+      for (const task of tasks) await task.stop();
+      await Promise.all(inFlight);
     },
   };
 }
