@@ -65,7 +65,7 @@ describe.each(BACKENDS)('a bzip2 bomb on %s', (backend) => {
       env: { RECON_MAX_UNCOMPRESSED_BYTES: '4000000', RECON_MAX_COMPRESSION_RATIO: '1000000' },
       message: /: decompresses to more than 4000000 bytes \(RECON_MAX_UNCOMPRESSED_BYTES\)$/,
     },
-  ])('past $limit: fails with LIMIT_EXCEEDED naming the file, kills the native decompressor and loads nothing', async ({ limit, env, message }) => {
+  ])('past $limit: fails with LIMIT_EXCEEDED naming the file, its native decompressor does not outlive it, nothing loads', async ({ limit, env, message }) => {
     const file = path.join(tmp, `${limit}.csv.bz2`);
     await writeFile(file, bzip2Bomb());
     expect(bzip2Children()).toEqual([]);
@@ -83,6 +83,7 @@ describe.each(BACKENDS)('a bzip2 bomb on %s', (backend) => {
     expect(error.startsWith(`${file}: `)).toBe(true);
     expect(error).toMatch(message);
     expect(seen.size).toBe(1);
+    // Killed, or ended by the pipe its output went to being closed: either way it must be gone.
     const [pid] = seen;
     await waitUntil(`bzip2 ${pid} to be gone`, () => !running(pid!), { timeoutMs: 5_000 });
     expect(bzip2Children()).toEqual([]);
