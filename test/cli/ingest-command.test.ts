@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { runRecon } from './run-recon.ts';
 
@@ -10,16 +10,20 @@ const fixture = (name: string) => path.join('fixtures', name);
 
 describe.each(BACKENDS)('recon ingest on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
-  let testDb: TestDatabase;
-  beforeAll(async () => {
+  // A database per test: each one sets up the files it expects to find loaded, whatever ran before it.
+  let testDb: TestDatabase | undefined;
+  beforeEach(async () => {
     if (skip) return;
     testDb = await createTestDatabase(backend);
     // A PGlite directory is opened by one process at a time: the CLI's, while it runs.
     await testDb.close();
   });
-  afterAll(async () => testDb?.drop());
+  afterEach(async () => {
+    await testDb?.drop();
+    testDb = undefined;
+  });
 
-  const ingest = (...args: string[]) => runRecon(['ingest', ...args], testDb.env);
+  const ingest = (...args: string[]) => runRecon(['ingest', ...args], testDb!.env);
 
   it.skipIf(skip)('prints a summary line per file and exits 0 when every file loads without rejected rows', async () => {
     const result = await ingest(fixture('semicolon-bom-crlf.csv'), fixture('two-entries.zip'));
@@ -33,11 +37,13 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
   });
 
   it.skipIf(skip)('prints one JSON object per file with --json; duplicates still exit 0', async () => {
+    const first = await ingest('--json', fixture('semicolon-bom-crlf.csv'));
+    const { fileId } = JSON.parse(first.stdout) as { fileId: string };
     const result = await ingest('--json', fixture('semicolon-bom-crlf.csv'), fixture('newer-export.csv'));
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
     expect(lines).toEqual([
-      expect.objectContaining({ file: 'fixtures/semicolon-bom-crlf.csv', status: 'duplicate', fileId: '1', compression: 'none', rows: null }),
+      expect.objectContaining({ file: 'fixtures/semicolon-bom-crlf.csv', status: 'duplicate', fileId, compression: 'none', rows: null }),
       expect.objectContaining({ file: 'fixtures/newer-export.csv', status: 'loaded', rows: 10, inserted: 0, updated: 3, unchanged: 7, rejected: 0, error: null }),
     ]);
   });
@@ -49,24 +55,26 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
   });
 
   it.skipIf(skip)('exits 2 when a file failed, after loading the others', async () => {
+    const before = await ingest('--json', fixture('bad-rows.csv'));
+    const { fileId } = JSON.parse(before.stdout) as { fileId: string };
     const result = await ingest(fixture('truncated.csv.gz'), fixture('comma-quoted.csv'), fixture('bad-rows.csv'));
     expect(result.code).toBe(2);
     expect(result.stdout.split('\n')).toEqual([
       expect.stringMatching(/^fixtures\/truncated\.csv\.gz: failed: .*gzip/),
       'fixtures/comma-quoted.csv: loaded rows=8 inserted=8 updated=0 unchanged=0 rejected=0',
-      'fixtures/bad-rows.csv: duplicate of file 4, nothing changed',
+      `fixtures/bad-rows.csv: duplicate of file ${fileId}, nothing changed`,
       '',
     ]);
     expect(result.stderr).toBe('');
 
-    const database = await testDb.reopen();
+    const database = await testDb!.reopen();
     try {
-      const files = await database.db.selectFrom('recon.files').select(['status', 'error_code']).orderBy('file_id').execute();
-      expect(files.map((file) => `${file.status}:${file.error_code ?? ''}`)).toEqual([
-        'loaded:', 'loaded:', 'loaded:', 'loaded:', 'failed:ARCHIVE_CORRUPT', 'loaded:',
+      const files = await database.db.selectFrom('recon.files').select(['name', 'status', 'error_code']).orderBy('file_id').execute();
+      expect(files.map((file) => `${file.name} ${file.status}:${file.error_code ?? ''}`)).toEqual([
+        'fixtures/bad-rows.csv loaded:', 'fixtures/truncated.csv.gz failed:ARCHIVE_CORRUPT', 'fixtures/comma-quoted.csv loaded:',
       ]);
     } finally {
-      await testDb.close();
+      await testDb!.close();
     }
   });
 
@@ -77,13 +85,13 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
       const paris = path.join(dir, 'paris.csv');
       await writeFile(tokyo, 'TRANSACTIONID;DATE\nZONE1;2024-07-01 12:00:00\n');
       await writeFile(paris, 'TRANSACTIONID;DATE\nZONE2;2024-07-01 12:00:00\n');
-      const env = { ...testDb.env, RECON_TIMEZONE: 'Asia/Tokyo' };
+      const env = { ...testDb!.env, RECON_TIMEZONE: 'Asia/Tokyo' };
       expect((await runRecon(['ingest', tokyo], env)).code).toBe(0);
       expect((await runRecon(['ingest', '--timezone', 'Europe/Paris', paris], env)).code).toBe(0);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-    const database = await testDb.reopen();
+    const database = await testDb!.reopen();
     try {
       const rows = await database.db
         .selectFrom('recon.transactions')
@@ -93,7 +101,7 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
         .execute();
       expect(rows).toEqual([{ transaction_id: 'ZONE1', utc: '03:00' }, { transaction_id: 'ZONE2', utc: '10:00' }]);
     } finally {
-      await testDb.close();
+      await testDb!.close();
     }
   });
 });
