@@ -11,7 +11,7 @@ import type { Database } from './database.ts';
  * A file whose first line is `-- recon:postgres-only` (roles, grants: PGlite has a single user) is recorded
  * as applied on PGlite without running, so that the numbering stays the same on both backends.
  */
-const MIGRATION_LOCK = 0x7265636f6e; // "recon"
+export const MIGRATION_LOCK = 0x7265636f6e; // "recon"
 const POSTGRES_ONLY = '-- recon:postgres-only';
 
 export function migrationsDir(): string {
