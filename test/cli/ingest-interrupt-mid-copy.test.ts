@@ -72,8 +72,9 @@ describe.skipIf(!hasPostgres)('recon ingest interrupted mid-COPY on postgres', (
  * On PGlite the database lives inside recon's process, so the test reads recon's own account of where it is: the
  * progress bar, which recon draws only on a terminal, so recon runs under script(1) with stderr on a pty (stdout to
  * a file). A bar in its reading phase with rows counted means the file's rows are flowing into the connection's COPY
- * (copyFrom feeds them to PGlite's COPY in batches); the process is stopped there and the signal sent, and no
- * "merging" bar may follow.
+ * stream; the process is stopped there and the signal sent, and no "merging" bar may follow. PGlite has no COPY FROM
+ * STDIN: copyFrom gathers the stream into batches of 16 MB, each one COPY statement; this file is smaller than a
+ * batch, so the signal lands while its one batch is gathered, which is where a load on PGlite spends its reading time.
  */
 const PGLITE_ROWS = 150_000;
 
