@@ -11,7 +11,7 @@ import type { Database } from './database.ts';
  * A file whose first line is `-- recon:postgres-only` (roles, grants: PGlite has a single user) is recorded
  * as applied on PGlite without running, so that the numbering stays the same on both backends.
  */
-const MIGRATION_LOCK = 0x7265636f6e; // "recon"
+export const MIGRATION_LOCK = 0x7265636f6e; // "recon"
 const POSTGRES_ONLY = '-- recon:postgres-only';
 
 export function migrationsDir(): string {
@@ -20,19 +20,20 @@ export function migrationsDir(): string {
 
 export async function migrate(database: Database, dir = migrationsDir()): Promise<string[]> {
   const files = (await readdir(dir)).filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name)).sort();
-  return database.transaction(async (connection) => {
-    if (database.kind === 'postgres') await connection.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await connection.exec(`
-      CREATE SCHEMA IF NOT EXISTS recon;
-      CREATE TABLE IF NOT EXISTS recon.schema_migrations (
-        name text PRIMARY KEY,
-        applied_at timestamptz NOT NULL DEFAULT now()
-      );`);
-    const { rows } = await connection.query<{ name: string }>('SELECT name FROM recon.schema_migrations');
-    const applied = new Set(rows.map((row) => row.name));
-    const newlyApplied: string[] = [];
-    for (const name of files) {
-      if (applied.has(name)) continue;
+  const newlyApplied: string[] = [];
+  // One transaction per file, each under the lock and reading afresh what is applied: a failing file leaves the
+  // files before it applied, and a concurrent migrator that got there first is seen, file by file.
+  for (const name of files) {
+    const applied = await database.transaction(async (connection) => {
+      if (database.kind === 'postgres') await connection.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await connection.exec(`
+        CREATE SCHEMA IF NOT EXISTS recon;
+        CREATE TABLE IF NOT EXISTS recon.schema_migrations (
+          name text PRIMARY KEY,
+          applied_at timestamptz NOT NULL DEFAULT now()
+        );`);
+      const { rows } = await connection.query('SELECT 1 FROM recon.schema_migrations WHERE name = $1', [name]);
+      if (rows.length > 0) return false;
       const script = await readFile(path.join(dir, name), 'utf8');
       const skip = database.kind === 'pglite' && script.split('\n', 1)[0]?.trim() === POSTGRES_ONLY;
       try {
@@ -41,8 +42,9 @@ export async function migrate(database: Database, dir = migrationsDir()): Promis
         throw new ReconError('MIGRATION', `migration ${name} failed: ${(error as Error).message}`, { cause: error });
       }
       await connection.query('INSERT INTO recon.schema_migrations (name) VALUES ($1)', [name]);
-      newlyApplied.push(name);
-    }
-    return newlyApplied;
-  });
+      return true;
+    });
+    if (applied) newlyApplied.push(name);
+  }
+  return newlyApplied;
 }

@@ -11,6 +11,8 @@ export interface HeldTransaction {
   readonly pid: number;
   /** Rolls back what was held and ends the session. */
   release(): Promise<void>;
+  /** Commits what was held instead (the holder won a race) and ends the session. */
+  commit(): Promise<void>;
 }
 
 export async function holdTransaction(databaseUrl: string, statements: readonly string[]): Promise<HeldTransaction> {
@@ -20,18 +22,16 @@ export async function holdTransaction(databaseUrl: string, statements: readonly 
   await client.query('BEGIN');
   for (const statement of statements) await client.query(statement);
   let released = false;
-  return {
-    pid: rows[0]!.pid,
-    async release() {
-      if (released) return;
-      released = true;
-      try {
-        await client.query('ROLLBACK');
-      } finally {
-        await client.end();
-      }
-    },
+  const end = async (statement: 'ROLLBACK' | 'COMMIT') => {
+    if (released) return;
+    released = true;
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
   };
+  return { pid: rows[0]!.pid, release: () => end('ROLLBACK'), commit: () => end('COMMIT') };
 }
 
 /** A backend of the database, waiting for a lock. */

@@ -62,6 +62,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     if (!ctx.signal.aborted) throw error;
     // The file being loaded was rolled back with its transaction; the summary lines above stand.
     const rest = positionals.length - finished - 1;
+    // On a terminal the bar of the interrupted file is still drawn: the message takes a line of its own.
+    progress?.clear();
     ctx.stderr.write(
       `recon ingest: ${describeError(ctx.signal.reason)}: nothing of ${positionals[finished]} was committed`
         + `${rest > 0 ? `, ${rest} more file${rest === 1 ? '' : 's'} not started` : ''}\n`,

@@ -1,0 +1,55 @@
+import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate, migrationsDir } from '../../src/db/migrate.ts';
+import { ReconError } from '../../src/errors.ts';
+import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+
+/**
+ * A migration that fails part-way (its first statement ran, a later one did not) must leave nothing of itself and
+ * not be recorded, with an error naming it on one line; the files before it, applied in the same run, stay applied.
+ */
+describe.each(BACKENDS)('a failing migration on %s', (backend) => {
+  const skip = backend === 'postgres' && !hasPostgres;
+  let testDb: TestDatabase;
+  let dir: string;
+  let shipped: string[];
+  beforeAll(async () => {
+    if (skip) return;
+    testDb = await createTestDatabase(backend);
+    dir = await mkdtemp(path.join(os.tmpdir(), 'recon-migrations-'));
+    shipped = (await readdir(migrationsDir())).filter((name) => name.endsWith('.sql')).sort();
+    for (const name of shipped) await copyFile(path.join(migrationsDir(), name), path.join(dir, name));
+    await writeFile(path.join(dir, '9001_fine.sql'), 'CREATE TABLE recon.fine_probe (id integer);\n');
+    await writeFile(path.join(dir, '9002_broken.sql'), 'CREATE TABLE recon.half_done (id integer);\nINSERT INTO recon.no_such_table VALUES (1);\n');
+    await writeFile(path.join(dir, '9003_after.sql'), 'CREATE TABLE recon.after_probe (id integer);\n');
+  });
+  afterAll(async () => {
+    await testDb?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function tables(): Promise<string[]> {
+    const { rows } = await testDb.database.transaction((c) =>
+      c.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'recon' AND (table_name LIKE '%probe' OR table_name = 'half_done') ORDER BY 1"),
+    );
+    return rows.map((row) => row.name);
+  }
+
+  async function applied(): Promise<string[]> {
+    // recon.schema_migrations is the migrator's own table, outside src/db/schema.ts.
+    const { rows } = await testDb.database.transaction((c) => c.query<{ name: string }>('SELECT name FROM recon.schema_migrations ORDER BY name'));
+    return rows.map((row) => row.name);
+  }
+
+  it.skipIf(skip)('rolls that file back, records it not, names it in one line, and keeps the files before it', async () => {
+    const error: unknown = await migrate(testDb.database, dir).then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ReconError);
+    expect((error as ReconError).code).toBe('MIGRATION');
+    expect((error as ReconError).message).toMatch(/^migration 9002_broken\.sql failed: .*no_such_table/);
+    expect((error as ReconError).message).not.toContain('\n');
+    expect(await tables()).toEqual(['fine_probe']);
+    expect(await applied()).toEqual([...shipped, '9001_fine.sql']);
+  });
+});
