@@ -7,7 +7,7 @@ import type { Connection, Database } from '../src/db/database.ts';
 import { describeError, ReconError } from '../src/errors.ts';
 import { NulCharacterError } from '../src/load/copy-text.ts';
 import type { LoadedFile } from '../src/load/file-result.ts';
-import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadCounts, type FileIdentity } from '../src/load/files-repository.ts';
+import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadedFile, type FileIdentity } from '../src/load/files-repository.ts';
 import { beginStaging, mergeStaged, stageEntry, type StagedEntry } from '../src/load/staged-file.ts';
 import { createStagingRowEncoder, type StagingRowEncoder } from '../src/load/staging-row-encoder.ts';
 import { planHeader } from '../src/normalize/header-plan.ts';
@@ -127,19 +127,7 @@ async function loadAnswer(connection: Connection, identity: FileIdentity, answer
   }
   if (text !== '') await stageEntry(connection, entry, once(text));
   const merged = await mergeStaged(connection, fileId, [entry]);
-  const rows = answer.records.length;
-  const counts = { rows, inserted: merged.inserted, updated: merged.updated, unchanged: merged.unchanged, rejected };
-  await recordLoadCounts(connection, fileId, counts);
-  return {
-    file: identity.name,
-    sha256: identity.sha256,
-    sizeBytes: identity.sizeBytes,
-    compression: identity.compression,
-    status: 'loaded',
-    fileId,
-    ...counts,
-    superseded: rows - rejected - merged.distinct,
-  };
+  return recordLoadedFile(connection, fileId, identity, { rows: answer.records.length, rejected }, merged);
 }
 
 /** A record's COPY line: accepted as normalized, or rejected with its canonical JSON and the reason. */

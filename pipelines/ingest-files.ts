@@ -5,7 +5,7 @@ import { openExport } from '../src/decompress/open-export.ts';
 import { describeError, ReconError } from '../src/errors.ts';
 import { NulCharacterError } from '../src/load/copy-text.ts';
 import type { FileResult, LoadedFile } from '../src/load/file-result.ts';
-import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadCounts, type FileIdentity } from '../src/load/files-repository.ts';
+import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadedFile, type FileIdentity } from '../src/load/files-repository.ts';
 import { beginStaging, mergeStaged, stageEntry, type StagedEntry } from '../src/load/staged-file.ts';
 import { createStagingRowEncoder, type StagingRowEncoder } from '../src/load/staging-row-encoder.ts';
 import { planHeader } from '../src/normalize/header-plan.ts';
@@ -133,26 +133,10 @@ async function loadFile(connection: Connection, filePath: string, identity: File
   } catch (error) {
     throw new EntryError(filePath, error);
   }
-  const counts = {
-    rows: counters.rows,
-    inserted: merged.inserted,
-    updated: merged.updated,
-    unchanged: merged.unchanged,
-    rejected: counters.rejected,
-  };
-  await recordLoadCounts(connection, fileId, counts);
+  const loaded = await recordLoadedFile(connection, fileId, identity, counters, merged);
   // The merge is one statement that cannot be interrupted; a stop asked for meanwhile still rolls the file back.
   options.signal?.throwIfAborted();
-  return {
-    file: filePath,
-    sha256: identity.sha256,
-    sizeBytes: identity.sizeBytes,
-    compression: identity.compression,
-    status: 'loaded',
-    fileId,
-    ...counts,
-    superseded: counters.rows - counters.rejected - merged.distinct,
-  };
+  return loaded;
 }
 
 /**

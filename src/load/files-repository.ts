@@ -2,6 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Connection } from '../db/database.ts';
 import type { Schema } from '../db/schema.ts';
 import type { Compression } from '../decompress/detect-compression.ts';
+import type { LoadedFile } from './file-result.ts';
+import type { MergeCounts } from './staged-file.ts';
 
 /** recon.files: one row per export file recon has read, loaded or failed. */
 export interface FileIdentity {
@@ -9,14 +11,6 @@ export interface FileIdentity {
   readonly sha256: string;
   readonly sizeBytes: number;
   readonly compression: Compression;
-}
-
-export interface LoadCounts {
-  readonly rows: number;
-  readonly inserted: number;
-  readonly updated: number;
-  readonly unchanged: number;
-  readonly rejected: number;
 }
 
 export async function findLoadedFileId(db: Kysely<Schema>, sha256: string): Promise<string | undefined> {
@@ -43,13 +37,34 @@ export async function insertLoadingFile(connection: Connection, file: FileIdenti
   return String(rows[0]!.file_id);
 }
 
-export async function recordLoadCounts(connection: Connection, fileId: string, counts: LoadCounts): Promise<void> {
+/**
+ * Records a loaded file's counts and says what became of it: the rows read and rejected, the merge's counts, and
+ * the rows superseded (earlier rows of an id the same file carries again: the last wins).
+ */
+export async function recordLoadedFile(
+  connection: Connection,
+  fileId: string,
+  identity: FileIdentity,
+  read: { readonly rows: number; readonly rejected: number },
+  merged: MergeCounts,
+): Promise<LoadedFile> {
+  const counts = { rows: read.rows, inserted: merged.inserted, updated: merged.updated, unchanged: merged.unchanged, rejected: read.rejected };
   await connection.query(
     `UPDATE recon.files
      SET rows_total = $2, rows_inserted = $3, rows_updated = $4, rows_unchanged = $5, rows_rejected = $6, finished_at = now()
      WHERE file_id = $1`,
     [fileId, counts.rows, counts.inserted, counts.updated, counts.unchanged, counts.rejected],
   );
+  return {
+    file: identity.name,
+    sha256: identity.sha256,
+    sizeBytes: identity.sizeBytes,
+    compression: identity.compression,
+    status: 'loaded',
+    fileId,
+    ...counts,
+    superseded: read.rows - read.rejected - merged.distinct,
+  };
 }
 
 export async function insertFailedFile(
