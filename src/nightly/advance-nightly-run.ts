@@ -13,7 +13,7 @@ import { reconcile } from '../reconcile/reconcile.ts';
 import { callbackEndpoint } from '../receive/callback-url.ts';
 import { issueExportToken, issueExportTokens } from '../receive/export-token.ts';
 import { findNightlyRun, type NightlyRun } from './nightly-run.ts';
-import { runOrderIdsSql } from './run-orders-sql.ts';
+import { runOrderIds } from './run-order-ids.ts';
 
 export interface NightlyDependencies {
   readonly database: Database;
@@ -39,7 +39,7 @@ const UNIQUE_VIOLATION = '23505';
  * number of processes at once, as often as wanted: each step is claimed by a conditional UPDATE (or a unique
  * key), so only one caller plans the batches, sends a request, asks again for a late export, or reconciles.
  *
- * 1. requesting: the run's ORDERIDs (run-orders-sql.ts) in batches of RECON_EXPORT_BATCH_SIZE, one export
+ * 1. requesting: the run's ORDERIDs (run-order-ids.ts) in batches of RECON_EXPORT_BATCH_SIZE, one export
  *    request each, with its own single-use token.
  * 2. each request not yet sent is sent (asynchronous getTransactions to CALLBACKURL, dates in UTC). The protocol's
  *    retry rules: a request that provably never reached the service, or that the service answered busy, is sent
@@ -77,11 +77,11 @@ export async function advanceNightlyRun(deps: NightlyDependencies, nightlyRunId:
 async function planBatches(deps: NightlyDependencies, run: NightlyRun, now: Date): Promise<void> {
   const { exportBatchSize, lookbackDays, exportCompression } = deps.nightly;
   await deps.database.db.transaction().execute(async (trx) => {
-    const { rows } = await runOrderIdsSql(run.asOf, lookbackDays).execute(trx);
-    const batches = batchOrderIds(rows.map((row) => row.order_id), exportBatchSize);
+    const orderIds = await runOrderIds(trx, run.asOf, lookbackDays);
+    const batches = batchOrderIds(orderIds, exportBatchSize);
     const claimed = await trx
       .updateTable('recon.nightly_runs')
-      .set({ orders: rows.length, batches: batches.length, updated_at: now })
+      .set({ orders: orderIds.length, batches: batches.length, updated_at: now })
       .where('nightly_run_id', '=', run.nightlyRunId)
       .where('batches', 'is', null)
       .executeTakeFirst();

@@ -18,18 +18,25 @@ export interface NightlyRunReport {
 
 /** Nightly runs, newest first, with their export requests counted by state (`recon runs`, `recon nightly`). */
 export async function listNightlyRuns(db: Kysely<Schema>, options: { nightlyRunId?: string; limit?: number } = {}): Promise<NightlyRunReport[]> {
-  const { rows } = await sql<{
-    nightly_run_id: string; run_date: string; state: NightlyRunState; as_of: Date; orders: number | null; batches: number | null;
-    reconciliation_run_id: string | null; failure: string | null; started_at: Date; finished_at: Date | null; requests: Record<string, number> | string | null;
-  }>`SELECT n.nightly_run_id, n.run_date::text AS run_date, n.state, n.as_of, n.orders, n.batches, n.reconciliation_run_id,
-      n.failure, n.started_at, n.finished_at,
-      (SELECT jsonb_object_agg(state, count) FROM (
-         SELECT r.state, count(*)::integer AS count FROM recon.export_requests r WHERE r.nightly_run_id = n.nightly_run_id GROUP BY r.state
-       ) counted) AS requests
-    FROM recon.nightly_runs n
-    WHERE ${options.nightlyRunId === undefined ? sql`true` : sql`n.nightly_run_id = ${options.nightlyRunId}::bigint`}
-    ORDER BY n.run_date DESC
-    LIMIT ${options.limit ?? 100}`.execute(db);
+  let query = db
+    .selectFrom('recon.nightly_runs as n')
+    .select([
+      'n.nightly_run_id', sql<string>`n.run_date::text`.as('run_date'), 'n.state', 'n.as_of', 'n.orders', 'n.batches',
+      'n.reconciliation_run_id', 'n.failure', 'n.started_at', 'n.finished_at',
+    ])
+    .select((eb) => eb
+      .selectFrom((counting) => counting
+        .selectFrom('recon.export_requests as r')
+        .select(['r.state', (count) => count.fn.countAll<number>().as('count')])
+        .whereRef('r.nightly_run_id', '=', 'n.nightly_run_id')
+        .groupBy('r.state')
+        .as('counted'))
+      .select(sql<Record<string, number> | string | null>`jsonb_object_agg(counted.state, counted.count)`.as('requests'))
+      .as('requests'))
+    .orderBy('n.run_date', 'desc')
+    .limit(options.limit ?? 100);
+  if (options.nightlyRunId !== undefined) query = query.where('n.nightly_run_id', '=', options.nightlyRunId);
+  const rows = await query.execute();
   return rows.map((row) => ({
     nightlyRunId: String(row.nightly_run_id),
     runDate: row.run_date,
