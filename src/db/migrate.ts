@@ -20,10 +20,12 @@ export function migrationsDir(): string {
 
 export async function migrate(database: Database, dir = migrationsDir()): Promise<string[]> {
   const files = (await readdir(dir)).filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name)).sort();
+  // Every command migrates at start: in the usual case, one read finds every file applied and nothing more runs.
+  const appliedBefore = await appliedMigrations(database);
   const newlyApplied: string[] = [];
-  // One transaction per file, each under the lock and reading afresh what is applied: a failing file leaves the
-  // files before it applied, and a concurrent migrator that got there first is seen, file by file.
-  for (const name of files) {
+  // One transaction per pending file, each under the lock and reading afresh what is applied: a failing file
+  // leaves the files before it applied, and a concurrent migrator that got there first is seen, file by file.
+  for (const name of files.filter((file) => !appliedBefore.has(file))) {
     const applied = await database.transaction(async (connection) => {
       if (database.kind === 'postgres') await connection.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
       await connection.exec(`
@@ -47,4 +49,16 @@ export async function migrate(database: Database, dir = migrationsDir()): Promis
     if (applied) newlyApplied.push(name);
   }
   return newlyApplied;
+}
+
+/** The migrations applied so far; none on a database that has never been migrated. */
+async function appliedMigrations(database: Database): Promise<Set<string>> {
+  return database.transaction(async (connection) => {
+    const { rows: [table] } = await connection.query<{ present: boolean }>(
+      "SELECT to_regclass('recon.schema_migrations') IS NOT NULL AS present",
+    );
+    if (!table?.present) return new Set<string>();
+    const { rows } = await connection.query<{ name: string }>('SELECT name FROM recon.schema_migrations');
+    return new Set(rows.map((row) => row.name));
+  });
 }
