@@ -45,8 +45,8 @@ export async function startNightlyWorker(boss: PgBoss, database: Database, optio
     }
   };
   await boss.work<{ deliveryId: string }>(QUEUES.ingestDelivery, polling, reported(QUEUES.ingestDelivery, async (data: { deliveryId: string }) => {
-    const ingested = await ingestDelivery(database, data.deliveryId, options.ingest);
-    if (ingested.nightlyRunId) await scheduleAdvance(ingested.nightlyRunId);
+    const nightlyRunId = await ingestDelivery(database, data.deliveryId, options.ingest);
+    if (nightlyRunId) await scheduleAdvance(nightlyRunId);
   }));
   await boss.work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, polling, reported(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }) => {
     await advanceNightlyRun(deps, data.nightlyRunId);
