@@ -49,10 +49,6 @@ export function canUpsertDirectly({ columns, withExtra }: UpsertShape): boolean 
   return columns.length > 0 || withExtra;
 }
 
-/**
- * Rows are written, and so locked, in id order whatever the file's order: two loads of overlapping files at once
- * then wait for each other instead of deadlocking, each holding an id the other needs next.
- */
 export function buildUpsertSql({ columns, withExtra }: UpsertShape, form: UpsertForm): string {
   const valueColumns = [...columns, ...(withExtra ? ['extra'] : [])];
   const insertColumns = ['transaction_id', ...valueColumns, 'file_id', 'entry', 'line'];
@@ -62,7 +58,6 @@ export function buildUpsertSql({ columns, withExtra }: UpsertShape, form: Upsert
   SELECT ${selectList.join(', ')}
   FROM ${form === 'direct' ? `${STAGING_TABLE}
   ${acceptedRows}` : 'latest'}
-  ORDER BY transaction_id
   ON CONFLICT (transaction_id) ${onConflict(columns, withExtra)}
   RETURNING t.xmax = 0 AS inserted`;
   const counts = `(count(*) FILTER (WHERE inserted))::integer AS inserted,

@@ -12,9 +12,9 @@ import { waitUntil } from '../support/wait-until.ts';
 
 /**
  * Two workers ingesting overlapping exports at once (two nightly batches naming the same transactions) must both
- * succeed, with the rows of one load after the other. The race is forced: a held lock on recon.transactions makes
- * both loads reach their merge, then lets them go together. PostgreSQL only: PGlite has one connection, so its loads
- * never overlap.
+ * succeed, with the rows of one load after the other, without a deadlock. The race is forced: a held lock on
+ * recon.transactions stops the first merge part-way while the second load reaches its own merge, then lets both go.
+ * PostgreSQL only: PGlite has one connection, so its loads never overlap.
  */
 const ROWS = 20_000;
 const limits = loadConfig({}).limits;
@@ -51,8 +51,11 @@ describe.skipIf(!hasPostgres)('overlapping ingests at once (PostgreSQL only)', (
     let results;
     try {
       const loads = [ingestFiles(testDb.database, [ascending], { timezone: 'UTC', limits }), ingestFiles(other, [descending], { timezone: 'UTC', limits })];
-      await waitUntil('both loads waiting to merge', async () =>
-        (await lockWaiters(testDb.database.db)).filter((waiter) => waiter.relation === 'recon.transactions').length === 2);
+      // One load is in its merge, held by the lock on recon.transactions; the other waits its turn to merge.
+      await waitUntil('one load merging, the other waiting its turn', async () => {
+        const waiting = (await lockWaiters(testDb.database.db)).map((waiter) => waiter.relation);
+        return waiting.length === 2 && waiting.includes('recon.transactions') && waiting.includes(null);
+      });
       await held.release();
       results = await Promise.all(loads);
     } finally {

@@ -8,7 +8,6 @@ describe('buildUpsertSql', () => {
   SELECT transaction_id, amount_minor, exec_code, $1, ($2::text[])[entry_index + 1], line
   FROM recon_staging
   WHERE reject_reason IS NULL AND entry_index = ANY ($3::integer[])
-  ORDER BY transaction_id
   ON CONFLICT (transaction_id) DO UPDATE SET amount_minor = excluded.amount_minor, exec_code = excluded.exec_code, file_id = excluded.file_id, entry = excluded.entry, line = excluded.line, updated_at = now()
   WHERE (t.amount_minor, t.exec_code) IS DISTINCT FROM (excluded.amount_minor, excluded.exec_code)
   RETURNING t.xmax = 0 AS inserted
@@ -28,7 +27,6 @@ FROM written`);
   INSERT INTO recon.transactions AS t (transaction_id, amount_minor, exec_code, file_id, entry, line)
   SELECT transaction_id, amount_minor, exec_code, $1, ($2::text[])[entry_index + 1], line
   FROM latest
-  ORDER BY transaction_id
   ON CONFLICT (transaction_id) DO UPDATE SET amount_minor = excluded.amount_minor, exec_code = excluded.exec_code, file_id = excluded.file_id, entry = excluded.entry, line = excluded.line, updated_at = now()
   WHERE (t.amount_minor, t.exec_code) IS DISTINCT FROM (excluded.amount_minor, excluded.exec_code)
   RETURNING t.xmax = 0 AS inserted
