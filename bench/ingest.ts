@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { benchDatabases } from './bench-database.ts';
+import { buildRecon } from './build-recon.ts';
 import { generateExport } from './generate-export.ts';
 import { timed, type Measure } from './timed.ts';
 import { REFERENCE_UPSERT, STAGING_COLUMNS } from './reference-sql.ts';
@@ -86,6 +87,7 @@ interface Row {
 async function main(): Promise<void> {
   const csv1 = path.join(work, `export-${rows}.csv`);
   const csv2 = path.join(work, `export-${rows}-again.csv`);
+  buildRecon(root, log);
   log(`generating ${rows.toLocaleString('en')} rows`);
   const bytes = await generateExport(csv1, rows);
   await generateExport(csv2, rows, 'reordered');

@@ -10,11 +10,11 @@
  * Then checks that the verdicts add up and compares recon's settled amounts with the reference's.
  * Needs DATABASE_URL (a PostgreSQL server where it may create and drop databases) and psql.
  */
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { benchDatabases } from './bench-database.ts';
+import { buildRecon } from './build-recon.ts';
 import { loadReconcileData, withClient } from './load-reconcile-data.ts';
 import { REFERENCE_RECONCILE, REFERENCE_TABLE } from './reconcile-reference-sql.ts';
 import { AS_OF } from './reconcile-scenarios.ts';
@@ -138,13 +138,8 @@ async function verdicts(url: string): Promise<Verdicts> {
 async function main(): Promise<number> {
   const referenceOnly = args['reference-only'];
   if (!referenceOnly) {
-    log('building recon (npm run build)');
-    // tsc's diagnostics go to stdout: send them to stderr with the rest of the progress.
-    try {
-      execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 2, 2] });
-    } catch {
-      throw new Error('npm run build failed (its errors are above); --reference-only measures the rest without recon');
-    }
+    // --reference-only measures the rest without recon, should the build fail.
+    buildRecon(root, log);
   }
   const databases = benchDatabases(adminUrl!, cli);
   const url = await phase(`creating and migrating database ${DATABASE}`, () => databases.fresh(DATABASE));
