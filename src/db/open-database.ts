@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { pipeline } from 'node:stream/promises';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
@@ -92,6 +92,8 @@ const AS_TEXT_LIKE_PG = { [INT8_OID]: (text: string) => text, [NUMERIC_OID]: (te
 
 async function openPglite(dataDir: string): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
+  // Loaded only here: the wasm module took a command on PostgreSQL 0.15 s to load for nothing.
+  const { PGlite } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create(dataDir, { parsers: AS_TEXT_LIKE_PG }).catch((error: unknown) => {
     throw new ReconError('DATABASE', `cannot open the embedded database in ${dataDir}: ${(error as Error).message}`, { cause: error });
   });
