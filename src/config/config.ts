@@ -41,6 +41,7 @@ const EnvSchema = z.object({
   RECON_SANDBOX_EXPORT_LAG_SECONDS: nonNegativeInt.default(0),
   RECON_AMOUNT_TOLERANCE_MINOR: minorUnits.default(0n),
   RECON_GRACE_HOURS: nonNegativeInt.default(24),
+  RECON_RECONCILE_CONNECTIONS: z.coerce.number().int().min(1).max(8).default(2),
   RECON_ORDERS_DATABASE_URL: z.string().min(1).optional(),
   RECON_ORDERS_QUERY: z.string().trim().min(1).optional(),
   RECON_SERVICE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -144,6 +145,8 @@ export interface ReconcileSettings {
   readonly toleranceMinor: bigint;
   /** How long after its creation an order may still wait for its money without being an exception. */
   readonly graceHours: number;
+  /** Connections writing a large run's verdicts at once: 1 to 8, at most the pool's 10 less the coordinator's. */
+  readonly connections: number;
 }
 
 /** The merchant's own database that `recon sync-orders` reads orders from. */
@@ -217,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reconcile: Object.freeze({
       toleranceMinor: e.RECON_AMOUNT_TOLERANCE_MINOR,
       graceHours: e.RECON_GRACE_HOURS,
+      connections: e.RECON_RECONCILE_CONNECTIONS,
     }),
     orders: Object.freeze({
       databaseUrl: e.RECON_ORDERS_DATABASE_URL,

@@ -2,7 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { VERDICT_STATUSES, type Schema, type VerdictStatus } from '../db/schema.ts';
 import { scopeToJson, type ReconcileScope } from './reconcile-scope.ts';
-import { writeVerdictsSql, type WrittenVerdictGroup } from './verdicts-sql.ts';
+import { WHOLE_RANGE, type OrderIdRange } from './order-facts-sql.ts';
+import { sliceRanges } from './slice-ranges.ts';
+import { writeVerdictsSql, type VerdictParameters, type WrittenVerdictGroup } from './verdicts-sql.ts';
 
 export interface ReconcileOptions {
   readonly scope: ReconcileScope;
@@ -10,6 +12,13 @@ export interface ReconcileOptions {
   readonly asOf?: Date;
   readonly toleranceMinor: bigint;
   readonly graceHours: number;
+  /**
+   * How many connections write the verdicts of a large run at the same time (RECON_RECONCILE_CONNECTIONS); 1, or
+   * absent, writes every run in one transaction. PGlite has one connection whatever this says.
+   */
+  readonly connections?: number;
+  /** Fewer orders than this per connection and the run is not split (see slice-ranges.ts); lower in tests. */
+  readonly minOrdersPerSlice?: number;
 }
 
 /** One currency's line of the bridge: money is never added up across currencies. */
@@ -40,76 +49,143 @@ export interface RunSummary {
 const RECONCILE_LOCK = 0x7265636f6e01;
 
 /**
- * One reconciliation run: every order in scope gets a verdict, in one transaction whose work is one set-based
- * statement (the facts of the whole scope, the verdicts, the bridge; see verdicts-sql.ts), so a run is all there
- * or not at all and no order is ever loaded into Node.
+ * One reconciliation run: every order in scope gets a verdict, set-based (see verdicts-sql.ts): no order is ever
+ * loaded into Node, and the run is all there or not at all.
+ *
+ * A run over many orders is split into slices of the ORDERID space, each written by its own connection at the same
+ * time (PostgreSQL 15 runs an INSERT ... SELECT on one core whatever the server has). Its run row is committed first,
+ * unfinished, and every reader of verdicts ignores an unfinished run's; the run is finished in one last
+ * transaction, or removed with its verdicts when a slice fails. A run cut short by a crash is removed by the
+ * next one. A run over few orders is one transaction, as its statement is.
  */
 export async function reconcile(database: Database, options: ReconcileOptions): Promise<RunSummary> {
   const asOf = options.asOf ?? new Date();
-  return database.db.transaction().execute(async (trx) => {
-    // jsonb renders timestamps in the session's zone: the explanations read the same wherever recon runs.
-    await sql`SET LOCAL TIME ZONE 'UTC'`.execute(trx);
-    // One statement sorts and hashes the whole scope: with the default 4 MB it spills to disk, which doubled a
-    // million-order run. The memory is the server's, for this transaction only.
-    await sql`SET LOCAL work_mem = '128MB'`.execute(trx);
-    // JIT compiling the verdict statement's expressions took LLVM longer (up to 30 s) than running them.
-    await sql`SET LOCAL jit = off`.execute(trx);
-    await sql`SELECT pg_advisory_xact_lock(${RECONCILE_LOCK}::bigint)`.execute(trx);
-    const run = await trx
-      .insertInto('recon.reconciliation_runs')
-      .values({
-        as_of: asOf,
-        scope: JSON.stringify(scopeToJson(options.scope)),
-        tolerance_minor: options.toleranceMinor.toString(),
-        grace_hours: options.graceHours,
-      })
-      .returning('run_id')
-      .executeTakeFirstOrThrow();
-    const runId = String(run.run_id);
-
-    const { rows: groups } = await writeVerdictsSql({ ...options, runId, asOf }).execute(trx);
-    const { counts, lifecycle, ordersInScope } = countVerdicts(groups);
-    const suspectReason = findSuspectReason(groups);
-    const totals = bridgeOf(groups);
-    if (totals.length > 0) {
-      await trx
-        .insertInto('recon.run_totals')
-        .values(totals.map((total) => ({
-          run_id: runId,
-          currency: total.currency,
-          orders: total.orders,
-          unknown_orders: total.unknownOrders,
-          expected_minor: total.expectedMinor,
-          settled_minor: total.settledMinor,
-        })))
-        .execute();
+  const parameters = (runId: string) => ({ ...options, runId, asOf });
+  if (database.kind === 'pglite' || (options.connections ?? 1) < 2 || options.scope.kind === 'orders') {
+    return database.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${RECONCILE_LOCK}::bigint)`.execute(trx);
+      await removeUnfinishedRuns(trx);
+      const runId = await startRun(trx, options, asOf);
+      const groups = await writeSlice(trx, parameters(runId), WHOLE_RANGE);
+      return finishRun(trx, runId, options, asOf, groups);
+    });
+  }
+  return database.db.connection().execute(async (coordinator) => {
+    await sql`SELECT pg_advisory_lock(${RECONCILE_LOCK}::bigint)`.execute(coordinator);
+    try {
+      await coordinator.transaction().execute(removeUnfinishedRuns);
+      const ranges = await sliceRanges(coordinator, options.connections!, options.minOrdersPerSlice);
+      const runId = await startRun(coordinator, options, asOf);
+      try {
+        const written = await Promise.allSettled(ranges.map((range) =>
+          database.db.transaction().execute((trx) => writeSlice(trx, parameters(runId), range))));
+        const failure = written.find((result) => result.status === 'rejected');
+        if (failure) throw failure.reason;
+        const groups = written.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
+        return await coordinator.transaction().execute((trx) => finishRun(trx, runId, options, asOf, groups));
+      } catch (error) {
+        // Should the removal fail too (the server gone), the next run removes this one: the first error is the story.
+        await coordinator.transaction().execute((trx) => removeRun(trx, runId)).catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      // A session lock outlives a failed statement, not the session: a lost connection has released it already.
+      await sql`SELECT pg_advisory_unlock(${RECONCILE_LOCK}::bigint)`.execute(coordinator).catch(() => undefined);
     }
-    const notFound = options.scope.kind === 'orders' ? await findNotFound(trx, runId, options.scope.orderIds) : [];
-    await trx
-      .updateTable('recon.reconciliation_runs')
-      .set({
-        finished_at: sql<Date>`clock_timestamp()`,
-        orders_in_scope: ordersInScope,
-        counts: JSON.stringify(counts),
-        not_found: notFound,
-        suspect: suspectReason !== null,
-        suspect_reason: suspectReason,
-      })
-      .where('run_id', '=', runId)
-      .execute();
-    return {
-      runId,
-      asOf,
-      scope: options.scope,
-      ordersInScope,
-      counts,
-      lifecycle,
-      totals,
-      notFound,
-      suspect: suspectReason !== null,
-      suspectReason,
-    };
   });
+}
+
+/** The session settings of a verdict statement, for its transaction only, then the statement for one slice. */
+async function writeSlice(trx: Kysely<Schema>, parameters: VerdictParameters, range: OrderIdRange): Promise<WrittenVerdictGroup[]> {
+  // jsonb renders timestamps in the session's zone: the explanations read the same wherever recon runs.
+  await sql`SET LOCAL TIME ZONE 'UTC'`.execute(trx);
+  // One statement sorts and hashes a whole slice: with the default 4 MB it spills to disk, which doubled a
+  // million-order run. The memory is the server's, for this transaction only.
+  await sql`SET LOCAL work_mem = '128MB'`.execute(trx);
+  // JIT compiling the verdict statement's expressions took LLVM longer (up to 30 s) than running them.
+  await sql`SET LOCAL jit = off`.execute(trx);
+  const { rows } = await writeVerdictsSql(parameters, range).execute(trx);
+  return rows;
+}
+
+async function startRun(db: Kysely<Schema>, options: ReconcileOptions, asOf: Date): Promise<string> {
+  const run = await db
+    .insertInto('recon.reconciliation_runs')
+    .values({
+      as_of: asOf,
+      scope: JSON.stringify(scopeToJson(options.scope)),
+      tolerance_minor: options.toleranceMinor.toString(),
+      grace_hours: options.graceHours,
+    })
+    .returning('run_id')
+    .executeTakeFirstOrThrow();
+  return String(run.run_id);
+}
+
+async function finishRun(
+  trx: Kysely<Schema>,
+  runId: string,
+  options: ReconcileOptions,
+  asOf: Date,
+  groups: readonly WrittenVerdictGroup[],
+): Promise<RunSummary> {
+  const { counts, lifecycle, ordersInScope } = countVerdicts(groups);
+  const suspectReason = findSuspectReason(groups);
+  const totals = bridgeOf(groups);
+  if (totals.length > 0) {
+    await trx
+      .insertInto('recon.run_totals')
+      .values(totals.map((total) => ({
+        run_id: runId,
+        currency: total.currency,
+        orders: total.orders,
+        unknown_orders: total.unknownOrders,
+        expected_minor: total.expectedMinor,
+        settled_minor: total.settledMinor,
+      })))
+      .execute();
+  }
+  const notFound = options.scope.kind === 'orders' ? await findNotFound(trx, runId, options.scope.orderIds) : [];
+  await trx
+    .updateTable('recon.reconciliation_runs')
+    .set({
+      finished_at: sql<Date>`clock_timestamp()`,
+      orders_in_scope: ordersInScope,
+      counts: JSON.stringify(counts),
+      not_found: notFound,
+      suspect: suspectReason !== null,
+      suspect_reason: suspectReason,
+    })
+    .where('run_id', '=', runId)
+    .execute();
+  return {
+    runId,
+    asOf,
+    scope: options.scope,
+    ordersInScope,
+    counts,
+    lifecycle,
+    totals,
+    notFound,
+    suspect: suspectReason !== null,
+    suspectReason,
+  };
+}
+
+/**
+ * Runs left unfinished by a process that died with them (the caller holds the lock, so none is still going):
+ * their verdicts were never part of anything, and they go. Within the caller's transaction.
+ */
+async function removeUnfinishedRuns(db: Kysely<Schema>): Promise<void> {
+  const unfinished = await db.selectFrom('recon.reconciliation_runs').select('run_id').where('finished_at', 'is', null).execute();
+  for (const { run_id } of unfinished) await removeRun(db, String(run_id));
+}
+
+/** Within the caller's transaction. */
+async function removeRun(trx: Kysely<Schema>, runId: string): Promise<void> {
+  await trx.deleteFrom('recon.verdicts').where('run_id', '=', runId).execute();
+  await trx.deleteFrom('recon.run_totals').where('run_id', '=', runId).execute();
+  await trx.deleteFrom('recon.reconciliation_runs').where('run_id', '=', runId).execute();
 }
 
 function countVerdicts(groups: readonly WrittenVerdictGroup[]) {

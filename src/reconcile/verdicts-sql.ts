@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { orderFactsCtes, scopeFilter } from './order-facts-sql.ts';
+import { operationSql, orderFactsCtes, rangeFilter, scopeFilter, TX, type OrderIdRange } from './order-facts-sql.ts';
 import type { ReconcileScope } from './reconcile-scope.ts';
 
 export interface VerdictParameters {
@@ -33,10 +33,10 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 /**
- * A run's verdicts in one statement: the facts of the scope (order-facts-sql.ts), the
- * rules, the lifecycle, the INSERT into recon.verdicts, and the groups of what it wrote, from which the caller
- * makes the counts and the bridge. One statement, one pass: a million orders are never read twice nor written to
- * a temporary table on the way.
+ * A run's verdicts for one slice of the ORDERID space, in one statement: the facts of the scope
+ * (order-facts-sql.ts), the rules, the lifecycle, the INSERT into recon.verdicts, and the groups of what it wrote,
+ * from which the caller makes the counts and the bridge. One statement, one pass: a million orders are never read
+ * twice nor written to a temporary table on the way.
  *
  * The rules, in order, the first that holds giving the status (issue 6, "Verdicts"). Ages are measured at as_of.
  * Boundaries: an age of exactly 6 days is an expired approval (the service treats the approval as expired once
@@ -46,9 +46,11 @@ const DAY_MS = 24 * HOUR_MS;
  * Lifecycle against the order's latest earlier verdict: an exception after an exception is `persisting` and keeps
  * the run and instant it first appeared, even when its status changed (capture_at_risk growing into
  * capture_expired is the same problem getting older; a warning names the previous status); an exception after
- * no exception (or none at all) is `new`; no exception after an exception is `resolved`.
+ * no exception (or none at all) is `new`; no exception after an exception is `resolved`. Only an order whose
+ * latest verdict was an exception matters, so only those are looked up (`previous`), through the exceptions'
+ * own index: a tenth of the orders, not a lookup per order.
  */
-export function writeVerdictsSql(p: VerdictParameters): RawBuilder<WrittenVerdictGroup> {
+export function writeVerdictsSql(p: VerdictParameters, range: OrderIdRange): RawBuilder<WrittenVerdictGroup> {
   const runId = sql`${p.runId}::bigint`;
   const asOf = sql`${p.asOf.toISOString()}::timestamptz`;
   const tolerance = sql`${p.toleranceMinor.toString()}::bigint`;
@@ -57,117 +59,89 @@ export function writeVerdictsSql(p: VerdictParameters): RawBuilder<WrittenVerdic
   const before = (ms: number) => sql`${new Date(p.asOf.getTime() - ms).toISOString()}::timestamptz`;
   const graceStart = before(p.graceHours * HOUR_MS);
   const daysBefore = (days: number) => before(days * DAY_MS);
-  const unknownOrders = scopeFilter(p.scope).unknownOrders ? sql`true` : sql`false`;
+  const filter = scopeFilter(p.scope);
+  const unknownOrders = filter.unknownOrders ? sql`true` : sql`false`;
+  const op = operationSql(sql.ref('t.operation_type'));
+  /** The order's own transactions, for the facts few orders need: read only where the bits say they exist. */
+  const transactionsOf = (condition: RawBuilder<unknown>) =>
+    sql`FROM recon.transactions t WHERE t.order_id = x.order_id AND ${condition}`;
+  const mismatch = sql`(x.first_currency <> s.order_currency OR x.last_currency <> s.order_currency)`;
+  const expected = sql`CASE WHEN NOT f.known THEN 0 WHEN f.status = 'paid' THEN f.amount_minor
+    WHEN f.status = 'partially_refunded' THEN f.amount_minor - f.refunded_minor ELSE 0 END`;
+  const settled = sql`(f.paid - f.refunded)`;
+  const expectsPayment = sql`coalesce(f.status IN ('paid', 'partially_refunded', 'refunded'), false)`;
+  const succeeded = sql`(f.bits & ${TX.succeeded} <> 0)`;
   // Every step ends with OFFSET 0, which keeps it a step of its own: otherwise PostgreSQL inlines each step into the
-  // next, copying an expression like settled into every place that reads it and computing it again there (the
-  // statement had forty copies of one subquery, and spent two thirds of its time recomputing).
-  return sql<WrittenVerdictGroup>`WITH ${orderFactsCtes(p.scope)},
-joined AS (
+  // next, copying an expression like paid into every place that reads it and computing it again there.
+  return sql<WrittenVerdictGroup>`WITH ${orderFactsCtes(p.scope, range)},
+facts AS (
   SELECT coalesce(s.order_id, x.order_id) AS order_id, s.order_id IS NOT NULL AS known,
     s.amount_minor, s.order_currency, s.status, s.refunded_minor, s.payment_method, s.created_at,
-    coalesce(x.tx_count, 0) AS tx_count, coalesce(x.succeeded_count, 0) AS succeeded_count,
-    coalesce(x.paid, 0) AS paid, coalesce(x.refunded, 0) AS refunded, coalesce(x.authorized, 0) AS authorized,
-    coalesce(x.payment_count, 0) AS payment_count, coalesce(x.capture_count, 0) AS capture_count,
-    coalesce(x.authorization_count, 0) AS authorization_count,
-    x.first_authorized_at, x.latest_approval_wait_at, x.first_currency, x.last_currency,
-    coalesce(x.transaction_ids, '{}') AS transaction_ids, x.abandoned_ids, x.last_position,
-    s.order_id IS NOT NULL AND (x.first_currency <> s.order_currency OR x.last_currency <> s.order_currency) AS currency_mismatch,
-    coalesce(x.scheduled_count, 0) > 0 AND NOT coalesce(x.last_position <= 62 AND x.scheduled_count = x.last_position
-      AND x.position_mask = (1::bigint << (x.last_position + 1)) - 2, false) AS schedule_irregular,
-    x.conflicts
+    coalesce(x.transaction_ids, '{}') AS transaction_ids, coalesce(x.bits, 0) AS bits,
+    coalesce(x.payment_count, 0) AS payment_count, x.first_currency, x.last_currency, c.conflicts,
+    coalesce(${mismatch}, false) AS currency_mismatch,
+    -- A currency_mismatch order's money is summed again in its own currency (rare: one subquery for each of them).
+    CASE WHEN ${mismatch} THEN ${inOrderCurrency(sql`op IN ('payment', 'capture')`)} ELSE coalesce(x.paid, 0) END AS paid,
+    CASE WHEN ${mismatch} THEN ${inOrderCurrency(sql`op = 'refund'`)} ELSE coalesce(x.refunded, 0) END AS refunded,
+    CASE WHEN ${mismatch} THEN ${inOrderCurrency(sql`op = 'authorization'`)} ELSE coalesce(x.authorized, 0) END AS authorized,
+    CASE WHEN s.status = 'authorized' AND x.bits & ${TX.authorization} <> 0 THEN (
+      SELECT min(t.occurred_at) ${transactionsOf(sql`t.exec_code = '0000' AND ${op} = 'authorization'`)}) END AS first_authorized_at,
+    CASE WHEN x.bits & ${TX.approvalWait} <> 0 THEN (
+      SELECT max(t.occurred_at) ${transactionsOf(sql`t.exec_code = '0003' AND ${op} = 'authorization'`)}) END AS latest_approval_wait_at,
+    CASE WHEN x.bits & ${TX.abandoned} <> 0 THEN (
+      SELECT array_agg(t.transaction_id ORDER BY t.transaction_id) ${transactionsOf(sql`t.exec_code = '0002'`)}) END AS abandoned_ids,
+    -- Instalment SCHEDULE positions of the money must be 1..n, each once: n = the highest position and the positions
+    -- as bits are exactly bits 1..n. Only the irregular ones get the precise warning.
+    coalesce(x.bits & ${TX.scheduled} <> 0 AND NOT (
+      SELECT coalesce(max(t.schedule_index) <= 62 AND count(*) = max(t.schedule_index)
+        AND bit_or(CASE WHEN t.schedule_index BETWEEN 1 AND 62 THEN 1::bigint << t.schedule_index END)
+          = (1::bigint << (max(t.schedule_index) + 1)) - 2, false)
+      ${transactionsOf(sql`t.exec_code = '0000' AND t.schedule_index IS NOT NULL AND ${op} IN ('payment', 'capture')`)}), false) AS schedule_irregular
   FROM scoped s
-  FULL JOIN (SELECT sums.*, conflicts.conflicts FROM sums LEFT JOIN conflicts ON conflicts.order_id = sums.order_id) x
-    ON x.order_id = s.order_id
-  WHERE s.order_id IS NOT NULL OR (${unknownOrders} AND x.succeeded_count > 0)
-  OFFSET 0
-), money AS (
-  -- A currency_mismatch order's money is summed again in its own currency (rare: one subquery for each of them).
-  SELECT j.*,
-    CASE WHEN j.currency_mismatch THEN ${inOrderCurrency(sql`op IN ('payment', 'capture')`)} ELSE j.paid END AS paid_in_currency,
-    CASE WHEN j.currency_mismatch THEN ${inOrderCurrency(sql`op = 'refund'`)} ELSE j.refunded END AS refunded_in_currency,
-    CASE WHEN j.currency_mismatch THEN ${inOrderCurrency(sql`op = 'authorization'`)} ELSE j.authorized END AS authorized_in_currency
-  FROM joined j
-  OFFSET 0
-), figures AS (
-  SELECT j.order_id, j.known, j.amount_minor, j.order_currency, j.status, j.refunded_minor, j.payment_method, j.created_at,
-    j.tx_count, j.succeeded_count, j.paid_in_currency AS paid, j.refunded_in_currency AS refunded,
-    j.authorized_in_currency AS authorized, j.payment_count, j.capture_count, j.authorization_count,
-    j.first_authorized_at, j.latest_approval_wait_at, j.first_currency, j.last_currency, j.transaction_ids,
-    j.abandoned_ids, j.last_position, j.currency_mismatch, j.schedule_irregular, j.conflicts,
-    CASE WHEN NOT j.known THEN 0 WHEN j.status = 'paid' THEN j.amount_minor
-         WHEN j.status = 'partially_refunded' THEN j.amount_minor - j.refunded_minor ELSE 0 END AS expected,
-    j.paid_in_currency - j.refunded_in_currency AS settled,
-    coalesce(j.status IN ('paid', 'partially_refunded', 'refunded'), false) AS expects_payment,
-    coalesce(j.status IN ('paid', 'partially_refunded', 'refunded', 'authorized'), false) AS expects_money,
-    coalesce(j.created_at > ${graceStart}, false) AS in_grace,
-    coalesce(j.latest_approval_wait_at <= ${daysBefore(APPROVAL_WAIT_DAYS)}, false) AS approval_wait_over,
-    coalesce(j.latest_approval_wait_at > ${daysBefore(APPROVAL_WAIT_DAYS)}, false) AS approval_waiting,
-    coalesce(j.first_authorized_at <= ${daysBefore(CAPTURE_WINDOW_DAYS)}, false) AS capture_window_closed,
-    coalesce(j.first_authorized_at <= ${daysBefore(CAPTURE_AT_RISK_DAYS)}, false) AS capture_window_closing
-  FROM money j
+  FULL JOIN sums x ON x.order_id = s.order_id
+  LEFT JOIN conflicts c ON c.order_id = x.order_id
+  WHERE s.order_id IS NOT NULL OR (${unknownOrders} AND x.bits & ${TX.succeeded} <> 0)
   OFFSET 0
 ), ruled AS (
-  SELECT f.*,
+  SELECT f.*, ${expected} AS expected, ${settled} AS settled,
     CASE
       WHEN NOT f.known THEN 'unknown_order'
       WHEN f.currency_mismatch THEN 'currency_mismatch'
       WHEN f.conflicts IS NOT NULL THEN 'notification_conflict'
       WHEN f.payment_count > 1 THEN 'duplicate_payment'
       WHEN f.refunded > f.paid THEN 'over_refunded'
-      WHEN (f.status = 'cancelled' AND f.settled > 0)
+      WHEN (f.status = 'cancelled' AND ${settled} > 0)
         OR (f.status = 'authorized' AND f.paid > 0)
-        OR (f.expects_payment AND f.paid = 0 AND f.authorized > 0) THEN 'status_mismatch'
-      WHEN (f.expects_payment AND f.paid > 0 AND abs(f.settled - f.expected) > ${tolerance})
+        OR (${expectsPayment} AND f.paid = 0 AND f.authorized > 0) THEN 'status_mismatch'
+      WHEN (${expectsPayment} AND f.paid > 0 AND abs(${settled} - ${expected}) > ${tolerance})
         OR (f.status = 'authorized' AND f.authorized > 0 AND f.authorized <> f.amount_minor) THEN 'amount_mismatch'
-      WHEN f.payment_method = 'instalment' AND f.approval_wait_over AND f.succeeded_count = 0 THEN 'approval_expired'
-      WHEN f.status = 'authorized' AND f.capture_count = 0 AND f.capture_window_closed THEN 'capture_expired'
-      WHEN f.status = 'authorized' AND f.capture_count = 0 AND f.capture_window_closing THEN 'capture_at_risk'
-      WHEN (f.expects_money AND f.in_grace) OR (f.approval_waiting AND f.succeeded_count = 0) THEN 'pending'
-      WHEN (f.expects_payment AND f.payment_count = 0)
-        OR (f.status = 'authorized' AND f.authorization_count = 0) THEN 'missing_at_provider'
+      WHEN f.payment_method = 'instalment' AND f.latest_approval_wait_at <= ${daysBefore(APPROVAL_WAIT_DAYS)}
+        AND NOT ${succeeded} THEN 'approval_expired'
+      WHEN f.status = 'authorized' AND f.bits & ${TX.capture} = 0
+        AND f.first_authorized_at <= ${daysBefore(CAPTURE_WINDOW_DAYS)} THEN 'capture_expired'
+      WHEN f.status = 'authorized' AND f.bits & ${TX.capture} = 0
+        AND f.first_authorized_at <= ${daysBefore(CAPTURE_AT_RISK_DAYS)} THEN 'capture_at_risk'
+      WHEN (f.status IN ('paid', 'partially_refunded', 'refunded', 'authorized') AND f.created_at > ${graceStart})
+        OR (f.latest_approval_wait_at > ${daysBefore(APPROVAL_WAIT_DAYS)} AND NOT ${succeeded}) THEN 'pending'
+      WHEN (${expectsPayment} AND f.bits & ${TX.money} = 0)
+        OR (f.status = 'authorized' AND f.bits & ${TX.authorization} = 0) THEN 'missing_at_provider'
       ELSE 'matched'
     END AS verdict
-  FROM figures f
+  FROM facts f
   OFFSET 0
-), decided AS (
-  SELECT r.*,
-    CASE WHEN r.verdict = 'amount_mismatch' AND r.status = 'authorized' THEN r.authorized - r.amount_minor
-         ELSE r.settled - r.expected END AS delta,
-    r.verdict NOT IN ('matched', 'pending') AS is_exception,
-    coalesce(p.status NOT IN ('matched', 'pending'), false) AS was_exception,
-    p.status AS previous_status, p.first_seen_run_id AS previous_first_seen_run_id, p.first_seen_at AS previous_first_seen_at
-  FROM ruled r
-  LEFT JOIN LATERAL (
-    SELECT v.status, v.first_seen_run_id, v.first_seen_at FROM recon.verdicts v
-    WHERE v.order_id = r.order_id ORDER BY v.run_id DESC LIMIT 1
-  ) p ON true
-  OFFSET 0
-), warned AS (
-  SELECT d.*,
-    CASE WHEN d.abandoned_ids IS NULL AND NOT d.schedule_irregular AND (d.known OR d.first_currency = d.last_currency)
-           AND NOT (d.is_exception AND d.was_exception AND d.previous_status <> d.verdict) THEN NULL
-    ELSE nullif(array_remove(ARRAY[
-      CASE WHEN d.abandoned_ids IS NOT NULL THEN 'abandoned at the redirect step (0002), no money moved: '
-        || array_to_string(d.abandoned_ids, ', ') END,
-      CASE WHEN d.schedule_irregular THEN (
-        SELECT 'instalment SCHEDULE position repeated: ' || string_agg(position::text, ', ' ORDER BY position)
-        FROM (SELECT t.schedule_index AS position FROM recon.transactions t
-              WHERE t.order_id = d.order_id AND t.exec_code = '0000' AND t.schedule_index IS NOT NULL
-                AND lower(btrim(t.operation_type)) IN ('payment', 'capture')
-              GROUP BY t.schedule_index HAVING count(*) > 1) repeated) END,
-      CASE WHEN d.schedule_irregular THEN (
-        SELECT 'instalment SCHEDULE position missing: ' || string_agg(position::text, ', ' ORDER BY position)
-        FROM generate_series(1, d.last_position) AS position
-        WHERE NOT EXISTS (SELECT 1 FROM recon.transactions t
-                          WHERE t.order_id = d.order_id AND t.exec_code = '0000' AND t.schedule_index = position
-                            AND lower(btrim(t.operation_type)) IN ('payment', 'capture'))) END,
-      CASE WHEN NOT d.known AND d.first_currency <> d.last_currency THEN
-        'succeeded transactions in several currencies: settled adds them up' END,
-      CASE WHEN d.is_exception AND d.was_exception AND d.previous_status <> d.verdict THEN
-        'was ' || d.previous_status || ' in the previous run' END
-    ], NULL), '{}') END AS warnings
-  FROM decided d
-  OFFSET 0
+), previous AS (
+  -- The orders whose latest earlier verdict was an exception: the latest exception of each, unless a later
+  -- verdict (matched, pending or resolved) closed it.
+  SELECT e.order_id, e.status, e.first_seen_run_id, e.first_seen_at
+  FROM (
+    SELECT DISTINCT ON (v.order_id) v.order_id, v.run_id, v.status, v.first_seen_run_id, v.first_seen_at
+    FROM recon.verdicts v
+    WHERE v.status NOT IN ('matched', 'pending') AND v.run_id < ${runId}
+      AND ${filter.of(sql.ref('v.order_id'))} AND ${rangeFilter(sql.ref('v.order_id'), range)}
+    ORDER BY v.order_id, v.run_id DESC
+  ) e
+  WHERE NOT EXISTS (SELECT 1 FROM recon.verdicts later
+                    WHERE later.order_id = e.order_id AND later.run_id > e.run_id AND later.run_id < ${runId})
 ), written AS (
   INSERT INTO recon.verdicts (run_id, order_id, known_order, status, lifecycle, first_seen_run_id, first_seen_at,
     expected_minor, settled_minor, delta_minor, currency, transaction_ids, warnings, explanation)
@@ -179,18 +153,49 @@ joined AS (
     w.expected, w.settled, w.delta, coalesce(w.order_currency, w.first_currency), w.transaction_ids, w.warnings,
     CASE WHEN w.verdict <> 'matched' THEN jsonb_build_object(
       'rule', w.verdict,
-      'reason', ${reasonSql(tolerance, p.graceHours)},
-      'transactions', (
-        SELECT coalesce(jsonb_agg(recon.explained_transaction(t, f.name) ORDER BY t.occurred_at, t.transaction_id), '[]'::jsonb)
-        FROM recon.transactions t LEFT JOIN recon.files f ON f.file_id = t.file_id
-        WHERE t.order_id = w.order_id),
+      'reason', ${reasonSql(tolerance, p.graceHours, daysBefore(APPROVAL_WAIT_DAYS))},
       'warnings', to_jsonb(coalesce(w.warnings, '{}'::text[])),
       'figures', jsonb_build_object(
         'paid', w.paid::text, 'refunded', w.refunded::text, 'authorized', w.authorized::text,
         'settled', w.settled::text, 'expected', w.expected::text, 'delta', w.delta::text, 'tolerance', ${tolerance}::text),
       'conflicts', w.conflicts
     ) END
-  FROM warned w
+  FROM (
+    -- No OFFSET 0 here: these expressions are cheap, and copying every row once more cost more than computing them
+    -- again where they are read twice.
+    SELECT x.*,
+      CASE WHEN x.verdict = 'amount_mismatch' AND x.status = 'authorized' THEN x.authorized - x.amount_minor
+           ELSE x.settled - x.expected END AS delta,
+      x.verdict NOT IN ('matched', 'pending') AS is_exception,
+      x.previous_status IS NOT NULL AS was_exception,
+      CASE WHEN x.abandoned_ids IS NULL AND NOT x.schedule_irregular AND (x.known OR x.first_currency = x.last_currency)
+             AND NOT ((x.verdict NOT IN ('matched', 'pending')) AND (x.previous_status IS NOT NULL) AND x.previous_status <> x.verdict) THEN NULL
+      ELSE nullif(array_remove(ARRAY[
+        CASE WHEN x.abandoned_ids IS NOT NULL THEN 'abandoned at the redirect step (0002), no money moved: '
+          || array_to_string(x.abandoned_ids, ', ') END,
+        CASE WHEN x.schedule_irregular THEN (
+          SELECT 'instalment SCHEDULE position repeated: ' || string_agg(position::text, ', ' ORDER BY position)
+          FROM (SELECT t.schedule_index AS position FROM recon.transactions t
+                WHERE t.order_id = x.order_id AND t.exec_code = '0000' AND t.schedule_index IS NOT NULL
+                  AND ${op} IN ('payment', 'capture')
+                GROUP BY t.schedule_index HAVING count(*) > 1) repeated) END,
+        CASE WHEN x.schedule_irregular THEN (
+          SELECT 'instalment SCHEDULE position missing: ' || string_agg(position::text, ', ' ORDER BY position)
+          FROM generate_series(1, (SELECT max(t.schedule_index) FROM recon.transactions t
+                                   WHERE t.order_id = x.order_id AND t.exec_code = '0000' AND ${op} IN ('payment', 'capture'))) AS position
+          WHERE NOT EXISTS (SELECT 1 FROM recon.transactions t
+                            WHERE t.order_id = x.order_id AND t.exec_code = '0000' AND t.schedule_index = position
+                              AND ${op} IN ('payment', 'capture'))) END,
+        CASE WHEN NOT x.known AND x.first_currency <> x.last_currency THEN
+          'succeeded transactions in several currencies: settled adds them up' END,
+        CASE WHEN (x.verdict NOT IN ('matched', 'pending')) AND (x.previous_status IS NOT NULL) AND x.previous_status <> x.verdict THEN
+          'was ' || x.previous_status || ' in the previous run' END
+      ], NULL), '{}') END AS warnings
+    FROM (
+      SELECT r.*, p.status AS previous_status, p.first_seen_run_id AS previous_first_seen_run_id, p.first_seen_at AS previous_first_seen_at
+      FROM ruled r LEFT JOIN previous p ON p.order_id = r.order_id
+    ) x
+  ) w
   RETURNING status, lifecycle, known_order, currency, expected_minor, settled_minor, cardinality(transaction_ids) AS tx_count
 )
 SELECT status, lifecycle, coalesce(currency, 'XXX') AS currency, known_order, count(*)::integer AS verdicts,
@@ -202,16 +207,17 @@ GROUP BY status, lifecycle, coalesce(currency, 'XXX'), known_order`;
 /** The sum of a currency_mismatch order's succeeded transactions of one kind, in the order's currency alone. */
 function inOrderCurrency(kind: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`(SELECT coalesce(sum(t.amount_minor), 0)::bigint FROM (
-      SELECT t.amount_minor, lower(btrim(t.operation_type)) AS op FROM recon.transactions t
-      WHERE t.order_id = j.order_id AND t.exec_code = '0000' AND (t.currency IS NULL OR t.currency = j.order_currency)
+      SELECT t.amount_minor, ${operationSql(sql.ref('t.operation_type'))} AS op FROM recon.transactions t
+      WHERE t.order_id = x.order_id AND t.exec_code = '0000' AND (t.currency IS NULL OR t.currency = s.order_currency)
     ) t WHERE ${kind})`;
 }
 
 /** One sentence per rule, saying why in the numbers an accountant can check, in the currency's own units. */
-function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number): RawBuilder<unknown> {
+function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number, approvalWaitStart: RawBuilder<unknown>): RawBuilder<unknown> {
   const money = (column: string) => sql.raw(`recon.format_money(w.${column}, coalesce(w.order_currency, w.first_currency))`);
   return sql`CASE w.verdict
-    WHEN 'unknown_order' THEN format('%s succeeded transaction(s) carry this ORDERID but there is no such order', w.succeeded_count)
+    WHEN 'unknown_order' THEN format('%s succeeded transaction(s) carry this ORDERID but there is no such order',
+      (SELECT count(*) FROM recon.transactions t WHERE t.order_id = w.order_id AND t.exec_code = '0000'))
     WHEN 'currency_mismatch' THEN format('succeeded transaction(s) in %s, the order is in %s',
       (SELECT string_agg(DISTINCT t.currency, ', ') FROM recon.transactions t
        WHERE t.order_id = w.order_id AND t.exec_code = '0000' AND t.currency <> w.order_currency), w.order_currency)
@@ -219,7 +225,7 @@ function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number): RawBuild
       jsonb_array_length(w.conflicts), (SELECT string_agg(c->>'transaction_id', ', ') FROM jsonb_array_elements(w.conflicts) c))
     WHEN 'duplicate_payment' THEN format('%s succeeded payments or captures where one was expected: %s', w.payment_count,
       (SELECT string_agg(t.transaction_id, ', ' ORDER BY t.occurred_at, t.transaction_id) FROM recon.transactions t
-       WHERE t.order_id = w.order_id AND t.exec_code = '0000' AND lower(btrim(t.operation_type)) IN ('payment', 'capture')))
+       WHERE t.order_id = w.order_id AND t.exec_code = '0000' AND ${operationSql(sql.ref('t.operation_type'))} IN ('payment', 'capture')))
     WHEN 'over_refunded' THEN format('refunded %s is more than paid %s', ${money('refunded')}, ${money('paid')})
     WHEN 'status_mismatch' THEN CASE
       WHEN w.status = 'cancelled' THEN format('the order is cancelled but %s was settled', ${money('settled')})
@@ -238,10 +244,10 @@ function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number): RawBuild
     WHEN 'capture_at_risk' THEN format('authorized on %s and not captured: capture before %s or lose it',
       w.first_authorized_at, w.first_authorized_at + interval '7 days')
     WHEN 'pending' THEN CASE
-      WHEN w.approval_waiting AND w.succeeded_count = 0 THEN format('waiting for the approval (0003) given on %s, less than 6 days ago',
+      WHEN w.latest_approval_wait_at > ${approvalWaitStart} AND w.bits & ${TX.succeeded} = 0 THEN format('waiting for the approval (0003) given on %s, less than 6 days ago',
         w.latest_approval_wait_at)
       ELSE format('created %s, within the grace period of %s hours', w.created_at, ${graceHours}::integer) END
     WHEN 'missing_at_provider' THEN format('the order is %s but the service has no succeeded %s for it, %s transaction(s) seen',
-      w.status, CASE WHEN w.status = 'authorized' THEN 'authorization' ELSE 'payment or capture' END, w.tx_count)
+      w.status, CASE WHEN w.status = 'authorized' THEN 'authorization' ELSE 'payment or capture' END, cardinality(w.transaction_ids))
   END`;
 }

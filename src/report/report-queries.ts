@@ -84,13 +84,11 @@ async function loadBridge(db: Kysely<Schema>, runId: string): Promise<CurrencyBr
 
 /**
  * One pass over the run's verdicts. An unknown order has no creation date: it is placed on the day of its
- * earliest transaction in the explanation (the only dates it has), so the chart and the totals agree.
+ * earliest transaction considered (the only dates it has), so the chart and the totals agree.
  */
 async function loadVerdictGroups(db: Kysely<Schema>, runId: string): Promise<VerdictGroup[]> {
   const earliestTransaction = sql<Date | null>`(
-    SELECT min(CASE WHEN t.value->>'occurred_at' ~ '^\\d{4}-\\d{2}-\\d{2}' THEN (t.value->>'occurred_at')::timestamptz END)
-    FROM jsonb_array_elements(CASE jsonb_typeof(v.explanation->'transactions')
-                                WHEN 'array' THEN v.explanation->'transactions' ELSE '[]'::jsonb END) AS t(value))`;
+    SELECT min(t.occurred_at) FROM recon.transactions t WHERE t.transaction_id = ANY (v.transaction_ids))`;
   const day = sql<string | null>`to_char(coalesce(o.created_at, ${earliestTransaction}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
   const rows = await db
     .selectFrom('recon.verdicts as v')
@@ -117,7 +115,14 @@ function exceptionsOf(db: Kysely<Schema>, runId: string) {
       sql<string>`expected_minor::text`.as('expected_minor'),
       sql<string>`settled_minor::text`.as('settled_minor'),
       sql<string>`delta_minor::text`.as('delta_minor'),
-      'explanation',
+      // The transactions considered, read from their ids as reporting.reconciliation reads them (migration 0009).
+      sql<unknown>`explanation || jsonb_build_object('transactions', (
+        SELECT coalesce(jsonb_agg(recon.explained_transaction(t, f.name)
+            || CASE WHEN t.updated_at > r.started_at THEN '{"changed_after_run": true}'::jsonb ELSE '{}'::jsonb END
+          ORDER BY t.occurred_at, t.transaction_id), '[]'::jsonb)
+        FROM recon.transactions t LEFT JOIN recon.files f ON f.file_id = t.file_id
+        CROSS JOIN recon.reconciliation_runs r
+        WHERE t.transaction_id = ANY (recon.verdicts.transaction_ids) AND r.run_id = ${runId}::bigint))`.as('explanation'),
     ])
     .where('run_id', '=', runId)
     .where('status', 'not in', NOT_EXCEPTIONS);

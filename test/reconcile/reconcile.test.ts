@@ -161,8 +161,13 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
       expect.objectContaining({ transaction_id: p + 'm1', operation_type: 'payment', exec_code: '0000', amount_minor: '10000', currency: 'EUR', source_line: 2 }),
     ]);
     expect(path.basename(assembled.transactions[0]!.source_file)).toMatch(/^export-.*\.csv$/);
-    // Every other verdict stores its explanation as judged, the transactions' values included.
-    expect(v.get(p + 'duplicate')!.explanation.transactions.map((t) => [t.transaction_id, t.amount_minor])).toEqual([[p + 'd1', '10000'], [p + 'd2', '10000']]);
+    // Every other verdict stores its rule, reason, figures and warnings as judged, and the ids it considered; the
+    // transactions' values are read from those ids.
+    expect(v.get(p + 'duplicate')!.transaction_ids.toSorted()).toEqual([p + 'd1', p + 'd2']);
+    expect(v.get(p + 'duplicate')!.explanation).not.toHaveProperty('transactions');
+    const duplicate = await explanationOnRead(p + 'duplicate');
+    expect(duplicate.transactions.map((t) => [t.transaction_id, t.amount_minor])).toEqual([[p + 'd1', '10000'], [p + 'd2', '10000']]);
+    expect(duplicate).not.toHaveProperty('assembled_on_read');
     expect(v.get(p + 'duplicate')!.explanation.reason).toBe(`2 succeeded payments or captures where one was expected: ${p}d1, ${p}d2`);
 
     const amount = v.get(p + 'amount')!;

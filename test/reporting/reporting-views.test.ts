@@ -108,7 +108,11 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         delta_minor: '-250', currency: 'EUR', first_seen: utcText(seed.asOf1), ...run2,
         explanation: {
           rule: 'amount_mismatch',
-          transactions: [{ transaction_id: 'T1', operation_type: 'payment', exec_code: '0000', amount_minor: '1000', source_file: 'exports/2026-03-02.csv', source_line: 2 }],
+          // Read from the ids the verdict considered, whatever the stored explanation held.
+          transactions: [{
+            transaction_id: 'T1', operation_type: 'payment', exec_code: '0000', amount_minor: '1000', currency: 'EUR',
+            occurred_at: '2026-03-01T23:35:00+00:00', source_file: 'exports/2026-03-02.csv', source_entry: null, source_line: 2,
+          }],
           warnings: ['instalment SCHEDULE position missing: 2, 3'],
         },
       },
