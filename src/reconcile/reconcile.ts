@@ -61,7 +61,9 @@ const RECONCILE_LOCK = 0x7265636f6e01;
 export async function reconcile(database: Database, options: ReconcileOptions): Promise<RunSummary> {
   const asOf = options.asOf ?? new Date();
   const parameters = (runId: string) => ({ ...options, runId, asOf });
-  if (database.kind === 'pglite' || (options.connections ?? 1) < 2 || options.scope.kind === 'orders') {
+  const splittable = database.kind === 'postgres' && (options.connections ?? 1) > 1 && options.scope.kind !== 'orders';
+  const ranges = splittable ? await sliceRanges(database.db, options.connections!, options.minOrdersPerSlice) : [WHOLE_RANGE];
+  if (ranges.length === 1) {
     return database.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${RECONCILE_LOCK}::bigint)`.execute(trx);
       await removeUnfinishedRuns(trx);
@@ -74,7 +76,6 @@ export async function reconcile(database: Database, options: ReconcileOptions): 
     await sql`SELECT pg_advisory_lock(${RECONCILE_LOCK}::bigint)`.execute(coordinator);
     try {
       await coordinator.transaction().execute(removeUnfinishedRuns);
-      const ranges = await sliceRanges(coordinator, options.connections!, options.minOrdersPerSlice);
       const runId = await startRun(coordinator, options, asOf);
       try {
         const written = await Promise.allSettled(ranges.map((range) =>
