@@ -71,6 +71,8 @@ export function writeVerdictsSql(p: VerdictParameters, range: OrderIdRange): Raw
   const settled = sql`(f.paid - f.refunded)`;
   const expectsPayment = sql`coalesce(f.status IN ('paid', 'partially_refunded', 'refunded'), false)`;
   const succeeded = sql`(f.bits & ${TX.succeeded} <> 0)`;
+  // Read by the rules and by the pending verdict's reason: one condition, kept as a column of `ruled`.
+  const waitingForApproval = sql`coalesce(f.latest_approval_wait_at > ${daysBefore(APPROVAL_WAIT_DAYS)} AND NOT ${succeeded}, false)`;
   // Every step ends with OFFSET 0, which keeps it a step of its own: otherwise PostgreSQL inlines each step into the
   // next, copying an expression like paid into every place that reads it and computing it again there.
   return sql<WrittenVerdictGroup>`WITH ${orderFactsCtes(p.scope, range)},
@@ -103,7 +105,7 @@ facts AS (
   WHERE s.order_id IS NOT NULL OR (${unknownOrders} AND x.bits & ${TX.succeeded} <> 0)
   OFFSET 0
 ), ruled AS (
-  SELECT f.*, ${expected} AS expected, ${settled} AS settled,
+  SELECT f.*, ${expected} AS expected, ${settled} AS settled, ${waitingForApproval} AS waiting_for_approval,
     CASE
       WHEN NOT f.known THEN 'unknown_order'
       WHEN f.currency_mismatch THEN 'currency_mismatch'
@@ -122,7 +124,7 @@ facts AS (
       WHEN f.status = 'authorized' AND f.bits & ${TX.capture} = 0
         AND f.first_authorized_at <= ${daysBefore(CAPTURE_AT_RISK_DAYS)} THEN 'capture_at_risk'
       WHEN (f.status IN ('paid', 'partially_refunded', 'refunded', 'authorized') AND f.created_at > ${graceStart})
-        OR (f.latest_approval_wait_at > ${daysBefore(APPROVAL_WAIT_DAYS)} AND NOT ${succeeded}) THEN 'pending'
+        OR ${waitingForApproval} THEN 'pending'
       WHEN (${expectsPayment} AND f.bits & ${TX.money} = 0)
         OR (f.status = 'authorized' AND f.bits & ${TX.authorization} = 0) THEN 'missing_at_provider'
       ELSE 'matched'
@@ -153,7 +155,7 @@ facts AS (
     w.expected, w.settled, w.delta, coalesce(w.order_currency, w.first_currency), w.transaction_ids, w.warnings,
     CASE WHEN w.verdict <> 'matched' THEN jsonb_build_object(
       'rule', w.verdict,
-      'reason', ${reasonSql(tolerance, p.graceHours, daysBefore(APPROVAL_WAIT_DAYS))},
+      'reason', ${reasonSql(tolerance, p.graceHours)},
       'warnings', to_jsonb(coalesce(w.warnings, '{}'::text[])),
       'figures', jsonb_build_object(
         'paid', w.paid::text, 'refunded', w.refunded::text, 'authorized', w.authorized::text,
@@ -213,7 +215,7 @@ function inOrderCurrency(kind: RawBuilder<unknown>): RawBuilder<unknown> {
 }
 
 /** One sentence per rule, saying why in the numbers an accountant can check, in the currency's own units. */
-function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number, approvalWaitStart: RawBuilder<unknown>): RawBuilder<unknown> {
+function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number): RawBuilder<unknown> {
   const money = (column: string) => sql.raw(`recon.format_money(w.${column}, coalesce(w.order_currency, w.first_currency))`);
   return sql`CASE w.verdict
     WHEN 'unknown_order' THEN format('%s succeeded transaction(s) carry this ORDERID but there is no such order',
@@ -244,7 +246,7 @@ function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number, approvalW
     WHEN 'capture_at_risk' THEN format('authorized on %s and not captured: capture before %s or lose it',
       w.first_authorized_at, w.first_authorized_at + interval '7 days')
     WHEN 'pending' THEN CASE
-      WHEN w.latest_approval_wait_at > ${approvalWaitStart} AND w.bits & ${TX.succeeded} = 0 THEN format('waiting for the approval (0003) given on %s, less than 6 days ago',
+      WHEN w.waiting_for_approval THEN format('waiting for the approval (0003) given on %s, less than 6 days ago',
         w.latest_approval_wait_at)
       ELSE format('created %s, within the grace period of %s hours', w.created_at, ${graceHours}::integer) END
     WHEN 'missing_at_provider' THEN format('the order is %s but the service has no succeeded %s for it, %s transaction(s) seen',
