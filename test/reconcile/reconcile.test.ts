@@ -304,6 +304,9 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
     const ids = [...cases.map(([id]) => p + id), p + 'grace-24h', p + 'grace-24h-less-1s'];
     const { verdicts: v } = await verdictsOf(ids);
     expect(ids.map((id) => v.get(id)!.status)).toEqual([...cases.map(([, , , status]) => status), 'missing_at_provider', 'pending']);
+    // Each pending verdict says which wait it is.
+    expect(v.get(p + 'approval-6d-less-1s')!.explanation.reason).toMatch(/^waiting for the approval \(0003\) given on .*, less than 6 days ago$/);
+    expect(v.get(p + 'grace-24h-less-1s')!.explanation.reason).toMatch(/^created .*, within the grace period of 24 hours$/);
 
     // The same data replayed a day earlier: everything is a day younger.
     const { verdicts: earlier } = await verdictsOf(ids, { asOf: ago(AS_OF, DAY) });
