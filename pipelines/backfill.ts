@@ -109,7 +109,7 @@ async function fetchAndLoad(database: Database, client: BackfillClient, orderIds
 /** The load of ingest-files.ts for one csv entry, fed by the answer's records: one COPY, one merge. */
 async function loadAnswer(connection: Connection, identity: FileIdentity, answer: ExportAnswer): Promise<LoadedFile> {
   const fileId = await insertLoadingFile(connection, identity);
-  await beginStaging(connection);
+  const staged = await beginStaging(connection);
   const plan = planHeader(answer.header, identity.name);
   const entry: StagedEntry = {
     name: null,
@@ -117,7 +117,7 @@ async function loadAnswer(connection: Connection, identity: FileIdentity, answer
     withExtra: plan.extraHeaders.length > 0,
   };
   const normalize = createRecordNormalizer(plan, { timezone: EXPORT_TIME_ZONE });
-  const encoder = createStagingRowEncoder(0, entry);
+  const encoder = createStagingRowEncoder(0, entry, staged);
   let text = '';
   let rejected = 0;
   for (const record of answer.records) {
@@ -126,7 +126,7 @@ async function loadAnswer(connection: Connection, identity: FileIdentity, answer
     if (encoded.rejected) rejected++;
   }
   if (text !== '') await stageEntry(connection, entry, once(text));
-  const merged = await mergeStaged(connection, fileId, [entry]);
+  const merged = await mergeStaged(connection, fileId, [entry], staged);
   return recordLoadedFile(connection, fileId, identity, { rows: answer.records.length, rejected }, merged);
 }
 

@@ -91,7 +91,7 @@ interface FileCounters {
 
 async function loadFile(connection: Connection, filePath: string, identity: FileIdentity, options: IngestOptions): Promise<LoadedFile> {
   const fileId = await insertLoadingFile(connection, identity);
-  await beginStaging(connection);
+  const staged = await beginStaging(connection);
   const opened = await openExport(filePath, options.limits);
   const counters: FileCounters = { rows: 0, rejected: 0 };
   const progress = (phase: IngestProgress['phase'], bytesRead: number): IngestProgress => ({
@@ -116,7 +116,7 @@ async function loadFile(connection: Connection, filePath: string, identity: File
         withExtra: plan.extraHeaders.length > 0,
       };
       const normalize = createRecordNormalizer(plan, { timezone: options.timezone });
-      const encoder = createStagingRowEncoder(entries.length, entry);
+      const encoder = createStagingRowEncoder(entries.length, entry, staged);
       entries.push(entry);
       await stageEntry(connection, entry, copyText(parsed, normalize, encoder, counters, options.signal, reportReading));
     }
@@ -129,7 +129,7 @@ async function loadFile(connection: Connection, filePath: string, identity: File
   onProgress?.(progress('merging', identity.sizeBytes));
   let merged;
   try {
-    merged = await mergeStaged(connection, fileId, entries);
+    merged = await mergeStaged(connection, fileId, entries, staged);
   } catch (error) {
     throw new EntryError(filePath, error);
   }

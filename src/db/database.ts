@@ -4,8 +4,8 @@ import type { Schema } from './schema.ts';
 
 /**
  * recon's handle on its database, the same whether it is a PostgreSQL server or embedded PGlite.
- * Kysely serves ordinary queries; `transaction` hands out one raw connection for the bulk paths
- * (COPY, multi-statement scripts) that Kysely does not cover.
+ * Kysely serves ordinary queries; `transaction` hands out one connection, inside BEGIN/COMMIT, spoken to two
+ * ways: Kysely (`connection.db`) for statements, the raw side for what Kysely does not cover (COPY, scripts).
  */
 export interface Database {
   readonly kind: 'postgres' | 'pglite';
@@ -27,6 +27,8 @@ export interface QueryResult<Row> {
 }
 
 export interface Connection {
+  /** Kysely on this very connection and transaction: what it builds runs between the COPYs, not beside them. */
+  readonly db: Kysely<Schema>;
   query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
   /** Several statements separated by `;`, no parameters (migrations). */
   exec(script: string): Promise<void>;

@@ -8,6 +8,7 @@ import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import { ReconError } from '../errors.ts';
+import { kyselyOn } from './connection-dialect.ts';
 import type { Connection, Database } from './database.ts';
 import type { Schema } from './schema.ts';
 
@@ -68,7 +69,7 @@ function openPostgres(connectionString: string): Database {
 }
 
 function postgresConnection(client: pg.PoolClient): Connection {
-  return {
+  return withKysely({
     async query(text, params) {
       const result = await client.query(text, params as unknown[] | undefined);
       return { rows: result.rows, rowCount: result.rowCount ?? 0 };
@@ -79,7 +80,7 @@ function postgresConnection(client: pg.PoolClient): Connection {
     async copyFrom(copySql, data) {
       await pipeline(toReadable(data), client.query(copyFromStdin(copySql)));
     },
-  };
+  });
 }
 
 /**
@@ -120,7 +121,7 @@ async function openPglite(dataDir: string): Promise<Database> {
 type PgliteQueryable = Pick<PGlite, 'query' | 'exec'>;
 
 function pgliteConnection(tx: PgliteQueryable): Connection {
-  return {
+  return withKysely({
     async query<Row>(text: string, params?: readonly unknown[]) {
       const result = await tx.query<Row>(text, params as unknown[] | undefined);
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
@@ -160,6 +161,17 @@ function pgliteConnection(tx: PgliteQueryable): Connection {
         size += carry.length + 1;
       }
       await flush();
+    },
+  });
+}
+
+/** Adds `db`, built on first use: most transactions never ask for it. */
+function withKysely(raw: Omit<Connection, 'db'>): Connection {
+  let db: Connection['db'] | undefined;
+  return {
+    ...raw,
+    get db() {
+      return (db ??= kyselyOn(raw));
     },
   };
 }

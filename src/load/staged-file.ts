@@ -1,21 +1,15 @@
 import { Readable } from 'node:stream';
 import type { Connection } from '../db/database.ts';
 import type { TransactionColumn } from '../normalize/transaction-row.ts';
+import { canChangeStoredRows, countRepeatedRows, insertNew, updateChanged, type MergeShape, type MergeTarget } from './merge-statements.ts';
 import { INSERT_REJECTED_ROWS_SQL } from './rejected-rows-sql.ts';
+import { createRepeatedIdFilter, type RepeatedIdFilter } from './repeated-id-filter.ts';
 import { createStagingTableSql, stagingCopySql } from './staging-table.ts';
-import {
-  buildUpsertSql,
-  canUpsertDirectly,
-  COUNT_STAGED_ROWS_SQL,
-  ROW_AFFECTED_TWICE,
-  type UpsertCounts,
-  type UpsertShape,
-} from './upsert-sql.ts';
 
 /**
  * One file's rows on their way into recon.transactions, inside the caller's transaction:
- * `begin` creates the staging table, `stageEntry` COPYs each csv entry into it, `merge` moves the
- * rejected rows and upserts the accepted ones. Nothing here commits; the caller's rollback undoes it all.
+ * `beginStaging` creates the staging table, `stageEntry` COPYs each csv entry into it, `merge` moves the
+ * rejected rows and merges the accepted ones. Nothing here commits; the caller's rollback undoes it all.
  */
 export interface StagedEntry {
   /** The zip entry's name; null for a gzip, bzip2 or plain csv file. */
@@ -23,6 +17,13 @@ export interface StagedEntry {
   /** The entry's columns except transaction_id, in header order. */
   readonly columns: readonly TransactionColumn[];
   readonly withExtra: boolean;
+}
+
+/** What the encoders note of the accepted rows as they stage them, for the merge to plan by. */
+export interface StagedRows {
+  readonly ids: RepeatedIdFilter;
+  /** Accepted rows staged, by entry index. */
+  readonly acceptedByEntry: number[];
 }
 
 export interface MergeCounts {
@@ -38,8 +39,9 @@ export function stagedColumns(entry: StagedEntry): TransactionColumn[] {
   return ['transaction_id', ...entry.columns];
 }
 
-export async function beginStaging(connection: Connection): Promise<void> {
+export async function beginStaging(connection: Connection): Promise<StagedRows> {
   await connection.query(createStagingTableSql());
+  return { ids: createRepeatedIdFilter(), acceptedByEntry: [] };
 }
 
 /**
@@ -65,7 +67,12 @@ export async function stageEntry(
  */
 const MERGE_LOCK = 0x7265636f6e6d; // "reconm"
 
-export async function mergeStaged(connection: Connection, fileId: string, entries: readonly StagedEntry[]): Promise<MergeCounts> {
+export async function mergeStaged(
+  connection: Connection,
+  fileId: string,
+  entries: readonly StagedEntry[],
+  staged: StagedRows,
+): Promise<MergeCounts> {
   await connection.query('SELECT pg_advisory_xact_lock($1)', [MERGE_LOCK]);
   const entryNames = entries.map((entry) => entry.name);
   await connection.query(INSERT_REJECTED_ROWS_SQL, [fileId, entryNames]);
@@ -73,46 +80,31 @@ export async function mergeStaged(connection: Connection, fileId: string, entrie
   let inserted = 0;
   let updated = 0;
   for (const { shape, entryIndexes } of groupByShape(entries)) {
-    const counts = await upsertGroup(connection, shape, [fileId, entryNames, entryIndexes]);
-    distinct += counts.distinct;
-    inserted += counts.inserted;
-    updated += counts.updated;
+    const target: MergeTarget = { fileId, entryNames, entryIndexes };
+    const accepted = entryIndexes.reduce((sum, index) => sum + (staged.acceptedByEntry[index] ?? 0), 0);
+    const repeated = await repeatedRows(connection, target, staged.ids);
+    const deduplicate = repeated > 0;
+    if (canChangeStoredRows(shape)) updated += await updateChanged(connection.db, shape, target, deduplicate);
+    inserted += await insertNew(connection.db, shape, target, deduplicate);
+    distinct += accepted - repeated;
   }
   return { distinct, inserted, updated, unchanged: distinct - inserted - updated };
 }
 
-/**
- * The direct upsert first, inside a savepoint; when the staged rows hold an id twice PostgreSQL refuses it
- * before anything is visible, and the deduplicating form runs instead. See `buildUpsertSql`.
- */
-async function upsertGroup(
-  connection: Connection,
-  shape: UpsertShape,
-  params: readonly unknown[],
-): Promise<{ distinct: number; inserted: number; updated: number }> {
-  if (canUpsertDirectly(shape)) {
-    await connection.query('SAVEPOINT recon_direct_upsert');
-    try {
-      const { rows } = await connection.query<UpsertCounts>(buildUpsertSql(shape, 'direct'), params);
-      await connection.query('RELEASE SAVEPOINT recon_direct_upsert');
-      const staged = await connection.query<{ staged_rows: number }>(COUNT_STAGED_ROWS_SQL, [params[2]]);
-      return { distinct: staged.rows[0]!.staged_rows, inserted: rows[0]!.inserted, updated: rows[0]!.updated };
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== ROW_AFFECTED_TWICE) throw error;
-      await connection.query('ROLLBACK TO SAVEPOINT recon_direct_upsert');
-    }
-  }
-  const { rows } = await connection.query<UpsertCounts>(buildUpsertSql(shape, 'deduplicating'), params);
-  return { distinct: rows[0]!.distinct_rows!, inserted: rows[0]!.inserted, updated: rows[0]!.updated };
+/** Superseded rows of the target's entries, checked among the filter's candidates alone when it kept them all. */
+function repeatedRows(connection: Connection, target: MergeTarget, ids: RepeatedIdFilter): Promise<number> {
+  if (ids.overflowed) return countRepeatedRows(connection.db, target, 'all');
+  if (ids.candidates.length === 0) return Promise.resolve(0);
+  return countRepeatedRows(connection.db, target, ids.candidates);
 }
 
 /**
- * Entries of one zip usually share a header, which makes one upsert for the file. A run of entries with
- * other columns gets its own statement, in entry order, so that no entry blanks columns it did not carry
+ * Entries of one zip usually share a header, which makes one merge for the file. A run of entries with
+ * other columns gets its own statements, in entry order, so that no entry blanks columns it did not carry
  * and the last entry still wins. A transaction id present in two runs is then counted once per run.
  */
-function groupByShape(entries: readonly StagedEntry[]): { shape: UpsertShape; entryIndexes: number[] }[] {
-  const groups: { key: string; shape: UpsertShape; entryIndexes: number[] }[] = [];
+function groupByShape(entries: readonly StagedEntry[]): { shape: MergeShape; entryIndexes: number[] }[] {
+  const groups: { key: string; shape: MergeShape; entryIndexes: number[] }[] = [];
   entries.forEach((entry, index) => {
     const key = `${[...entry.columns].sort().join(',')}|${entry.withExtra}`;
     const last = groups.at(-1);

@@ -1,29 +1,33 @@
 import type { TransactionRow } from '../normalize/transaction-row.ts';
 import { COPY_NULL, copyValue, escapeCopyText, NulCharacterError } from './copy-text.ts';
-import { stagedColumns, type StagedEntry } from './staged-file.ts';
+import { stagedColumns, type StagedEntry, type StagedRows } from './staged-file.ts';
 
 /**
  * Turns normalized rows and rejected records of one entry into COPY text lines for the staging table,
  * in the column order `stageEntry` gives COPY. Built once per entry; the per-row work is
- * one string concatenation per column.
+ * one string concatenation per column. Each accepted row is noted in `staged` once its text is made.
  */
 export interface StagingRowEncoder {
   accepted(row: TransactionRow, line: number): string;
   rejected(line: number, raw: string, reason: string): string;
 }
 
-export function createStagingRowEncoder(entryIndex: number, entry: StagedEntry): StagingRowEncoder {
+export function createStagingRowEncoder(entryIndex: number, entry: StagedEntry, staged: StagedRows): StagingRowEncoder {
   const columns = stagedColumns(entry);
   const { withExtra } = entry;
   const prefix = `${entryIndex}\t`;
   const acceptedSuffix = `\t${COPY_NULL}\t${COPY_NULL}\n`;
   const rejectedNulls = `\t${COPY_NULL}`.repeat(columns.length + (withExtra ? 1 : 0));
   const count = columns.length;
+  const { ids, acceptedByEntry } = staged;
+  acceptedByEntry[entryIndex] = 0;
   return {
     accepted(row, line) {
       let text = prefix + line;
       for (let i = 0; i < count; i++) text += '\t' + copyValue(row[columns[i]!]);
       if (withExtra) text += '\t' + (row.extra === null ? COPY_NULL : encodeExtra(row.extra));
+      ids.add(row.transaction_id);
+      acceptedByEntry[entryIndex]!++;
       return text + acceptedSuffix;
     },
     rejected(line, raw, reason) {

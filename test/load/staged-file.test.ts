@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../../src/db/database.ts';
 import { insertLoadingFile } from '../../src/load/files-repository.ts';
 import { beginStaging, mergeStaged, stageEntry, type MergeCounts, type StagedEntry } from '../../src/load/staged-file.ts';
+import { createRepeatedIdFilter, type RepeatedIdFilter } from '../../src/load/repeated-id-filter.ts';
 import { createStagingRowEncoder } from '../../src/load/staging-row-encoder.ts';
 import type { TransactionRow } from '../../src/normalize/transaction-row.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
@@ -29,7 +30,11 @@ interface TestEntry extends StagedEntry {
 let fileCounter = 0;
 
 /** Loads entries the way the ingest pipeline does, in one transaction, and returns the file id and counts. */
-async function load(connection: Connection, entries: TestEntry[]): Promise<{ fileId: string; counts: MergeCounts }> {
+async function load(
+  connection: Connection,
+  entries: TestEntry[],
+  ids?: RepeatedIdFilter,
+): Promise<{ fileId: string; counts: MergeCounts }> {
   fileCounter++;
   const fileId = await insertLoadingFile(connection, {
     name: `test-${fileCounter}.csv`,
@@ -37,9 +42,10 @@ async function load(connection: Connection, entries: TestEntry[]): Promise<{ fil
     sizeBytes: 1,
     compression: 'none',
   });
-  await beginStaging(connection);
+  const begun = await beginStaging(connection);
+  const staged = ids ? { ...begun, ids } : begun;
   for (const [index, entry] of entries.entries()) {
-    const encoder = createStagingRowEncoder(index, entry);
+    const encoder = createStagingRowEncoder(index, entry, staged);
     async function* text() {
       let batch = '';
       for (const staged of entry.rows) {
@@ -49,7 +55,7 @@ async function load(connection: Connection, entries: TestEntry[]): Promise<{ fil
     }
     await stageEntry(connection, entry, text());
   }
-  return { fileId, counts: await mergeStaged(connection, fileId, entries) };
+  return { fileId, counts: await mergeStaged(connection, fileId, entries, staged) };
 }
 
 const ALL_COLUMNS: StagedEntry['columns'] = [
@@ -170,6 +176,26 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
     };
     const bare = await testDb.database.transaction((c) => load(c, [bareIds]));
     expect(bare.counts).toEqual({ distinct: 2, inserted: 2, updated: 0, unchanged: 0 });
+  });
+
+  it.skipIf(skip)('finds repeated ids among false positives, and among all rows once the candidates overflow', async () => {
+    const entry = (prefix: string): TestEntry => ({
+      name: null, columns: ['order_id'], withExtra: false,
+      rows: [['1', 'a'], ['2', 'b'], ['1', 'c'], ['3', 'd'], ['1', 'e'], ['2', 'f']].map(([id, orderId], i) => ({
+        line: i + 2, row: row({ transaction_id: `${prefix}${id}`, order_id: orderId! }),
+      })),
+    });
+    // 32 bits for every id: nearly every id is a candidate, most of them false positives.
+    const crowded = await testDb.database.transaction((c) => load(c, [entry('F')], createRepeatedIdFilter({ exactIds: 0, bitsLog2: 5 })));
+    expect(crowded.counts).toEqual({ distinct: 3, inserted: 3, updated: 0, unchanged: 0 });
+    expect(await transaction('F1')).toMatchObject({ order_id: 'e', line: 6 });
+    expect(await transaction('F2')).toMatchObject({ order_id: 'f', line: 7 });
+
+    const overflowing = createRepeatedIdFilter({ maxCandidates: 1 });
+    const overflowed = await testDb.database.transaction((c) => load(c, [entry('H')], overflowing));
+    expect(overflowing.overflowed).toBe(true);
+    expect(overflowed.counts).toEqual({ distinct: 3, inserted: 3, updated: 0, unchanged: 0 });
+    expect(await transaction('H1')).toMatchObject({ order_id: 'e', line: 6 });
   });
 
   it.skipIf(skip)('gives entries with other columns their own statement, in entry order', async () => {
