@@ -63,7 +63,8 @@ describe.each(BACKENDS)('recon nightly and recon runs on %s', (backend) => {
       `2026-11-21  run ${runs[0]!.nightlyRunId}  requesting`,
       `2026-11-20  run ${run.nightlyRunId}  requesting`,
     ]);
-  });
+    // Six recon processes, each opening the embedded database anew (seconds apiece on a busy 2-core machine).
+  }, 120_000);
 });
 
 /**
