@@ -27,6 +27,7 @@ export interface QueryResult<Row> {
 }
 
 export interface Connection {
+  readonly kind: Database['kind'];
   /** Kysely on this very connection and transaction: what it builds runs between the COPYs, not beside them. */
   readonly db: Kysely<Schema>;
   query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;

@@ -70,6 +70,7 @@ function openPostgres(connectionString: string): Database {
 
 function postgresConnection(client: pg.PoolClient): Connection {
   return withKysely({
+    kind: 'postgres',
     async query(text, params) {
       const result = await client.query(text, params as unknown[] | undefined);
       return { rows: result.rows, rowCount: result.rowCount ?? 0 };
@@ -122,6 +123,7 @@ type PgliteQueryable = Pick<PGlite, 'query' | 'exec'>;
 
 function pgliteConnection(tx: PgliteQueryable): Connection {
   return withKysely({
+    kind: 'pglite',
     async query<Row>(text: string, params?: readonly unknown[]) {
       const result = await tx.query<Row>(text, params as unknown[] | undefined);
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };

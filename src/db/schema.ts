@@ -50,6 +50,8 @@ export interface TransactionsTable {
   three_ds_global_status: string | null;
   rule_applied: string | null;
   extra: ColumnType<Record<string, string>, string, string>;
+  /** See migration 0011: a digest of what last wrote the row, null when unknown. */
+  row_digest: string | null;
   file_id: string;
   entry: string | null;
   line: number;

@@ -40,6 +40,7 @@ export function createStagingTableSql(): string {
   line integer NOT NULL,
   ${columns.join(',\n  ')},
   extra jsonb,
+  row_digest bigint,
   reject_reason text,
   raw text
 ) ON COMMIT DROP`;
@@ -47,6 +48,6 @@ export function createStagingTableSql(): string {
 
 /** The columns one entry's COPY stream carries, in order: see `createRowEncoder`. */
 export function stagingCopySql(columns: readonly TransactionColumn[], withExtra: boolean): string {
-  const list = ['entry_index', 'line', ...columns, ...(withExtra ? ['extra'] : []), 'reject_reason', 'raw'];
+  const list = ['entry_index', 'line', ...columns, ...(withExtra ? ['extra'] : []), 'row_digest', 'reject_reason', 'raw'];
   return `COPY ${STAGING_TABLE} (${list.join(', ')}) FROM STDIN`;
 }
