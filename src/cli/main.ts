@@ -1,7 +1,12 @@
-#!/usr/bin/env -S node --max-semi-space-size=16 --max-old-space-size=128
+#!/usr/bin/env -S node --max-semi-space-size=16 --max-old-space-size=128 --liftoff-only
 // Ingest allocates fast while keeping little (about 17 MB live after 5M rows), and V8's heap heuristics
 // grow the young generation to 64 MB and the old one in bursts: measured on the same 5M-row files, peak
 // RSS was 255-290 MB with no flags and 130-160 MB with these, at the same speed, steady from 1M to 5M rows.
+// --liftoff-only keeps embedded PGlite's wasm on V8's baseline compiler: its optimizing compiler, once
+// PostgreSQL's parser (raw_parser, one 105 kB function) grows hot, spends 2.5 s and 600 MB of memory compiling
+// it, whatever the command. Measured on PGlite: recon demo and a 1M-row gzip ingest peaked at 1.1 GB RSS
+// without it and 550 MB with it; the demo ran faster (18.8 s -> 14.8 s), the 1M-row ingest slower (32 s ->
+// 52 s). Setting the flag from code (v8.setFlagsFromString) once Node runs does not take.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describeError, ReconError } from '../errors.ts';
