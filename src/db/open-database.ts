@@ -10,6 +10,7 @@ import { from as copyFromStdin } from 'pg-copy-streams';
 import { ReconError } from '../errors.ts';
 import { kyselyOn } from './connection-dialect.ts';
 import type { Connection, Database } from './database.ts';
+import { pgliteSettingsOptions } from './pglite-settings.ts';
 import type { Schema } from './schema.ts';
 
 export interface DatabaseOptions {
@@ -96,7 +97,7 @@ async function openPglite(dataDir: string): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
   // Loaded only here: the wasm module took a command on PostgreSQL 0.15 s to load for nothing.
   const { PGlite } = await import('@electric-sql/pglite');
-  const pglite = await PGlite.create(dataDir, { parsers: AS_TEXT_LIKE_PG }).catch((error: unknown) => {
+  const pglite = await PGlite.create(dataDir, { parsers: AS_TEXT_LIKE_PG, ...pgliteSettingsOptions(PGlite.defaultStartParams) }).catch((error: unknown) => {
     throw new ReconError('DATABASE', `cannot open the embedded database in ${dataDir}: ${(error as Error).message}`, { cause: error });
   });
   const db = new Kysely<Schema>({ dialect: new PGliteDialect({ pglite }) });
