@@ -9,6 +9,7 @@ import { NulCharacterError } from '../src/load/copy-text.ts';
 import type { LoadedFile } from '../src/load/file-result.ts';
 import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadedFile, type FileIdentity } from '../src/load/files-repository.ts';
 import { beginStaging, mergeStaged, stageEntry, type StagedEntry } from '../src/load/staged-file.ts';
+import { recordDigestSeed } from '../src/load/row-digest.ts';
 import { createStagingRowEncoder, type StagingRowEncoder } from '../src/load/staging-row-encoder.ts';
 import { planHeader } from '../src/normalize/header-plan.ts';
 import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
@@ -117,7 +118,7 @@ async function loadAnswer(connection: Connection, identity: FileIdentity, answer
     withExtra: plan.extraHeaders.length > 0,
   };
   const normalize = createRecordNormalizer(plan, { timezone: EXPORT_TIME_ZONE });
-  const encoder = createStagingRowEncoder(0, entry, staged);
+  const encoder = createStagingRowEncoder(0, entry, staged, recordDigestSeed(plan.header, EXPORT_TIME_ZONE));
   let text = '';
   let rejected = 0;
   for (const record of answer.records) {
@@ -144,7 +145,7 @@ function encodeRecord(
     if (!result.ok) reason = result.reason;
     else {
       try {
-        return { text: encoder.accepted(result.row, record.line), rejected: false };
+        return { text: encoder.accepted(result.row, record.line, record.values), rejected: false };
       } catch (error) {
         if (!(error instanceof NulCharacterError)) throw error;
         reason = error.message;

@@ -7,6 +7,7 @@ import { NulCharacterError } from '../src/load/copy-text.ts';
 import type { FileResult, LoadedFile } from '../src/load/file-result.ts';
 import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadedFile, type FileIdentity } from '../src/load/files-repository.ts';
 import { beginStaging, mergeStaged, stageEntry, type StagedEntry } from '../src/load/staged-file.ts';
+import { recordDigestSeed } from '../src/load/row-digest.ts';
 import { createStagingRowEncoder, type StagingRowEncoder } from '../src/load/staging-row-encoder.ts';
 import { planHeader } from '../src/normalize/header-plan.ts';
 import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
@@ -15,6 +16,7 @@ import { formatRawRecord } from '../src/parse/format-raw-record.ts';
 import { parseCsv, type ParsedCsv } from '../src/parse/parse-csv.ts';
 import type { IngestProgress } from '../src/terminal/progress-bar.ts';
 import { identifyFile } from './identify-file.ts';
+import { findUnchangedRecords } from './unchanged-records.ts';
 import { describeFailure, EntryError, isConcurrentLoadOfSameBytes } from './ingest-failure.ts';
 
 /**
@@ -34,6 +36,8 @@ export interface IngestOptions {
    * and ingestFiles rejects with the signal's reason.
    */
   readonly signal?: AbortSignal;
+  /** Files of at least this many bytes are first checked for records loaded already (unchanged-records.ts); tests lower it. */
+  readonly fingerprintMinBytes?: number;
 }
 
 export async function ingestFiles(database: Database, paths: readonly string[], options: IngestOptions): Promise<FileResult[]> {
@@ -91,6 +95,14 @@ interface FileCounters {
 
 async function loadFile(connection: Connection, filePath: string, identity: FileIdentity, options: IngestOptions): Promise<LoadedFile> {
   const fileId = await insertLoadingFile(connection, identity);
+  const unchanged = await findUnchangedRecords(connection, filePath, identity.sizeBytes, options);
+  if (unchanged && unchanged.neededLines.size === 0) {
+    options.onProgress?.({ file: identity.name, phase: 'merging', fileBytes: identity.sizeBytes, bytesRead: identity.sizeBytes, rows: unchanged.records });
+    const same = unchanged.unchangedIds;
+    const loaded = await recordLoadedFile(connection, fileId, identity, { rows: unchanged.records, rejected: 0 }, { distinct: same, inserted: 0, updated: 0, unchanged: same });
+    options.signal?.throwIfAborted();
+    return loaded;
+  }
   const staged = await beginStaging(connection);
   const opened = await openExport(filePath, options.limits);
   const counters: FileCounters = { rows: 0, rejected: 0 };
@@ -116,9 +128,10 @@ async function loadFile(connection: Connection, filePath: string, identity: File
         withExtra: plan.extraHeaders.length > 0,
       };
       const normalize = createRecordNormalizer(plan, { timezone: options.timezone });
-      const encoder = createStagingRowEncoder(entries.length, entry, staged);
+      const encoder = createStagingRowEncoder(entries.length, entry, staged, recordDigestSeed(plan.header, options.timezone));
+      const wanted = unchanged ? (unchanged.neededLines.get(entries.length) ?? new Set<number>()) : undefined;
       entries.push(entry);
-      await stageEntry(connection, entry, copyText(parsed, normalize, encoder, counters, options.signal, reportReading));
+      await stageEntry(connection, entry, copyText(parsed, normalize, encoder, counters, options.signal, reportReading, wanted));
     }
   } catch (error) {
     throw error instanceof ReconError ? error : new EntryError(label, error);
@@ -132,6 +145,11 @@ async function loadFile(connection: Connection, filePath: string, identity: File
     merged = await mergeStaged(connection, fileId, entries, staged);
   } catch (error) {
     throw new EntryError(filePath, error);
+  }
+  if (unchanged) {
+    // The ids left out as unchanged were never staged: they count as the merge would have counted them.
+    const same = unchanged.unchangedIds;
+    merged = { ...merged, distinct: merged.distinct + same, unchanged: merged.unchanged + same };
   }
   const loaded = await recordLoadedFile(connection, fileId, identity, counters, merged);
   // The merge is one statement that cannot be interrupted; a stop asked for meanwhile still rolls the file back.
@@ -156,17 +174,19 @@ async function* copyText(
   counters: FileCounters,
   signal: AbortSignal | undefined,
   reportProgress: (() => void) | undefined,
+  wanted: ReadonlySet<number> | undefined,
 ): AsyncGenerator<string> {
   let text = '';
   for await (const batch of parsed.records) {
     signal?.throwIfAborted();
     for (let i = 0; i < batch.length; i++) {
       const record = batch[i]!;
+      if (wanted && !wanted.has(record.line)) continue;
       const result = normalize(record.values);
       let reason = result.ok ? undefined : result.reason;
       if (result.ok) {
         try {
-          text += encoder.accepted(result.row, record.line);
+          text += encoder.accepted(result.row, record.line, record.values);
         } catch (error) {
           if (!(error instanceof NulCharacterError)) throw error;
           reason = error.message;

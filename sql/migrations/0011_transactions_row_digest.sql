@@ -1,15 +1,16 @@
--- A digest of what last wrote each transaction row, so that a re-ingest tells an unchanged row by one comparison.
+-- A digest of the source record that last wrote each transaction row, so that a re-ingest tells an unchanged row
+-- without normalizing, staging or comparing it.
 --
--- Nightly exports overlap: most rows of a file are already loaded, unchanged. Comparing a staged row with its stored
--- one column by column (twenty IS DISTINCT FROM) cost about 2 s of a million-row re-ingest. The loader now stages a
--- 53-bit digest of each row's values and of which columns its file carried (src/load/row-digest.ts), and stores it
--- with every row it writes: equal digests mean the row is as that same content left it. A different digest (another
--- set of columns, or a change) falls back to the full comparison, so a digest is only ever a shortcut, never the
--- judge of a change; null means "compare".
+-- Nightly exports overlap: most rows of a file are already loaded, unchanged. The loader stores with every row it
+-- writes a 53-bit digest of the record it came from, its header and the zone of DATE (src/load/row-digest.ts): an
+-- equal digest means the record would make the stored row again. A file mostly loaded already is first read for ids
+-- and digests alone (pipelines/unchanged-records.ts), and the merge skips the column-by-column comparison of a row
+-- whose digest is equal. A different digest (another header, another spelling) falls back to the full comparison:
+-- a digest is only ever a shortcut, never the judge of a change; null means "compare".
 ALTER TABLE recon.transactions ADD COLUMN row_digest bigint;
 
 COMMENT ON COLUMN recon.transactions.row_digest IS
-  'Digest of the staged values (and the set of columns) that last wrote this row; null when unknown. Lets a re-ingest skip the column-by-column comparison of an unchanged row.';
+  'Digest of the source record (with its header and zone) that last wrote this row; null when unknown. Lets a re-ingest leave an unchanged row alone without comparing it column by column.';
 
 -- A write that is not the loader's (an operator's UPDATE) leaves the digest equal to the old one: clear it, so the
 -- next load compares that row column by column instead of trusting a digest of what it no longer holds. The WHEN

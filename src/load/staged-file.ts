@@ -11,6 +11,7 @@ import {
   type MergeShape,
   type MergeTarget,
 } from './merge-statements.ts';
+import { planBulkJoins } from './bulk-plans.ts';
 import { INSERT_REJECTED_ROWS_SQL } from './rejected-rows-sql.ts';
 import { createRepeatedIdFilter, type RepeatedIdFilter } from './repeated-id-filter.ts';
 import { createStagingTableSql, STAGING_TABLE, stagingCopySql } from './staging-table.ts';
@@ -76,16 +77,21 @@ export async function stageEntry(
  */
 const MERGE_LOCK = 0x7265636f6e6d; // "reconm"
 
+/** Waits for this load's turn to merge; held until its transaction ends (a second call in it returns at once). */
+export async function takeMergeTurn(connection: Connection): Promise<void> {
+  await connection.query('SELECT pg_advisory_xact_lock($1)', [MERGE_LOCK]);
+}
+
 export async function mergeStaged(
   connection: Connection,
   fileId: string,
   entries: readonly StagedEntry[],
   staged: StagedRows,
 ): Promise<MergeCounts> {
-  await connection.query('SELECT pg_advisory_xact_lock($1)', [MERGE_LOCK]);
+  await takeMergeTurn(connection);
   const entryNames = entries.map((entry) => entry.name);
   await connection.query(INSERT_REJECTED_ROWS_SQL, [fileId, entryNames]);
-  await prepareMergePlans(connection);
+  await planBulkJoins(connection, STAGING_TABLE);
   let distinct = 0;
   let inserted = 0;
   let updated = 0;
@@ -116,19 +122,6 @@ async function mostlyStored(connection: Connection, target: MergeTarget): Promis
   return sampled > 0 && stored * 2 > sampled;
 }
 
-/**
- * The planner knows nothing of a temporary table until it is analyzed, and guessed a few staged rows where there
- * were a million: a nested loop of a million index probes (4.2 s) instead of a hash join. A statistics target of 1
- * samples 300 rows (milliseconds) and is enough for the row count and null fractions. JIT compiling the merge's
- * expressions cost more than running them. On PostgreSQL the joins get memory enough to hash a million ids in
- * one batch (the server's memory, for this transaction); PGlite keeps its defaults, as its memory is recon's own.
- */
-async function prepareMergePlans(connection: Connection): Promise<void> {
-  await connection.query('SET LOCAL jit = off');
-  if (connection.kind === 'postgres') await connection.query("SET LOCAL work_mem = '64MB'");
-  await connection.query('SET LOCAL default_statistics_target = 1');
-  await connection.query(`ANALYZE ${STAGING_TABLE}`);
-}
 
 /** Superseded rows of the target's entries, checked among the filter's candidates alone when it kept them all. */
 function repeatedRows(connection: Connection, target: MergeTarget, ids: RepeatedIdFilter): Promise<number> {

@@ -1,39 +1,38 @@
 import type { TransactionRow } from '../normalize/transaction-row.ts';
 import { COPY_NULL, copyValue, escapeCopyText, NulCharacterError } from './copy-text.ts';
-import { digestSeed, rowDigest } from './row-digest.ts';
+import { recordDigest } from './row-digest.ts';
 import { stagedColumns, type StagedEntry, type StagedRows } from './staged-file.ts';
 
 /**
  * Turns normalized rows and rejected records of one entry into COPY text lines for the staging table,
  * in the column order `stageEntry` gives COPY. Built once per entry; the per-row work is
  * one string concatenation per column. Each accepted row is noted in `staged` once its text is made, and carries
- * the digest of its values (row-digest.ts) for the merge to tell an unchanged row by.
+ * the digest of the record it came from (row-digest.ts, `digestSeed` from its header and zone).
  */
 export interface StagingRowEncoder {
-  accepted(row: TransactionRow, line: number): string;
+  /** `values`: the source record, as the normalizer read it. */
+  accepted(row: TransactionRow, line: number, values: readonly string[]): string;
   rejected(line: number, raw: string, reason: string): string;
 }
 
-export function createStagingRowEncoder(entryIndex: number, entry: StagedEntry, staged: StagedRows): StagingRowEncoder {
+export function createStagingRowEncoder(entryIndex: number, entry: StagedEntry, staged: StagedRows, digestSeed: number): StagingRowEncoder {
   const columns = stagedColumns(entry);
   const { withExtra } = entry;
   const prefix = `${entryIndex}\t`;
   const acceptedSuffix = `\t${COPY_NULL}\t${COPY_NULL}\n`;
   // A rejected row has no values and no digest.
   const rejectedNulls = `\t${COPY_NULL}`.repeat(columns.length + (withExtra ? 1 : 0) + 1);
-  const seed = digestSeed(`${columns.join(',')}|${withExtra}`);
   const count = columns.length;
   const { ids, acceptedByEntry } = staged;
   acceptedByEntry[entryIndex] = 0;
   return {
-    accepted(row, line) {
+    accepted(row, line, values) {
       let text = prefix + line;
-      const valuesStart = text.length;
       for (let i = 0; i < count; i++) text += '\t' + copyValue(row[columns[i]!]);
       if (withExtra) text += '\t' + (row.extra === null ? COPY_NULL : encodeExtra(row.extra));
       ids.add(row.transaction_id);
       acceptedByEntry[entryIndex]!++;
-      return text + '\t' + rowDigest(text, valuesStart, seed) + acceptedSuffix;
+      return text + '\t' + recordDigest(values, digestSeed) + acceptedSuffix;
     },
     rejected(line, raw, reason) {
       return `${prefix}${line}${rejectedNulls}\t${escapeCopyText(storable(reason))}\t${escapeCopyText(storable(raw))}\n`;

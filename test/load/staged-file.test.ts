@@ -4,6 +4,7 @@ import type { Connection } from '../../src/db/database.ts';
 import { insertLoadingFile } from '../../src/load/files-repository.ts';
 import { beginStaging, mergeStaged, stageEntry, type MergeCounts, type StagedEntry } from '../../src/load/staged-file.ts';
 import { createRepeatedIdFilter, type RepeatedIdFilter } from '../../src/load/repeated-id-filter.ts';
+import { recordDigestSeed } from '../../src/load/row-digest.ts';
 import { createStagingRowEncoder } from '../../src/load/staging-row-encoder.ts';
 import type { TransactionRow } from '../../src/normalize/transaction-row.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
@@ -45,11 +46,12 @@ async function load(
   const begun = await beginStaging(connection);
   const staged = ids ? { ...begun, ids } : begun;
   for (const [index, entry] of entries.entries()) {
-    const encoder = createStagingRowEncoder(index, entry, staged);
+    // The record a row came from: here the row itself, under a header of the entry's columns.
+    const encoder = createStagingRowEncoder(index, entry, staged, recordDigestSeed(['transaction_id', ...entry.columns, String(entry.withExtra)], 'UTC'));
     async function* text() {
       let batch = '';
       for (const staged of entry.rows) {
-        batch += 'row' in staged ? encoder.accepted(staged.row, staged.line) : encoder.rejected(staged.line, staged.raw, staged.reason);
+        batch += 'row' in staged ? encoder.accepted(staged.row, staged.line, [JSON.stringify(staged.row, (_, value: unknown) => (typeof value === 'bigint' ? String(value) : value))]) : encoder.rejected(staged.line, staged.raw, staged.reason);
       }
       yield batch;
     }

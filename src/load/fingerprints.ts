@@ -1,0 +1,93 @@
+import { sql } from 'kysely';
+import type { Connection } from '../db/database.ts';
+import { planBulkJoins } from './bulk-plans.ts';
+import { escapeCopyText } from './copy-text.ts';
+
+/**
+ * A file's fingerprints: for every record, its transaction id and the digest of the record (row-digest.ts), in a
+ * temporary table of the load's transaction. Joined to recon.transactions they say which records would leave their
+ * stored row as it is, so that a file mostly loaded already (the nightly windows overlap) is normalized, staged and
+ * merged only for the rest.
+ */
+const FINGERPRINT_TABLE = 'recon_fingerprints';
+
+export async function beginFingerprints(connection: Connection): Promise<void> {
+  await connection.query(`CREATE TEMP TABLE ${FINGERPRINT_TABLE} (
+  entry_index integer NOT NULL,
+  line integer NOT NULL,
+  transaction_id text NOT NULL,
+  row_digest bigint NOT NULL
+) ON COMMIT DROP`);
+}
+
+export const FINGERPRINT_COPY_SQL = `COPY ${FINGERPRINT_TABLE} (entry_index, line, transaction_id, row_digest) FROM STDIN`;
+
+/** One record's COPY line (the csv scanner has refused NUL bytes already, so the id always escapes). */
+export function fingerprintLine(entryIndex: number, line: number, transactionId: string, digest: string): string {
+  return `${entryIndex}\t${line}\t${escapeCopyText(transactionId)}\t${digest}\n`;
+}
+
+export interface FingerprintVerdict {
+  /** The lines to load, by entry index: every line of each id whose last record would change or add a row. */
+  readonly neededLines: ReadonlyMap<number, ReadonlySet<number>>;
+  /** Distinct ids whose last record would leave their stored row as it is. */
+  readonly unchangedIds: number;
+}
+
+/**
+ * Which fingerprinted records must be loaded; null when more than `maxNeededLines` would be (loading the whole file
+ * is then as cheap, and the lines need not be held in memory). `repeatedIds` says whether an id may occur twice:
+ * then the last record of each id decides, and all its records are loaded so that the merge keeps the last one
+ * the normalizer accepts.
+ */
+export async function classifyFingerprints(
+  connection: Connection,
+  options: { readonly fingerprinted: number; readonly repeatedIds: boolean; readonly maxNeededLines: number },
+): Promise<FingerprintVerdict | null> {
+  await planBulkJoins(connection, FINGERPRINT_TABLE);
+  const table = sql.table(FINGERPRINT_TABLE);
+  const differs = sql`t.transaction_id IS NULL OR t.row_digest IS DISTINCT FROM f.row_digest`;
+  const limit = options.maxNeededLines + 1;
+  const query = options.repeatedIds
+    ? sql<NeededLine>`WITH last AS (
+        SELECT DISTINCT ON (transaction_id) transaction_id, row_digest FROM ${table}
+        ORDER BY transaction_id, entry_index DESC, line DESC
+      ), needed AS (
+        SELECT f.transaction_id FROM last f LEFT JOIN recon.transactions t ON t.transaction_id = f.transaction_id
+        WHERE ${differs}
+      )
+      SELECT f.entry_index, f.line, f.transaction_id FROM ${table} f JOIN needed USING (transaction_id) LIMIT ${limit}`
+    : sql<NeededLine>`SELECT f.entry_index, f.line, f.transaction_id
+      FROM ${table} f LEFT JOIN recon.transactions t ON t.transaction_id = f.transaction_id
+      WHERE ${differs} LIMIT ${limit}`;
+  const { rows } = await query.execute(connection.db);
+  if (rows.length > options.maxNeededLines) return null;
+
+  const neededLines = new Map<number, Set<number>>();
+  for (const { entry_index, line } of rows) {
+    let lines = neededLines.get(entry_index);
+    if (!lines) neededLines.set(entry_index, (lines = new Set()));
+    lines.add(line);
+  }
+  const distinct = options.repeatedIds
+    ? Number((await sql<{ ids: string }>`SELECT count(DISTINCT transaction_id) AS ids FROM ${table}`.execute(connection.db)).rows[0]!.ids)
+    : options.fingerprinted;
+  const neededIds = options.repeatedIds ? new Set(rows.map((row) => row.transaction_id)).size : rows.length;
+  return { neededLines, unchangedIds: distinct - neededIds };
+}
+
+interface NeededLine {
+  entry_index: number;
+  line: number;
+  transaction_id: string;
+}
+
+/** How many of `ids` are stored already: one index probe each. */
+export async function countStored(connection: Connection, ids: readonly string[]): Promise<number> {
+  const { stored } = await connection.db
+    .selectFrom('recon.transactions')
+    .select(({ fn }) => fn.countAll<string>().as('stored'))
+    .where('transaction_id', '=', sql<string>`ANY (${[...ids]}::text[])`)
+    .executeTakeFirstOrThrow();
+  return Number(stored);
+}
