@@ -9,6 +9,7 @@ RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY pipelines ./pipelines
+COPY scripts/make-pglite-template.ts ./scripts/
 RUN npm run build
 
 FROM node:24-bookworm-slim AS runtime

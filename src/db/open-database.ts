@@ -11,6 +11,7 @@ import { ReconError } from '../errors.ts';
 import { kyselyOn } from './connection-dialect.ts';
 import type { Connection, Database } from './database.ts';
 import { pgliteSettingsOptions } from './pglite-settings.ts';
+import { pgliteTemplateFor } from './pglite-template.ts';
 import type { Schema } from './schema.ts';
 
 export interface DatabaseOptions {
@@ -97,7 +98,8 @@ async function openPglite(dataDir: string): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
   // Loaded only here: the wasm module took a command on PostgreSQL 0.15 s to load for nothing.
   const { PGlite } = await import('@electric-sql/pglite');
-  const pglite = await PGlite.create(dataDir, { parsers: AS_TEXT_LIKE_PG, ...pgliteSettingsOptions(PGlite.defaultStartParams) }).catch((error: unknown) => {
+  const options = { parsers: AS_TEXT_LIKE_PG, ...pgliteSettingsOptions(PGlite.defaultStartParams), loadDataDir: await pgliteTemplateFor(dataDir) };
+  const pglite = await PGlite.create(dataDir, options).catch((error: unknown) => {
     throw new ReconError('DATABASE', `cannot open the embedded database in ${dataDir}: ${(error as Error).message}`, { cause: error });
   });
   const db = new Kysely<Schema>({ dialect: new PGliteDialect({ pglite }) });
