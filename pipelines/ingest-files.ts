@@ -95,9 +95,12 @@ interface FileCounters {
 
 async function loadFile(connection: Connection, filePath: string, identity: FileIdentity, options: IngestOptions): Promise<LoadedFile> {
   const fileId = await insertLoadingFile(connection, identity);
-  const unchanged = await findUnchangedRecords(connection, filePath, identity.sizeBytes, options);
+  const { onProgress } = options;
+  const reportChecking = onProgress && ((bytesRead: number, rows: number) =>
+    onProgress({ file: identity.name, phase: 'checking', fileBytes: identity.sizeBytes, bytesRead, rows }));
+  const unchanged = await findUnchangedRecords(connection, filePath, identity.sizeBytes, options, reportChecking);
   if (unchanged && unchanged.neededLines.size === 0) {
-    options.onProgress?.({ file: identity.name, phase: 'merging', fileBytes: identity.sizeBytes, bytesRead: identity.sizeBytes, rows: unchanged.records });
+    onProgress?.({ file: identity.name, phase: 'merging', fileBytes: identity.sizeBytes, bytesRead: identity.sizeBytes, rows: unchanged.records });
     const same = unchanged.unchangedIds;
     const loaded = await recordLoadedFile(connection, fileId, identity, { rows: unchanged.records, rejected: 0 }, { distinct: same, inserted: 0, updated: 0, unchanged: same });
     options.signal?.throwIfAborted();
@@ -113,7 +116,6 @@ async function loadFile(connection: Connection, filePath: string, identity: File
     bytesRead,
     rows: counters.rows,
   });
-  const { onProgress } = options;
   const reportReading = onProgress && (() => onProgress(progress('reading', opened.bytesRead())));
   const entries: StagedEntry[] = [];
   let label = filePath;

@@ -40,6 +40,7 @@ export async function findUnchangedRecords(
   filePath: string,
   sizeBytes: number,
   options: IngestOptions,
+  reportChecking?: (bytesRead: number, records: number) => void,
 ): Promise<UnchangedRecords | null> {
   if (sizeBytes < (options.fingerprintMinBytes ?? FINGERPRINT_MIN_BYTES)) return null;
   if (!(await looksMostlyStored(connection, filePath, options))) return null;
@@ -47,7 +48,7 @@ export async function findUnchangedRecords(
   await beginFingerprints(connection);
   const ids = createRepeatedIdFilter();
   let records = 0;
-  await forEachEntry(filePath, options, async (entryIndex, parsed, label) => {
+  await forEachEntry(filePath, options, async (entryIndex, parsed, label, bytesRead) => {
     const plan = planHeader(parsed.header, label);
     const idPosition = plan.header.map(exportColumnOf).indexOf('TRANSACTIONID');
     const seed = recordDigestSeed(plan.header, options.timezone);
@@ -67,6 +68,7 @@ export async function findUnchangedRecords(
             text = '';
           }
         }
+        reportChecking?.(bytesRead(), records);
       }
       if (text) yield text;
     }
@@ -105,7 +107,7 @@ async function looksMostlyStored(connection: Connection, filePath: string, optio
 async function forEachEntry(
   filePath: string,
   options: IngestOptions,
-  visit: (entryIndex: number, parsed: ParsedCsv, label: string) => Promise<void | 'stop'>,
+  visit: (entryIndex: number, parsed: ParsedCsv, label: string, bytesRead: () => number) => Promise<void | 'stop'>,
 ): Promise<void> {
   const opened = await openExport(filePath, options.limits);
   let label = filePath;
@@ -113,7 +115,8 @@ async function forEachEntry(
   try {
     for await (const source of opened.entries) {
       label = source.label;
-      if ((await visit(entryIndex++, await parseCsv(await source.open(), { label }), label)) === 'stop') break;
+      const parsed = await parseCsv(await source.open(), { label });
+      if ((await visit(entryIndex++, parsed, label, () => opened.bytesRead())) === 'stop') break;
     }
   } catch (error) {
     throw error instanceof ReconError ? error : new EntryError(label, error);

@@ -7,8 +7,11 @@
  */
 export interface IngestProgress {
   readonly file: string;
-  /** Reading the file into staging, then merging the staged rows into recon.transactions (one long statement). */
-  readonly phase: 'reading' | 'merging';
+  /**
+   * Checking a file mostly loaded already for the records that would change nothing (unchanged-records.ts), reading
+   * the file into staging, then merging the staged rows into recon.transactions (one long statement).
+   */
+  readonly phase: 'checking' | 'reading' | 'merging';
   /** Size of the file as delivered. */
   readonly fileBytes: number;
   /** Bytes of the file as delivered read so far. */
@@ -37,7 +40,7 @@ export function createProgressBar(stream: Terminal, now: () => number = performa
     update(progress) {
       const time = now();
       if (current?.file !== progress.file) current = { file: progress.file, startedAt: time };
-      else if (time - lastDraw < REDRAW_MS && progress.phase === 'reading') return;
+      else if (time - lastDraw < REDRAW_MS && progress.phase !== 'merging') return;
       lastDraw = time;
       drawn = true;
       const line = formatProgressLine(progress, (time - current.startedAt) / 1000, stream.columns || 80);
@@ -64,7 +67,8 @@ export function formatProgressLine(progress: IngestProgress, elapsedSeconds: num
     const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%`;
     // The first draw of a file comes at its start: no rate yet rather than a made-up one.
     const rate = elapsedSeconds > 0 ? `  ${Math.round(progress.rows / elapsedSeconds)} rows/s` : '';
-    tail = ` ${bar} ${megabytes(progress.bytesRead)}/${megabytes(progress.fileBytes)} MB  ${progress.rows} rows${rate}`;
+    const checked = progress.phase === 'checking' ? ' checked against recon.transactions' : '';
+    tail = ` ${bar} ${megabytes(progress.bytesRead)}/${megabytes(progress.fileBytes)} MB  ${progress.rows} rows${checked}${rate}`;
   }
   const room = columns - 1 - tail.length;
   if (room < 2) return tail.trimStart().slice(0, Math.max(0, columns - 1));

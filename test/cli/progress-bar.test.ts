@@ -19,6 +19,8 @@ describe('progress line', () => {
   it('shows a plain file as a share of its bytes, with rows and rows/s', () => {
     const line = formatProgressLine(progress({ file: 'big.csv', fileBytes: 20 * MB, bytesRead: 5 * MB, rows: 50_000 }), 2, 100);
     expect(line).toBe('big.csv [###-------]  25% 5.0/20.0 MB  50000 rows  25000 rows/s');
+    const checking = formatProgressLine(progress({ file: 'big.csv', phase: 'checking', fileBytes: 20 * MB, bytesRead: 5 * MB, rows: 50_000 }), 2, 100);
+    expect(checking).toBe('big.csv [###-------]  25% 5.0/20.0 MB  50000 rows checked against recon.transactions  25000 rows/s');
   });
 
   it('shows a compressed file as the share of its compressed bytes read', () => {

@@ -30,8 +30,8 @@ function files(): Record<string, Buffer> {
     return line;
   });
   overlap.push(record(COUNT + 1), record(COUNT + 2), record(COUNT + 3, 'bad'));
-  // The same values under another header order: no digest matches, the columns are compared.
-  const reordered = ['ORDERID;TRANSACTIONID;DATE;AMOUNT;CURRENCY;EXECCODE', ...base.slice(0, 100).map((line) => {
+  // The same values under another header order: no digest matches, the columns are compared (and found equal).
+  const reordered = ['ORDERID;TRANSACTIONID;DATE;AMOUNT;CURRENCY;EXECCODE', ...base.slice(100, 200).map((line) => {
     const [id, order, ...rest] = line.split(';');
     return [order, id, ...rest].join(';');
   })].join('\n');
@@ -71,8 +71,12 @@ describe.each(BACKENDS)('loading only the records that change stored rows, on %s
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
+  const phases: Record<string, Set<string>> = {};
   const ingest = (database: Database, name: string, fingerprintMinBytes: number) =>
-    ingestFiles(database, [paths[name]!], { timezone: 'UTC', limits, fingerprintMinBytes });
+    ingestFiles(database, [paths[name]!], {
+      timezone: 'UTC', limits, fingerprintMinBytes,
+      onProgress: (progress) => fingerprintMinBytes === 0 && (phases[name] ??= new Set()).add(progress.phase),
+    });
   const tables = async (database: Database) => ({
     transactions: await database.db.selectFrom('recon.transactions').selectAll().orderBy('transaction_id').execute()
       .then((rows) => rows.map(({ updated_at: _updatedAt, ...kept }) => kept)),
@@ -111,6 +115,8 @@ describe.each(BACKENDS)('loading only the records that change stored rows, on %s
     expect(named(mine.transactions, myFiles)).toEqual(named(theirs.transactions, theirFiles));
     expect(named(mine.rejected, myFiles)).toEqual(named(theirs.rejected, theirFiles));
     expect(mine.transactions).toHaveLength(COUNT + 2);
+    // A file of records all as stored is checked, then recorded: nothing read into staging, nothing merged.
+    expect(phases['unchanged.csv']).toEqual(new Set(['checking', 'merging']));
     const last = (await twoPass.database.db.selectFrom('recon.files').select(['rows_total', 'rows_unchanged']).orderBy('file_id', 'desc').executeTakeFirstOrThrow());
     expect(last).toEqual({ rows_total: COUNT, rows_unchanged: COUNT });
   });
