@@ -19,6 +19,7 @@ import pg from 'pg';
 import { benchDatabases } from './bench-database.ts';
 import { buildRecon } from './build-recon.ts';
 import { generateExport } from './generate-export.ts';
+import { measurePgliteDemo, measurePgliteIngest, PGLITE_TARGET_RSS_MB, type PgliteMeasure } from './ingest-pglite.ts';
 import { timed, type Measure } from './timed.ts';
 import { LEAN_TABLE_SQL, referenceUpsert, STAGING_COLUMNS } from './reference-sql.ts';
 
@@ -129,6 +130,13 @@ async function main(): Promise<void> {
   }
   await databases.drop('recon_bench_ours');
   await databases.drop('recon_bench_ref');
+  // Embedded PGlite, the default without a server: the same gzip export into a new data directory, and the demo.
+  let pglite: { ingest: Awaited<ReturnType<typeof measurePgliteIngest>>; demo: PgliteMeasure; ref: Measure } | undefined;
+  const gzipCase = results.find((r) => r.case.startsWith('gzip'));
+  if (gzipCase) {
+    log('gzip: recon ingest into a new embedded PGlite database, then recon demo');
+    pglite = { ingest: await measurePgliteIngest(cli, `${csv1}.gz`, work), demo: await measurePgliteDemo(cli, work), ref: gzipCase.ref };
+  }
 
   const lines = [
     `ingest benchmark: ${rows.toLocaleString('en')} rows, ${(bytes / 1e6).toFixed(1)} MB of csv, node ${process.version}`,
@@ -155,6 +163,17 @@ async function main(): Promise<void> {
       ].join(' '),
     );
     lines.push(`${''.padEnd(28)} recon: ${JSON.stringify(r.summary)}`);
+  }
+  if (pglite) {
+    const { ingest, demo, ref } = pglite;
+    const rss = (m: PgliteMeasure) => `${m.peakRssMb.toFixed(0)} MB`.padStart(9);
+    const within = (m: PgliteMeasure) => (m.peakRssMb < PGLITE_TARGET_RSS_MB ? ' ok' : ' MISSED');
+    lines.push(
+      `embedded PGlite (peak RSS target < ${PGLITE_TARGET_RSS_MB} MB; time beside the PostgreSQL reference of the gzip case)`,
+      `${'gzip into a new PGlite database'.padEnd(28)} ${ingest.seconds.toFixed(2).padStart(8)} ${ref.seconds.toFixed(2).padStart(6)}  x${(ingest.seconds / ref.seconds).toFixed(2)} of ref ${rss(ingest)}${within(ingest)}`,
+      `${''.padEnd(28)} recon: ${JSON.stringify(ingest.summary)}`,
+      `${'recon demo'.padEnd(28)} ${demo.seconds.toFixed(2).padStart(8)} ${''.padStart(6)}  ${''.padEnd(11)} ${rss(demo)}${within(demo)}`,
+    );
   }
   console.log(lines.join('\n'));
 }
