@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../../src/package-root.ts';
 
@@ -18,14 +19,24 @@ export interface RunningRecon {
 }
 
 /**
- * Starts `node src/cli/main.ts ARGS` from the package root as a real subprocess (stdout and stderr are
+ * The V8 flags of the executable's shebang (`#!/usr/bin/env -S node FLAGS`): recon runs with them as users run it.
+ * They matter on PGlite, whose wasm they keep off the optimizing compiler (seconds and hundreds of MB a process).
+ */
+const NODE_FLAGS = readFileSync(path.join(packageRoot(), 'src', 'cli', 'main.ts'), 'utf8')
+  .split('\n', 1)[0]!
+  .replace(/^#!\/usr\/bin\/env -S node\s*/, '')
+  .split(/\s+/)
+  .filter((flag) => flag.startsWith('--'));
+
+/**
+ * Starts `node FLAGS src/cli/main.ts ARGS` from the package root as a real subprocess (stdout and stderr are
  * pipes, not a terminal). `env` replaces the database variables of this process's environment entirely,
  * so a PGlite run never inherits the DATABASE_URL of the test environment.
  */
 export function startRecon(args: string[], env: Record<string, string | undefined>): RunningRecon {
   const base = { ...process.env };
   for (const name of Object.keys(base)) if (name === 'DATABASE_URL' || name.startsWith('RECON_')) delete base[name];
-  const child = spawn(process.execPath, [path.join('src', 'cli', 'main.ts'), ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, path.join('src', 'cli', 'main.ts'), ...args], {
     cwd: packageRoot(),
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
