@@ -67,9 +67,10 @@ export function orderFactsCtes(scope: ReconcileScope, range: OrderIdRange): RawB
     array_agg(transaction_id) AS transaction_ids,
     bit_or(bits) AS bits,
     -- Plain aggregates over columns that are null where a transaction does not count: a null costs no call.
-    coalesce(sum(paid), 0)::bigint AS paid,
-    coalesce(sum(refunded), 0)::bigint AS refunded,
-    coalesce(sum(authorized), 0)::bigint AS authorized,
+    -- sum_minor stays a bigint where sum would build a numeric per order (migration 0012).
+    coalesce(recon.sum_minor(paid), 0) AS paid,
+    coalesce(recon.sum_minor(refunded), 0) AS refunded,
+    coalesce(recon.sum_minor(authorized), 0) AS authorized,
     count(paid)::integer AS payment_count,
     -- Byte order, not the database's collation: which code sorts first does not matter, only whether they differ.
     min(succeeded_currency COLLATE "C") AS first_currency,
