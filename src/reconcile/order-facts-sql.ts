@@ -41,14 +41,27 @@ export function operationSql(column: RawBuilder<unknown>): RawBuilder<string> {
 }
 
 /**
+ * The TX bit of an operation type (0 for an unknown one), as operationSql reads it: a spelling recon expects is
+ * told by one comparison per kind until it matches, where folding it first and classifying it then compared it
+ * twice over (the bits of 2M transactions: 0.54-0.60 s of CPU against 0.64-0.68 s).
+ */
+function operationBitSql(column: RawBuilder<unknown>): RawBuilder<number> {
+  const kinds = sql`WHEN 'payment' THEN ${TX.money} WHEN 'capture' THEN ${TX.money | TX.capture}
+    WHEN 'authorization' THEN ${TX.authorization} WHEN 'refund' THEN ${TX.refund}`;
+  return sql<number>`CASE ${column} ${kinds} ELSE CASE lower(btrim(${column})) ${kinds} ELSE 0 END END`;
+}
+
+/**
  * The facts of every order in a run's scope and slice, as the CTEs `scoped` (the orders), `sums` (per ORDERID, one
  * pass over its transactions) and `conflicts`, for the verdict statement to join. Set-based: one aggregate over
  * the whole scope, never a query per order.
  *
  * - `sums` walks the transactions in ORDERID order (the ORDER BY lets the order_id index feed the aggregate
  *   without a sort) and keeps what every order needs: the transaction ids, the bits of TX seen, the money by kind
- *   and the currencies of S. The facts few orders need (dates of authorizations, abandoned ids, SCHEDULE positions)
- *   are read by the verdict statement for those orders alone, as the bits tell.
+ *   and the currencies of S, and the facts some orders need (dates of authorizations, abandoned ids) as aggregates of
+ *   columns null for every other transaction: a null is skipped without a call, where reading them again by index
+ *   cost a lookup for each of a fifth of the orders. The SCHEDULE positions of instalments are read by the verdict
+ *   statement for the orders that have some, as the bits tell: an aggregate for them cost every transaction more.
  * - The sums are of every transaction of the ORDERID, whatever its currency: the few orders with a succeeded
  *   transaction in another currency are currency_mismatch verdicts, whose money the verdict statement sums again in
  *   the order's currency alone, so that no amount leaks into another currency's bridge.
@@ -57,7 +70,7 @@ export function operationSql(column: RawBuilder<unknown>): RawBuilder<string> {
  */
 export function orderFactsCtes(scope: ReconcileScope, range: OrderIdRange): RawBuilder<unknown> {
   const filter = scopeFilter(scope);
-  const op = operationSql(sql.ref('t.operation_type'));
+  const kind = operationBitSql(sql.ref('t.operation_type'));
   return sql`scoped AS (
   SELECT o.order_id, o.amount_minor, o.currency AS order_currency, o.status, o.refunded_minor, o.payment_method, o.created_at
   FROM recon.orders o
@@ -74,22 +87,26 @@ export function orderFactsCtes(scope: ReconcileScope, range: OrderIdRange): RawB
     count(paid)::integer AS payment_count,
     -- Byte order, not the database's collation: which code sorts first does not matter, only whether they differ.
     min(succeeded_currency COLLATE "C") AS first_currency,
-    max(succeeded_currency COLLATE "C") AS last_currency
+    max(succeeded_currency COLLATE "C") AS last_currency,
+    min(authorized_at) AS first_authorized_at,
+    max(approval_wait_at) AS latest_approval_wait_at,
+    -- In no particular order: the verdict statement sorts them for the warning.
+    array_agg(transaction_id) FILTER (WHERE bits & ${TX.abandoned} <> 0) AS abandoned_ids
   FROM (
     SELECT order_id, transaction_id, bits,
+      CASE WHEN bits & ${TX.authorization} <> 0 THEN occurred_at END AS authorized_at,
+      CASE WHEN bits & ${TX.approvalWait} <> 0 THEN occurred_at END AS approval_wait_at,
       CASE WHEN bits & ${TX.money} <> 0 THEN amount_minor END AS paid,
       CASE WHEN bits & ${TX.refund} <> 0 THEN amount_minor END AS refunded,
       CASE WHEN bits & ${TX.authorization} <> 0 THEN amount_minor END AS authorized,
       CASE WHEN bits & ${TX.succeeded} <> 0 THEN currency END AS succeeded_currency
     FROM (
-      SELECT t.order_id, t.transaction_id, t.amount_minor, t.currency,
+      SELECT t.order_id, t.transaction_id, t.amount_minor, t.currency, t.occurred_at,
         CASE t.exec_code
-          WHEN '0000' THEN ${TX.succeeded}
-            | CASE ${op} WHEN 'payment' THEN ${TX.money} WHEN 'capture' THEN ${TX.money | TX.capture}
-                WHEN 'authorization' THEN ${TX.authorization} WHEN 'refund' THEN ${TX.refund} ELSE 0 END
-            | CASE WHEN t.schedule_index IS NOT NULL AND ${op} IN ('payment', 'capture') THEN ${TX.scheduled} ELSE 0 END
+          WHEN '0000' THEN ${TX.succeeded} | ${kind}
+            | CASE WHEN t.schedule_index IS NOT NULL AND ${kind} & ${TX.money} <> 0 THEN ${TX.scheduled} ELSE 0 END
           WHEN '0002' THEN ${TX.abandoned}
-          WHEN '0003' THEN CASE WHEN ${op} = 'authorization' THEN ${TX.approvalWait} ELSE 0 END
+          WHEN '0003' THEN CASE WHEN ${kind} = ${TX.authorization} THEN ${TX.approvalWait} ELSE 0 END
           ELSE 0
         END AS bits
       FROM recon.transactions t

@@ -86,12 +86,8 @@ facts AS (
     CASE WHEN ${mismatch} THEN ${inOrderCurrency(sql`op IN ('payment', 'capture')`)} ELSE coalesce(x.paid, 0) END AS paid,
     CASE WHEN ${mismatch} THEN ${inOrderCurrency(sql`op = 'refund'`)} ELSE coalesce(x.refunded, 0) END AS refunded,
     CASE WHEN ${mismatch} THEN ${inOrderCurrency(sql`op = 'authorization'`)} ELSE coalesce(x.authorized, 0) END AS authorized,
-    CASE WHEN s.status = 'authorized' AND x.bits & ${TX.authorization} <> 0 THEN (
-      SELECT min(t.occurred_at) ${transactionsOf(sql`t.exec_code = '0000' AND ${op} = 'authorization'`)}) END AS first_authorized_at,
-    CASE WHEN x.bits & ${TX.approvalWait} <> 0 THEN (
-      SELECT max(t.occurred_at) ${transactionsOf(sql`t.exec_code = '0003' AND ${op} = 'authorization'`)}) END AS latest_approval_wait_at,
-    CASE WHEN x.bits & ${TX.abandoned} <> 0 THEN (
-      SELECT array_agg(t.transaction_id ORDER BY t.transaction_id) ${transactionsOf(sql`t.exec_code = '0002'`)}) END AS abandoned_ids,
+    CASE WHEN s.status = 'authorized' THEN x.first_authorized_at END AS first_authorized_at,
+    x.latest_approval_wait_at, x.abandoned_ids,
     -- Instalment SCHEDULE positions of the money must be 1..n, each once: n = the highest position and the positions
     -- as bits are exactly bits 1..n. Only the irregular ones get the precise warning.
     coalesce(x.bits & ${TX.scheduled} <> 0 AND NOT (
@@ -173,8 +169,10 @@ facts AS (
       CASE WHEN x.abandoned_ids IS NULL AND NOT x.schedule_irregular AND (x.known OR x.first_currency = x.last_currency)
              AND NOT ((x.verdict NOT IN ('matched', 'pending')) AND (x.previous_status IS NOT NULL) AND x.previous_status <> x.verdict) THEN NULL
       ELSE nullif(array_remove(ARRAY[
+        -- One id, the usual case, needs no sort.
         CASE WHEN x.abandoned_ids IS NOT NULL THEN 'abandoned at the redirect step (0002), no money moved: '
-          || array_to_string(x.abandoned_ids, ', ') END,
+          || CASE WHEN cardinality(x.abandoned_ids) = 1 THEN x.abandoned_ids[1]
+                  ELSE (SELECT string_agg(id, ', ' ORDER BY id) FROM unnest(x.abandoned_ids) AS id) END END,
         CASE WHEN x.schedule_irregular THEN (
           SELECT 'instalment SCHEDULE position repeated: ' || string_agg(position::text, ', ' ORDER BY position)
           FROM (SELECT t.schedule_index AS position FROM recon.transactions t

@@ -361,6 +361,15 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
     expect(v.get(p + 'regular')!.warnings).toBeNull();
   });
 
+  it.skipIf(skip)('names every abandoned attempt of an order in id order, whatever order they were loaded in', async () => {
+    const p = newPrefix();
+    const attempt = (id: string, exec: string): TestTransaction => ({ id: p + id, orderId: p + 'retried', type: 'payment', amount: '100.00', exec, at: at(DAY) });
+    await given([{ id: p + 'retried', amount: 10000n, status: 'paid', createdAt: created() }], [attempt('b', '2'), attempt('c', '0'), attempt('a', '2')]);
+    const { verdicts: v } = await verdictsOf([p + 'retried']);
+    expect(v.get(p + 'retried')!.status).toBe('matched');
+    expect(v.get(p + 'retried')!.warnings).toEqual([`abandoned at the redirect step (0002), no money moved: ${p}a, ${p}b`]);
+  });
+
   it.skipIf(skip)('re-running on unchanged data gives the same verdicts, and tracks new -> persisting -> resolved', async () => {
     const p = newPrefix();
     await given(
