@@ -4,10 +4,11 @@
  *
  * A fresh database is migrated and filled by COPY with N orders (default 1,000,000) and about 2 transactions each
  * (bench/reconcile-scenarios.ts), then VACUUM ANALYZE and one read of both tables, so that both sides start from
- * the same settled, cached state. The reference runs first: `psql -c` with one CREATE TABLE ... AS SELECT
- * (bench/reconcile-reference-sql.ts), three times, the median kept; then, once, `recon reconcile --all
- * --as-of <the generator's instant> --json`. Both under /usr/bin/time: wall seconds, and recon's peak RSS.
- * Then checks that the verdicts add up and compares recon's settled amounts with the reference's.
+ * the same settled, cached state. Then, three times in turn, the reference (`psql -c` with one CREATE TABLE ... AS
+ * SELECT, bench/reconcile-reference-sql.ts) and `recon reconcile --all --as-of <the generator's instant> --json`,
+ * each after a CHECKPOINT, recon each time into verdict tables emptied so that every run is the same first run; the
+ * median of each side is kept. Both under /usr/bin/time: wall seconds, and recon's peak RSS (the highest of its
+ * runs). Then checks that the last run's verdicts add up and compares its settled amounts with the reference's.
  * Needs DATABASE_URL (a PostgreSQL server where it may create and drop databases) and psql.
  */
 import path from 'node:path';
@@ -58,26 +59,54 @@ async function phase<T>(name: string, work: () => Promise<T>): Promise<T> {
   return result;
 }
 
-/** A two-second statement varies by a fifth from run to run here: the median of three is the figure compared. */
-const REFERENCE_RUNS = 3;
+/**
+ * A run of a few seconds varies by a fifth, and more while other work shares the machine: each side is run three
+ * times, taking turns so that both meet the same spells of load, and the medians are compared.
+ */
+const RUNS = 3;
+
+const median = (runs: readonly Measure[]): Measure => [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)]!;
+
+/**
+ * Writes out what the load or the other side left dirty, so that neither side pays for it: the load's WAL starts
+ * checkpoints that were otherwise still writing, spread over several seconds, while the first side ran.
+ */
+async function checkpoint(url: string): Promise<void> {
+  await withClient(url, (client) => client.query('CHECKPOINT'));
+}
 
 async function reference(url: string): Promise<Measure> {
-  const runs: Measure[] = [];
-  for (let i = 0; i < REFERENCE_RUNS; i++) {
-    await withClient(url, (client) => client.query(`DROP TABLE IF EXISTS ${REFERENCE_TABLE}`));
-    const result = await timed('psql', ['-qX', '-v', 'ON_ERROR_STOP=1', url, '-c', REFERENCE_RECONCILE]);
-    if (result.exitCode !== 0) throw new Error(`reference failed: ${result.stderr.trim()}`);
-    runs.push(result);
-  }
-  log(`reference runs: ${runs.map((r) => `${r.seconds.toFixed(2)} s`).join(', ')}`);
-  return runs.sort((a, b) => a.seconds - b.seconds)[Math.floor(REFERENCE_RUNS / 2)]!;
+  await withClient(url, (client) => client.query(`DROP TABLE IF EXISTS ${REFERENCE_TABLE}`));
+  await checkpoint(url);
+  const result = await timed('psql', ['-qX', '-v', 'ON_ERROR_STOP=1', url, '-c', REFERENCE_RECONCILE]);
+  if (result.exitCode !== 0) throw new Error(`reference failed: ${result.stderr.trim()}`);
+  return result;
 }
 
 async function recon(url: string): Promise<Measure> {
+  // Every run starts from no verdicts, as the first did: a later run would also compare with the earlier ones.
+  await withClient(url, (client) => client.query('TRUNCATE recon.verdicts, recon.run_totals, recon.reconciliation_runs'));
+  await checkpoint(url);
   // Run as the executable, as users do, so the shebang's V8 flags apply.
   const result = await timed(cli, ['reconcile', '--all', '--as-of', AS_OF, '--json'], { ...process.env, DATABASE_URL: url });
   if (result.exitCode === 1 || result.exitCode === 2) throw new Error(`recon reconcile exited ${result.exitCode}: ${result.stderr.trim().slice(-500)}`);
   return result;
+}
+
+/** The reference and recon in turn, RUNS times each (recon skipped with --reference-only). */
+async function measure(url: string, referenceOnly: boolean): Promise<{ ref: Measure; ours: Measure | null }> {
+  const refs: Measure[] = [];
+  const ours: Measure[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    refs.push(await reference(url));
+    if (!referenceOnly) ours.push(await recon(url));
+  }
+  const seconds = (runs: readonly Measure[]) => runs.map((r) => `${r.seconds.toFixed(2)} s`).join(', ');
+  log(`reference runs: ${seconds(refs)}`);
+  if (referenceOnly) return { ref: median(refs), ours: null };
+  log(`recon runs: ${seconds(ours)}; peak RSS ${ours.map((r) => `${r.peakRssMb.toFixed(0)} MB`).join(', ')}`);
+  const peakRssMb = Math.max(...ours.map((r) => r.peakRssMb));
+  return { ref: median(refs), ours: { ...median(ours), peakRssMb } };
 }
 
 interface Tally {
@@ -150,8 +179,10 @@ async function main(): Promise<number> {
   await phase('reading both tables once (cache warm-up)', () =>
     withClient(url, (client) => client.query('SELECT (SELECT sum(amount_minor) FROM recon.orders), (SELECT sum(amount_minor) FROM recon.transactions)')),
   );
-  const ref = await phase(`reference: one CREATE TABLE ... AS SELECT through psql, ${REFERENCE_RUNS} times`, () => reference(url));
-  const ours = referenceOnly ? null : await phase('recon reconcile --all', () => recon(url));
+  const { ref, ours } = await phase(
+    referenceOnly ? `reference: one CREATE TABLE ... AS SELECT through psql, ${RUNS} times` : `reference and recon reconcile --all in turn, ${RUNS} times each`,
+    () => measure(url, referenceOnly),
+  );
   const facts = await tally(url);
   const outcome = ours ? await verdicts(url) : null;
   if (args.keep) log(`kept database ${DATABASE}`);
