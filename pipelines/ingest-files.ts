@@ -6,7 +6,8 @@ import { describeError, ReconError } from '../src/errors.ts';
 import { NulCharacterError } from '../src/load/copy-text.ts';
 import type { FileResult, LoadedFile } from '../src/load/file-result.ts';
 import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadedFile, type FileIdentity } from '../src/load/files-repository.ts';
-import { beginStaging, mergeStaged, stageEntry, type StagedEntry } from '../src/load/staged-file.ts';
+import { readAhead, type ReadAhead } from '../src/load/read-ahead.ts';
+import { beginStaging, mergeChunk, mergeStaged, stageEntry, type StagedEntry } from '../src/load/staged-file.ts';
 import { recordDigestSeed } from '../src/load/row-digest.ts';
 import { createStagingRowEncoder, type StagingRowEncoder } from '../src/load/staging-row-encoder.ts';
 import { planHeader } from '../src/normalize/header-plan.ts';
@@ -38,7 +39,20 @@ export interface IngestOptions {
   readonly signal?: AbortSignal;
   /** Files of at least this many bytes are first checked for records loaded already (unchanged-records.ts); tests lower it. */
   readonly fingerprintMinBytes?: number;
+  /**
+   * Rows staged per chunk of a file loaded in chunks (staged-file.ts, `mergeChunk`). On PostgreSQL, CHUNK_ROWS; on
+   * PGlite, which runs in Node's own thread and so cannot merge while Node parses, a file is one chunk. Tests lower it.
+   */
+  readonly chunkRows?: number;
 }
+
+/**
+ * About a second of parsing, and of merging, per chunk on the benchmark's machine: the per-chunk statements cost a few
+ * milliseconds each, and the last chunk's merge, which nothing overlaps, stays short.
+ */
+const CHUNK_ROWS = 100_000;
+/** COPY text parsed ahead of the database while it merges a chunk: about 90,000 rows, most of a chunk. */
+const READ_AHEAD_BYTES = 16 * 1024 * 1024;
 
 export async function ingestFiles(database: Database, paths: readonly string[], options: IngestOptions): Promise<FileResult[]> {
   // An unknown zone is the caller's mistake, not each file's: refuse it (ReconError CONFIG) before any file.
@@ -91,7 +105,12 @@ async function ingestFile(database: Database, filePath: string, options: IngestO
 interface FileCounters {
   rows: number;
   rejected: number;
+  /** Rows staged since the last chunk ended. */
+  sinceChunk: number;
 }
+
+/** Ends a chunk in the stream of an entry's COPY text. */
+const CHUNK_END = Symbol('chunk end');
 
 async function loadFile(connection: Connection, filePath: string, identity: FileIdentity, options: IngestOptions): Promise<LoadedFile> {
   const fileId = await insertLoadingFile(connection, identity);
@@ -108,7 +127,8 @@ async function loadFile(connection: Connection, filePath: string, identity: File
   }
   const staged = await beginStaging(connection);
   const opened = await openExport(filePath, options.limits);
-  const counters: FileCounters = { rows: 0, rejected: 0 };
+  const counters: FileCounters = { rows: 0, rejected: 0, sinceChunk: 0 };
+  const chunkRows = options.chunkRows ?? (connection.kind === 'postgres' ? CHUNK_ROWS : Number.POSITIVE_INFINITY);
   const progress = (phase: IngestProgress['phase'], bytesRead: number): IngestProgress => ({
     file: identity.name,
     phase,
@@ -133,7 +153,15 @@ async function loadFile(connection: Connection, filePath: string, identity: File
       const encoder = createStagingRowEncoder(entries.length, entry, staged, recordDigestSeed(plan.header, options.timezone));
       const wanted = unchanged ? (unchanged.neededLines.get(entries.length) ?? new Set<number>()) : undefined;
       entries.push(entry);
-      await stageEntry(connection, entry, copyText(parsed, normalize, encoder, counters, options.signal, reportReading, wanted));
+      const text = readAhead(copyText(parsed, normalize, encoder, counters, options.signal, reportReading, wanted, chunkRows), READ_AHEAD_BYTES);
+      try {
+        while (await stageChunk(connection, entry, text)) {
+          options.signal?.throwIfAborted();
+          await mergeChunk(connection, fileId, entries, staged);
+        }
+      } finally {
+        await text.close();
+      }
     }
   } catch (error) {
     throw error instanceof ReconError ? error : new EntryError(label, error);
@@ -144,6 +172,8 @@ async function loadFile(connection: Connection, filePath: string, identity: File
   onProgress?.(progress('merging', identity.sizeBytes));
   let merged;
   try {
+    // A file loaded in chunks merges its last one as the others: the last merge then takes only the rows set aside.
+    if (staged.chunks) await mergeChunk(connection, fileId, entries, staged);
     merged = await mergeStaged(connection, fileId, entries, staged);
   } catch (error) {
     throw new EntryError(filePath, error);
@@ -165,9 +195,28 @@ async function loadFile(connection: Connection, filePath: string, identity: File
  */
 const COPY_CHUNK_CHARS = 32 * 1024;
 
+/** COPYs an entry's text into staging up to the end of a chunk (true) or of the entry (false). */
+async function stageChunk(connection: Connection, entry: StagedEntry, text: ReadAhead<typeof CHUNK_END>): Promise<boolean> {
+  let chunkEnded = false;
+  async function* untilChunkEnd(): AsyncGenerator<Buffer> {
+    for (;;) {
+      const item = await text.next();
+      if (item.done) return;
+      if (item.value === CHUNK_END) {
+        chunkEnded = true;
+        return;
+      }
+      yield item.value;
+    }
+  }
+  await stageEntry(connection, entry, untilChunkEnd());
+  return chunkEnded;
+}
+
 /**
  * The COPY text of one entry, in chunks of a few hundred rows: the per-row work is the normalizer and
- * the encoder, with no promise and no allocation beyond the row's own strings.
+ * the encoder, with no promise and no allocation beyond the row's own strings. CHUNK_END follows every
+ * `chunkRows`-th row staged in the file.
  */
 async function* copyText(
   parsed: ParsedCsv,
@@ -177,7 +226,8 @@ async function* copyText(
   signal: AbortSignal | undefined,
   reportProgress: (() => void) | undefined,
   wanted: ReadonlySet<number> | undefined,
-): AsyncGenerator<string> {
+  chunkRows: number,
+): AsyncGenerator<string | typeof CHUNK_END> {
   let text = '';
   for await (const batch of parsed.records) {
     signal?.throwIfAborted();
@@ -198,7 +248,12 @@ async function* copyText(
         text += encoder.rejected(record.line, formatRawRecord(record.values, parsed.delimiter), reason);
         counters.rejected++;
       }
-      if (text.length >= COPY_CHUNK_CHARS) {
+      if (++counters.sinceChunk >= chunkRows) {
+        if (text) yield text;
+        text = '';
+        counters.sinceChunk = 0;
+        yield CHUNK_END;
+      } else if (text.length >= COPY_CHUNK_CHARS) {
         yield text;
         text = '';
       }

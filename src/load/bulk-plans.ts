@@ -13,5 +13,10 @@ export async function planBulkJoins(connection: Connection, table: string): Prom
   await connection.query('SET LOCAL jit = off');
   if (connection.kind === 'postgres') await connection.query("SET LOCAL work_mem = '64MB'");
   await connection.query('SET LOCAL default_statistics_target = 1');
+  await analyzeStaged(connection, table);
+}
+
+/** Statistics of the table as it is now, under the settings planBulkJoins made: again after each chunk's COPY. */
+export async function analyzeStaged(connection: Connection, table: string): Promise<void> {
   await connection.query(`ANALYZE ${table}`);
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Schema, TransactionsTable } from '../db/schema.ts';
 import type { TransactionColumn } from '../normalize/transaction-row.ts';
-import { STAGING_TABLE } from './staging-table.ts';
+import { LEFTOVER_TABLE, STAGING_TABLE } from './staging-table.ts';
 
 /**
  * The statements that move a file's staged rows into recon.transactions, built with Kysely on the transaction's
@@ -34,6 +34,11 @@ export interface MergeTarget {
   readonly entryNames: readonly (string | null)[];
   /** The entries this statement takes: entries whose headers carry other columns get statements of their own. */
   readonly entryIndexes: readonly number[];
+  /**
+   * The last merge of a file loaded in chunks: a stored row this file wrote already (an earlier chunk inserted its
+   * id) is always rewritten by the id's later rows, so that its values and lineage are those of its last line.
+   */
+  readonly refreshOwnRows?: boolean;
 }
 
 type StagedTransaction = Omit<TransactionsTable, 'extra' | 'file_id' | 'entry' | 'line' | 'updated_at'>;
@@ -50,11 +55,11 @@ export interface StagingTable extends StagedTransaction {
 /** The ids of a merge's new or changed rows, for the merge of a file that is mostly loaded already. */
 export const DELTA_TABLE = 'recon_delta';
 
-type StagingSchema = Schema & { [STAGING_TABLE]: StagingTable; [DELTA_TABLE]: { transaction_id: string } };
+type TempTables = { [STAGING_TABLE]: StagingTable; [LEFTOVER_TABLE]: StagingTable; [DELTA_TABLE]: { transaction_id: string } };
 type Db = Kysely<Schema>;
 
-function staging(db: Db): Kysely<StagingSchema> {
-  return db.withTables<{ [STAGING_TABLE]: StagingTable; [DELTA_TABLE]: { transaction_id: string } }>();
+function staging(db: Db): Kysely<Schema & TempTables> {
+  return db.withTables<TempTables>();
 }
 
 /** How a merge reads its staged rows: each id once when `deduplicate`; only the ids of DELTA_TABLE when `onlyDelta`. */
@@ -92,14 +97,20 @@ function lineage({ fileId, entryNames }: MergeTarget) {
  * A stored row differs from its staged one in a column the file carries, or gains a key of `extra`. Equal digests
  * answer first: the same content wrote the stored row, and twenty comparisons are skipped.
  */
-function changed({ columns, withExtra }: MergeShape): RawBuilder<boolean> {
+function changed({ columns, withExtra }: MergeShape, target: MergeTarget): RawBuilder<boolean> {
   const tests: RawBuilder<unknown>[] = [];
   if (columns.length > 0) {
     const row = (table: 't' | 's') => sql.join(columns.map((name) => column(table, name)));
     tests.push(sql`(${row('t')}) IS DISTINCT FROM (${row('s')})`);
   }
   if (withExtra) tests.push(sql`t.extra || coalesce(s.extra, '{}') <> t.extra`);
-  return sql<boolean>`(t.row_digest IS DISTINCT FROM s.row_digest AND (${sql.join(tests, sql` OR `)}))`;
+  const differs = sql<boolean>`(t.row_digest IS DISTINCT FROM s.row_digest AND (${sql.join(tests, sql` OR `)}))`;
+  return target.refreshOwnRows ? sql<boolean>`(${ownRow(target)} OR ${differs})` : differs;
+}
+
+/** A stored row written by this file already: see `MergeTarget.refreshOwnRows`. */
+function ownRow({ fileId }: MergeTarget): RawBuilder<boolean> {
+  return sql<boolean>`t.file_id = ${fileId}::bigint`;
 }
 
 /** Whether `updateChanged` can change anything: a file of bare transaction ids only ever inserts. */
@@ -117,35 +128,112 @@ export async function updateChanged(db: Db, shape: MergeShape, target: MergeTarg
     .from(stagedSource(db, shape, target, options).as('s'))
     .set({ ...assignments, row_digest: sql`s.row_digest`, ...lineage(target), updated_at: sql`now()` })
     .whereRef('t.transaction_id', '=', sql.ref('s.transaction_id'))
-    .where(changed(shape))
+    .where(changed(shape, target))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 /** Inserts the staged rows whose transaction id is not stored yet; the number of rows inserted. */
 export async function insertNew(db: Db, shape: MergeShape, target: MergeTarget, options: SourceOptions): Promise<number> {
+  const result = await insertNewQuery(db, shape, target, options, 'anti-join').executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows);
+}
+
+/**
+ * The insert of staged rows whose id is not stored yet: by an anti-join; by the primary key's own check as each row
+ * goes in (`on-conflict`), which joins nothing where the stored rows are many and the staged ones mostly new; or
+ * not at all (`none`), for rows known to be new, where a stored id fails the statement.
+ */
+function insertNewQuery(db: Db, shape: MergeShape, target: MergeTarget, options: SourceOptions, skipStored: 'anti-join' | 'on-conflict' | 'none') {
   const written: (TransactionColumn | 'extra' | 'row_digest')[] = [
     'transaction_id', ...shape.columns, ...(shape.withExtra ? ['extra' as const] : []), 'row_digest',
   ];
   const { file_id, entry, line } = lineage(target);
-  const result = await db
-    .insertInto('recon.transactions')
-    .columns([...written, 'file_id' as const, 'entry' as const, 'line' as const])
-    .expression(
-      db
-        .selectFrom(stagedSource(db, shape, target, options).as('s'))
-        .select([
-          ...written.map((name) => (name === 'extra' ? sql`coalesce(s.extra, '{}')` : column('s', name)).as(name)),
-          file_id.as('file_id'),
-          entry.as('entry'),
-          line.as('line'),
-        ])
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('recon.transactions as t').whereRef('t.transaction_id', '=', sql.ref('s.transaction_id')))),
-        ),
-    )
-    .executeTakeFirst();
+  const rows = db
+    .selectFrom(stagedSource(db, shape, target, options).as('s'))
+    .select([
+      ...written.map((name) => (name === 'extra' ? sql`coalesce(s.extra, '{}')` : column('s', name)).as(name)),
+      file_id.as('file_id'),
+      entry.as('entry'),
+      line.as('line'),
+    ]);
+  const insert = db.insertInto('recon.transactions').columns([...written, 'file_id' as const, 'entry' as const, 'line' as const]);
+  if (skipStored === 'none') return insert.expression(rows);
+  if (skipStored === 'on-conflict') return insert.expression(rows).onConflict((conflict) => conflict.column('transaction_id').doNothing());
+  return insert.expression(
+    rows.where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('recon.transactions as t').whereRef('t.transaction_id', '=', sql.ref('s.transaction_id')))),
+    ),
+  );
+}
+
+/**
+ * Inserts every staged row of the target (each id once when `deduplicate`) as a new row: for the chunk of a file
+ * whose ids are all new, at the cost of the insert alone. An id stored already fails it with a unique violation.
+ */
+export async function insertAllStaged(db: Db, shape: MergeShape, target: MergeTarget, deduplicate: boolean): Promise<number> {
+  const result = await insertNewQuery(db, shape, target, { deduplicate, onlyDelta: false }, 'none').executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows);
+}
+
+/**
+ * One chunk of a file loaded in chunks (staged-file.ts): inserts the staged rows of ids not stored yet, as
+ * `insertNew` does, and moves every other accepted row (an id stored before this chunk, by an earlier file or an
+ * earlier chunk of this one) to LEFTOVER_TABLE, where the file's last merge compares them as it would the rows of a
+ * whole file. One statement: the insert skips stored ids by its primary key's check (an anti-join hashed every
+ * stored id again for each chunk, and probing the index first checked each id twice), and the rows kept are those
+ * whose id it did not return.
+ */
+export async function insertNewKeepingStored(
+  db: Db,
+  shape: MergeShape,
+  target: MergeTarget,
+  deduplicate: boolean,
+): Promise<{ inserted: number; kept: number }> {
+  const temp = staging(db);
+  const { inserted, kept } = await temp
+    .with('inserted', () => insertNewQuery(db, shape, target, { deduplicate, onlyDelta: false }, 'on-conflict').returning('transaction_id'))
+    .with('kept', (qb) =>
+      qb
+        .insertInto(LEFTOVER_TABLE)
+        .expression(
+          qb
+            .selectFrom(STAGING_TABLE)
+            .selectAll()
+            .where('reject_reason', 'is', null)
+            .where('entry_index', '=', sql<number>`ANY (${[...target.entryIndexes]}::integer[])`)
+            .where(({ not, exists, selectFrom }) =>
+              not(exists(selectFrom('inserted').select(sql`1`.as('one')).whereRef('inserted.transaction_id', '=', `${STAGING_TABLE}.transaction_id`))),
+            ),
+        )
+        .returning('line'),
+    )
+    .selectNoFrom((eb) => [
+      eb.selectFrom('inserted').select(eb.fn.countAll<string>().as('n')).as('inserted'),
+      eb.selectFrom('kept').select(eb.fn.countAll<string>().as('n')).as('kept'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { inserted: Number(inserted), kept: Number(kept) };
+}
+
+/**
+ * How many distinct ids among the target's accepted staged rows this file has written already (an earlier chunk
+ * inserted them): among the `candidates` when given, which then hold every id staged in two chunks.
+ */
+export async function countOwnRows(db: Db, target: MergeTarget, candidates: readonly string[] | 'all'): Promise<number> {
+  let ids = staging(db)
+    .selectFrom(STAGING_TABLE)
+    .select('transaction_id')
+    .where('reject_reason', 'is', null)
+    .where('entry_index', '=', sql<number>`ANY (${[...target.entryIndexes]}::integer[])`);
+  if (candidates !== 'all') ids = ids.where('transaction_id', '=', sql<string>`ANY (${[...candidates]}::text[])`);
+  const { own } = await db
+    .selectFrom('recon.transactions as t')
+    .select((eb) => eb.fn.countAll<string>().as('own'))
+    .where(ownRow(target))
+    .where('t.transaction_id', 'in', ids)
+    .executeTakeFirstOrThrow();
+  return Number(own);
 }
 
 /**
@@ -196,7 +284,8 @@ export async function sampleStoredShare(db: Db, target: MergeTarget, size: numbe
  */
 export async function collectDelta(db: Db, shape: MergeShape, target: MergeTarget, deduplicate: boolean): Promise<void> {
   const source = stagedSource(db, shape, target, { deduplicate, onlyDelta: false });
-  const differs = canChangeStoredRows(shape) ? sql<boolean>`t.row_digest IS DISTINCT FROM s.row_digest` : sql<boolean>`false`;
+  const digestDiffers = canChangeStoredRows(shape) ? sql<boolean>`t.row_digest IS DISTINCT FROM s.row_digest` : sql<boolean>`false`;
+  const differs = target.refreshOwnRows ? sql<boolean>`(${ownRow(target)} OR ${digestDiffers})` : digestDiffers;
   await sql`DROP TABLE IF EXISTS ${sql.table(DELTA_TABLE)}`.execute(db);
   await db.schema
     .createTable(DELTA_TABLE)

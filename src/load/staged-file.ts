@@ -4,17 +4,20 @@ import type { TransactionColumn } from '../normalize/transaction-row.ts';
 import {
   canChangeStoredRows,
   collectDelta,
+  countOwnRows,
   countRepeatedRows,
+  insertAllStaged,
   insertNew,
+  insertNewKeepingStored,
   sampleStoredShare,
   updateChanged,
   type MergeShape,
   type MergeTarget,
 } from './merge-statements.ts';
-import { planBulkJoins } from './bulk-plans.ts';
+import { analyzeStaged, planBulkJoins } from './bulk-plans.ts';
 import { INSERT_REJECTED_ROWS_SQL } from './rejected-rows-sql.ts';
 import { createRepeatedIdFilter, type RepeatedIdFilter } from './repeated-id-filter.ts';
-import { createStagingTableSql, STAGING_TABLE, stagingCopySql } from './staging-table.ts';
+import { createLeftoverTableSql, createStagingTableSql, LEFTOVER_TABLE, STAGING_TABLE, stagingCopySql } from './staging-table.ts';
 
 /**
  * One file's rows on their way into recon.transactions, inside the caller's transaction:
@@ -34,6 +37,14 @@ export interface StagedRows {
   readonly ids: RepeatedIdFilter;
   /** Accepted rows staged, by entry index. */
   readonly acceptedByEntry: number[];
+  /** Set once a chunk of the file has been merged (`mergeChunk`). */
+  chunks?: {
+    inserted: number;
+    leftover: number;
+    firstEntryStaged: number;
+    /** A chunk's insert met stored ids its checks did not show: the later chunks take the careful way at once. */
+    insertFailed: boolean;
+  };
 }
 
 export interface MergeCounts {
@@ -63,7 +74,7 @@ export async function beginStaging(connection: Connection): Promise<StagedRows> 
 export async function stageEntry(
   connection: Connection,
   entry: StagedEntry,
-  copyText: AsyncIterable<string>,
+  copyText: AsyncIterable<string | Buffer>,
 ): Promise<void> {
   await connection.copyFrom(stagingCopySql(stagedColumns(entry), entry.withExtra), Readable.from(copyText, { objectMode: false }));
 }
@@ -82,6 +93,81 @@ export async function takeMergeTurn(connection: Connection): Promise<void> {
   await connection.query('SELECT pg_advisory_xact_lock($1)', [MERGE_LOCK]);
 }
 
+/**
+ * Loading in chunks. A large file's rows would otherwise be merged in one statement once all of them are staged,
+ * the database idle while Node parses and Node idle while the database merges. Instead, every `chunkRows` staged
+ * rows, `mergeChunk` inserts the chunk's new ids at once while the next chunk parses (read-ahead.ts), and keeps
+ * aside the rows of ids stored already. Only new ids are merged early because only they are final: an id stored
+ * before the file must be compared once, with its last row in the whole file (a row changed in one chunk and
+ * changed back in a later one is unchanged, its lineage untouched), so all of its rows wait for the last merge,
+ * which takes them with the last chunk's rows as it would a whole file's. A new id seen again in a later chunk
+ * is this file's own row by then: the last merge rewrites it with its last row and counts it once, as inserted.
+ * Merges take their turn at the first chunk, as a whole file's merge does, and keep it to the commit.
+ */
+export async function mergeChunk(
+  connection: Connection,
+  fileId: string,
+  entries: readonly StagedEntry[],
+  staged: StagedRows,
+): Promise<void> {
+  await takeMergeTurn(connection);
+  const entryNames = entries.map((entry) => entry.name);
+  await connection.query(INSERT_REJECTED_ROWS_SQL, [fileId, entryNames]);
+  if (staged.chunks) {
+    await analyzeStaged(connection, STAGING_TABLE);
+  } else {
+    await planBulkJoins(connection, STAGING_TABLE);
+    await connection.query(createLeftoverTableSql());
+    staged.chunks = { inserted: 0, leftover: 0, firstEntryStaged: 0, insertFailed: false };
+  }
+  const chunks = staged.chunks;
+  for (const { shape, entryIndexes } of groupByShape(entries, chunks.firstEntryStaged)) {
+    const target: MergeTarget = { fileId, entryNames, entryIndexes };
+    const deduplicate = (await repeatedRows(connection, target, staged.ids)) > 0;
+    const allNew = chunks.insertFailed ? undefined : await insertIfAllNew(connection, shape, target, staged, deduplicate);
+    if (allNew !== undefined) {
+      chunks.inserted += allNew;
+      continue;
+    }
+    const { inserted, kept } = await insertNewKeepingStored(connection.db, shape, target, deduplicate);
+    chunks.inserted += inserted;
+    chunks.leftover += kept;
+  }
+  await connection.query(`TRUNCATE ${STAGING_TABLE}`);
+  chunks.firstEntryStaged = entries.length - 1;
+}
+
+/**
+ * The usual chunk, a new file's or a new stretch of one, holds new ids only: inserted as they are, it costs what a
+ * whole file's insert costs per row, where skipping stored ids one by one cost a fifth more and setting the
+ * others aside as much again. Whether it does is asked cheaply first (its first rows' ids, and the ids staged in
+ * an earlier chunk too), and proven by the insert itself, in a savepoint: a stored id fails it, the chunk's rows
+ * are back as they were, and undefined says so.
+ */
+async function insertIfAllNew(
+  connection: Connection,
+  shape: MergeShape,
+  target: MergeTarget,
+  staged: StagedRows,
+  deduplicate: boolean,
+): Promise<number | undefined> {
+  if ((await sampleStoredShare(connection.db, target, SAMPLE_ROWS)).stored > 0) return undefined;
+  if ((await ownRows(connection, target, staged.ids)) > 0) return undefined;
+  await connection.query('SAVEPOINT recon_chunk');
+  try {
+    const inserted = await insertAllStaged(connection.db, shape, target, deduplicate);
+    await connection.query('RELEASE SAVEPOINT recon_chunk');
+    return inserted;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
+    await connection.query('ROLLBACK TO SAVEPOINT recon_chunk');
+    staged.chunks!.insertFailed = true;
+    return undefined;
+  }
+}
+
+const UNIQUE_VIOLATION = '23505';
+
 export async function mergeStaged(
   connection: Connection,
   fileId: string,
@@ -91,23 +177,44 @@ export async function mergeStaged(
   await takeMergeTurn(connection);
   const entryNames = entries.map((entry) => entry.name);
   await connection.query(INSERT_REJECTED_ROWS_SQL, [fileId, entryNames]);
-  await planBulkJoins(connection, STAGING_TABLE);
-  let distinct = 0;
-  let inserted = 0;
+  const { chunks } = staged;
+  let acceptedByEntry = staged.acceptedByEntry;
+  if (chunks) {
+    if (chunks.leftover > 0) await connection.query(`INSERT INTO ${STAGING_TABLE} SELECT * FROM ${LEFTOVER_TABLE}`);
+    acceptedByEntry = await countAcceptedByEntry(connection);
+    await analyzeStaged(connection, STAGING_TABLE);
+  } else {
+    await planBulkJoins(connection, STAGING_TABLE);
+  }
+  let distinct = chunks?.inserted ?? 0;
+  let inserted = chunks?.inserted ?? 0;
   let updated = 0;
-  for (const { shape, entryIndexes } of groupByShape(entries)) {
-    const target: MergeTarget = { fileId, entryNames, entryIndexes };
-    const accepted = entryIndexes.reduce((sum, index) => sum + (staged.acceptedByEntry[index] ?? 0), 0);
+  for (const { shape, entryIndexes } of groupByShape(entries, 0)) {
+    const target: MergeTarget = { fileId, entryNames, entryIndexes, refreshOwnRows: chunks !== undefined };
+    const accepted = entryIndexes.reduce((sum, index) => sum + (acceptedByEntry[index] ?? 0), 0);
+    if (accepted === 0) continue;
     const repeated = await repeatedRows(connection, target, staged.ids);
+    // Ids an earlier chunk inserted are counted there; their rows here only refresh them (`refreshOwnRows`).
+    const own = chunks ? await ownRows(connection, target, staged.ids) : 0;
     const deduplicate = repeated > 0;
     const onlyDelta = accepted >= DELTA_MIN_ROWS && (await mostlyStored(connection, target));
     if (onlyDelta) await collectDelta(connection.db, shape, target, deduplicate);
     const options = { deduplicate, onlyDelta };
-    if (canChangeStoredRows(shape)) updated += await updateChanged(connection.db, shape, target, options);
+    if (canChangeStoredRows(shape)) updated += (await updateChanged(connection.db, shape, target, options)) - own;
     inserted += await insertNew(connection.db, shape, target, options);
-    distinct += accepted - repeated;
+    distinct += accepted - repeated - own;
   }
   return { distinct, inserted, updated, unchanged: distinct - inserted - updated };
+}
+
+/** Accepted rows now in the staging table, by entry index: the last chunk's and those kept aside before it. */
+async function countAcceptedByEntry(connection: Connection): Promise<number[]> {
+  const { rows } = await connection.query<{ entry_index: number; accepted: string }>(
+    `SELECT entry_index, count(*) AS accepted FROM ${STAGING_TABLE} WHERE reject_reason IS NULL GROUP BY entry_index`,
+  );
+  const byEntry: number[] = [];
+  for (const row of rows) byEntry[row.entry_index] = Number(row.accepted);
+  return byEntry;
 }
 
 /**
@@ -122,7 +229,6 @@ async function mostlyStored(connection: Connection, target: MergeTarget): Promis
   return sampled > 0 && stored * 2 > sampled;
 }
 
-
 /** Superseded rows of the target's entries, checked among the filter's candidates alone when it kept them all. */
 function repeatedRows(connection: Connection, target: MergeTarget, ids: RepeatedIdFilter): Promise<number> {
   if (ids.overflowed) return countRepeatedRows(connection.db, target, 'all');
@@ -130,14 +236,22 @@ function repeatedRows(connection: Connection, target: MergeTarget, ids: Repeated
   return countRepeatedRows(connection.db, target, ids.candidates);
 }
 
+/** Ids of the target's rows that an earlier chunk inserted: each was seen twice in the file, so it is a candidate. */
+function ownRows(connection: Connection, target: MergeTarget, ids: RepeatedIdFilter): Promise<number> {
+  if (ids.overflowed) return countOwnRows(connection.db, target, 'all');
+  if (ids.candidates.length === 0) return Promise.resolve(0);
+  return countOwnRows(connection.db, target, ids.candidates);
+}
+
 /**
  * Entries of one zip usually share a header, which makes one merge for the file. A run of entries with
  * other columns gets its own statements, in entry order, so that no entry blanks columns it did not carry
  * and the last entry still wins. A transaction id present in two runs is then counted once per run.
  */
-function groupByShape(entries: readonly StagedEntry[]): { shape: MergeShape; entryIndexes: number[] }[] {
+function groupByShape(entries: readonly StagedEntry[], firstEntry: number): { shape: MergeShape; entryIndexes: number[] }[] {
   const groups: { key: string; shape: MergeShape; entryIndexes: number[] }[] = [];
   entries.forEach((entry, index) => {
+    if (index < firstEntry) return;
     const key = `${[...entry.columns].sort().join(',')}|${entry.withExtra}`;
     const last = groups.at(-1);
     if (last?.key === key) last.entryIndexes.push(index);

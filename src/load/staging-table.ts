@@ -51,3 +51,14 @@ export function stagingCopySql(columns: readonly TransactionColumn[], withExtra:
   const list = ['entry_index', 'line', ...columns, ...(withExtra ? ['extra'] : []), 'row_digest', 'reject_reason', 'raw'];
   return `COPY ${STAGING_TABLE} (${list.join(', ')}) FROM STDIN`;
 }
+
+/**
+ * A file loaded in chunks keeps here, between its chunks, the staged rows of ids that were stored already when their
+ * chunk merged; the file's last merge takes them with its last chunk (staged-file.ts). Same columns as the staging
+ * table, same life: this transaction.
+ */
+export const LEFTOVER_TABLE = 'recon_leftover';
+
+export function createLeftoverTableSql(): string {
+  return `CREATE TEMP TABLE ${LEFTOVER_TABLE} (LIKE ${STAGING_TABLE}) ON COMMIT DROP`;
+}
