@@ -28,7 +28,10 @@ function openPostgres(connectionString: string): Database {
   // recon serve shares one pool between the receiver (an upload holds a connection until it is stored), the job
   // queue's polling and heartbeats, the worker's ingest and /metrics: ten keeps a few slow uploads from starving the
   // heartbeats (a job whose heartbeat lapses is handed to another worker).
-  const pool = new pg.Pool({ connectionString, max: 10 });
+  // A load stages a chunk of up to 100,000 rows (about 25 MB) in a temporary table: with the default 8 MB of buffers
+  // for temporary tables, most of each chunk was written out to disk and read back for its merge. The memory is the
+  // server's, taken as a session uses it; options in the connection string take precedence over these.
+  const pool = new pg.Pool({ connectionString, max: 10, options: '-c temp_buffers=32MB' });
   // An idle client's connection can drop (server restart); without a listener that error kills the process.
   pool.on('error', () => {});
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
