@@ -33,7 +33,9 @@ export function createRepeatedIdFilter({ exactIds = EXACT_IDS, bitsLog2 = BITS_L
   let overflowed = false;
 
   const flag = (id: string) => {
-    if (candidates.length < maxCandidates) candidates.push(id);
+    // A copy: an id split out of the csv text may be a slice that keeps its whole decoded chunk alive, and the
+    // candidates of a 5M-row file (false positives, mostly late) kept 20 MB of them.
+    if (candidates.length < maxCandidates) candidates.push(Buffer.from(id).toString());
     else overflowed = true;
   };
   const setBits = (id: string): boolean => {
