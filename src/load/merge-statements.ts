@@ -5,8 +5,8 @@ import { LEFTOVER_TABLE, STAGING_TABLE } from './staging-table.ts';
 
 /**
  * The statements that move a file's staged rows into recon.transactions, built with Kysely on the transaction's
- * own connection. Two joins instead of an upsert: ON CONFLICT locks every row it meets before it can tell that
- * nothing changed, so a re-ingest of unchanged rows rewrote a million tuples' lock bits; a join reads them and
+ * own connection. Two joins instead of an upsert: ON CONFLICT DO UPDATE locks every row it meets before it can tell
+ * that nothing changed, so a re-ingest of unchanged rows rewrote a million tuples' lock bits; a join reads them and
  * writes only what differs.
  *
  * - Only the columns this file's header carries are written and compared: an export that asked for fewer
