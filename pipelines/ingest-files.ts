@@ -6,10 +6,11 @@ import { describeError, ReconError } from '../src/errors.ts';
 import { NulCharacterError } from '../src/load/copy-text.ts';
 import type { FileResult, LoadedFile } from '../src/load/file-result.ts';
 import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadedFile, type FileIdentity } from '../src/load/files-repository.ts';
+import { copyDirect, restageDirect } from '../src/load/direct-copy.ts';
 import { readAhead, type ReadAhead } from '../src/load/read-ahead.ts';
-import { beginStaging, mergeChunk, mergeStaged, stageEntry, type StagedEntry } from '../src/load/staged-file.ts';
+import { beginStaging, mergeChunk, mergeStaged, stageEntry, type StagedEntry, type StagedRows } from '../src/load/staged-file.ts';
 import { recordDigestSeed } from '../src/load/row-digest.ts';
-import { createStagingRowEncoder, type StagingRowEncoder } from '../src/load/staging-row-encoder.ts';
+import { createStagingRowEncoder, directLineage, type DirectLineage, type StagingRowEncoder } from '../src/load/staging-row-encoder.ts';
 import { planHeader } from '../src/normalize/header-plan.ts';
 import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
 import { createWallTimeResolver } from '../src/normalize/wall-time-resolver.ts';
@@ -44,6 +45,8 @@ export interface IngestOptions {
    * PGlite, which runs in Node's own thread and so cannot merge while Node parses, a file is one chunk. Tests lower it.
    */
   readonly chunkRows?: number;
+  /** COPY text parsed ahead while a chunk merges: READ_AHEAD_BYTES unless a test lowers it. */
+  readonly readAheadBytes?: number;
 }
 
 /**
@@ -109,8 +112,19 @@ interface FileCounters {
   sinceChunk: number;
 }
 
-/** Ends a chunk in the stream of an entry's COPY text. */
+/**
+ * The stream of an entry's COPY text is cut into units, one COPY each: a unit starts with UnitStart (whether its rows
+ * are encoded for recon.transactions itself, `direct`, or for the staging table), ends at CHUNK_END or with the entry,
+ * and a direct unit's rejected rows (staging lines) come as one Rejected item before its end.
+ */
 const CHUNK_END = Symbol('chunk end');
+interface UnitStart {
+  readonly direct: boolean;
+}
+interface Rejected {
+  readonly rejected: string;
+}
+type Marker = typeof CHUNK_END | UnitStart | Rejected;
 
 async function loadFile(connection: Connection, filePath: string, identity: FileIdentity, options: IngestOptions): Promise<LoadedFile> {
   const fileId = await insertLoadingFile(connection, identity);
@@ -153,9 +167,10 @@ async function loadFile(connection: Connection, filePath: string, identity: File
       const encoder = createStagingRowEncoder(entries.length, entry, staged, recordDigestSeed(plan.header, options.timezone));
       const wanted = unchanged ? (unchanged.neededLines.get(entries.length) ?? new Set<number>()) : undefined;
       entries.push(entry);
-      const text = readAhead(copyText(parsed, normalize, encoder, counters, options.signal, reportReading, wanted, chunkRows), READ_AHEAD_BYTES);
+      const encoding = { encoder, staged, lineage: directLineage(fileId, source.name), chunkRows };
+      const text = readAhead(copyText(parsed, normalize, encoding, counters, options.signal, reportReading, wanted), options.readAheadBytes ?? READ_AHEAD_BYTES);
       try {
-        while (await stageChunk(connection, entry, text)) {
+        while (await stageChunk(connection, entry, entries.length - 1, text, staged)) {
           options.signal?.throwIfAborted();
           await mergeChunk(connection, fileId, entries, staged);
         }
@@ -195,22 +210,66 @@ async function loadFile(connection: Connection, filePath: string, identity: File
  */
 const COPY_CHUNK_CHARS = 32 * 1024;
 
-/** COPYs an entry's text into staging up to the end of a chunk (true) or of the entry (false). */
-async function stageChunk(connection: Connection, entry: StagedEntry, text: ReadAhead<typeof CHUNK_END>): Promise<boolean> {
+/**
+ * COPYs a unit of an entry's text, into staging or straight into recon.transactions, up to the end of a chunk (true)
+ * or of the entry (false). A direct unit that meets a stored id is written to staging instead, and the file's later
+ * chunks go through staging.
+ */
+async function stageChunk(
+  connection: Connection,
+  entry: StagedEntry,
+  entryIndex: number,
+  text: ReadAhead<Marker>,
+  staged: StagedRows,
+): Promise<boolean> {
+  const start = await text.next();
+  if (start.done) return false;
+  const { direct } = start.value as UnitStart;
   let chunkEnded = false;
-  async function* untilChunkEnd(): AsyncGenerator<Buffer> {
+  let rejected = '';
+  const kept: Buffer[] = [];
+  async function* unit(): AsyncGenerator<Buffer> {
     for (;;) {
       const item = await text.next();
       if (item.done) return;
-      if (item.value === CHUNK_END) {
+      const value = item.value;
+      if (value === CHUNK_END) {
         chunkEnded = true;
         return;
       }
-      yield item.value;
+      if (Buffer.isBuffer(value)) {
+        if (direct) kept.push(value);
+        yield value;
+      } else if ('rejected' in value) {
+        rejected += value.rejected;
+      }
     }
   }
-  await stageEntry(connection, entry, untilChunkEnd());
+  if (!direct) {
+    staged.acceptedInStaging = true;
+    await stageEntry(connection, entry, unit());
+    return chunkEnded;
+  }
+  const chunks = staged.chunks!;
+  if (await copyDirect(connection, entry, unit())) {
+    chunks.inserted += kept.reduce((rows, buffer) => rows + countLines(buffer), 0);
+  } else {
+    // The rest of the unit, which the failed COPY did not read.
+    for await (const buffer of unit()) void buffer;
+    await restageDirect(connection, entry, entryIndex, kept);
+    staged.acceptedInStaging = true;
+    chunks.insertFailed = true;
+    chunks.direct = false;
+  }
+  if (rejected) await stageEntry(connection, entry, [rejected]);
   return chunkEnded;
+}
+
+/** Rows of COPY text: a newline inside a value is escaped, so each newline byte ends a row. */
+function countLines(buffer: Buffer): number {
+  let lines = 0;
+  for (let at = buffer.indexOf(10); at !== -1; at = buffer.indexOf(10, at + 1)) lines++;
+  return lines;
 }
 
 /**
@@ -221,14 +280,17 @@ async function stageChunk(connection: Connection, entry: StagedEntry, text: Read
 async function* copyText(
   parsed: ParsedCsv,
   normalize: ReturnType<typeof createRecordNormalizer>,
-  encoder: StagingRowEncoder,
+  { encoder, staged, lineage, chunkRows }: { encoder: StagingRowEncoder; staged: StagedRows; lineage: DirectLineage; chunkRows: number },
   counters: FileCounters,
   signal: AbortSignal | undefined,
   reportProgress: (() => void) | undefined,
   wanted: ReadonlySet<number> | undefined,
-  chunkRows: number,
-): AsyncGenerator<string | typeof CHUNK_END> {
+): AsyncGenerator<string | Marker> {
+  // Read as each unit starts: a chunk merged meanwhile may have proven the file's chunks new, or a direct one failed.
+  let direct = staged.chunks?.direct === true;
+  yield { direct };
   let text = '';
+  let rejected = '';
   for await (const batch of parsed.records) {
     signal?.throwIfAborted();
     for (let i = 0; i < batch.length; i++) {
@@ -238,21 +300,29 @@ async function* copyText(
       let reason = result.ok ? undefined : result.reason;
       if (result.ok) {
         try {
-          text += encoder.accepted(result.row, record.line, record.values);
+          text += direct
+            ? encoder.direct(result.row, record.line, record.values, lineage)
+            : encoder.accepted(result.row, record.line, record.values);
         } catch (error) {
           if (!(error instanceof NulCharacterError)) throw error;
           reason = error.message;
         }
       }
       if (reason !== undefined) {
-        text += encoder.rejected(record.line, formatRawRecord(record.values, parsed.delimiter), reason);
+        const line = encoder.rejected(record.line, formatRawRecord(record.values, parsed.delimiter), reason);
+        if (direct) rejected += line;
+        else text += line;
         counters.rejected++;
       }
       if (++counters.sinceChunk >= chunkRows) {
         if (text) yield text;
+        if (rejected) yield { rejected };
         text = '';
+        rejected = '';
         counters.sinceChunk = 0;
         yield CHUNK_END;
+        direct = staged.chunks?.direct === true;
+        yield { direct };
       } else if (text.length >= COPY_CHUNK_CHARS) {
         yield text;
         text = '';
@@ -262,4 +332,5 @@ async function* copyText(
     reportProgress?.();
   }
   if (text) yield text;
+  if (rejected) yield { rejected };
 }

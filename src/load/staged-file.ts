@@ -15,6 +15,7 @@ import {
   type MergeTarget,
 } from './merge-statements.ts';
 import { analyzeStaged, planBulkJoins } from './bulk-plans.ts';
+import { isUniqueViolation } from './direct-copy.ts';
 import { INSERT_REJECTED_ROWS_SQL } from './rejected-rows-sql.ts';
 import { createRepeatedIdFilter, type RepeatedIdFilter } from './repeated-id-filter.ts';
 import { createLeftoverTableSql, createStagingTableSql, LEFTOVER_TABLE, STAGING_TABLE, stagingCopySql } from './staging-table.ts';
@@ -35,8 +36,10 @@ export interface StagedEntry {
 /** What the encoders note of the accepted rows as they stage them, for the merge to plan by. */
 export interface StagedRows {
   readonly ids: RepeatedIdFilter;
-  /** Accepted rows staged, by entry index. */
+  /** Accepted rows encoded, by entry index (staged, or COPYed directly when the file loads in chunks). */
   readonly acceptedByEntry: number[];
+  /** Whether the staging table may hold accepted rows since the last chunk: false after chunks that went direct. */
+  acceptedInStaging: boolean;
   /** Set once a chunk of the file has been merged (`mergeChunk`). */
   chunks?: {
     inserted: number;
@@ -44,6 +47,11 @@ export interface StagedRows {
     firstEntryStaged: number;
     /** A chunk's insert met stored ids its checks did not show: the later chunks take the careful way at once. */
     insertFailed: boolean;
+    /**
+     * Whether the next chunks go straight into recon.transactions (direct-copy.ts): once a chunk has proven all new,
+     * until a chunk meets a stored id.
+     */
+    direct: boolean;
   };
 }
 
@@ -62,7 +70,7 @@ export function stagedColumns(entry: StagedEntry): TransactionColumn[] {
 
 export async function beginStaging(connection: Connection): Promise<StagedRows> {
   await connection.query(createStagingTableSql());
-  return { ids: createRepeatedIdFilter(), acceptedByEntry: [] };
+  return { ids: createRepeatedIdFilter(), acceptedByEntry: [], acceptedInStaging: true };
 }
 
 /**
@@ -74,7 +82,7 @@ export async function beginStaging(connection: Connection): Promise<StagedRows> 
 export async function stageEntry(
   connection: Connection,
   entry: StagedEntry,
-  copyText: AsyncIterable<string | Buffer>,
+  copyText: Iterable<string | Buffer> | AsyncIterable<string | Buffer>,
 ): Promise<void> {
   await connection.copyFrom(stagingCopySql(stagedColumns(entry), entry.withExtra), Readable.from(copyText, { objectMode: false }));
 }
@@ -118,23 +126,28 @@ export async function mergeChunk(
   } else {
     await planBulkJoins(connection, STAGING_TABLE);
     await connection.query(createLeftoverTableSql());
-    staged.chunks = { inserted: 0, leftover: 0, firstEntryStaged: 0, insertFailed: false };
+    staged.chunks = { inserted: 0, leftover: 0, firstEntryStaged: 0, insertFailed: false, direct: false };
   }
   const chunks = staged.chunks;
-  for (const { shape, entryIndexes } of groupByShape(entries, chunks.firstEntryStaged)) {
+  let allNew = !chunks.insertFailed;
+  const groups = staged.acceptedInStaging ? groupByShape(entries, chunks.firstEntryStaged) : [];
+  for (const { shape, entryIndexes } of groups) {
     const target: MergeTarget = { fileId, entryNames, entryIndexes };
     const deduplicate = (await repeatedRows(connection, target, staged.ids)) > 0;
-    const allNew = chunks.insertFailed ? undefined : await insertIfAllNew(connection, shape, target, staged, deduplicate);
-    if (allNew !== undefined) {
-      chunks.inserted += allNew;
+    const newRows = chunks.insertFailed ? undefined : await insertIfAllNew(connection, shape, target, staged, deduplicate);
+    if (newRows !== undefined) {
+      chunks.inserted += newRows;
       continue;
     }
+    allNew = false;
     const { inserted, kept } = await insertNewKeepingStored(connection.db, shape, target, deduplicate);
     chunks.inserted += inserted;
     chunks.leftover += kept;
   }
+  chunks.direct = allNew && !chunks.insertFailed;
   await connection.query(`TRUNCATE ${STAGING_TABLE}`);
   chunks.firstEntryStaged = entries.length - 1;
+  staged.acceptedInStaging = false;
 }
 
 /**
@@ -159,14 +172,12 @@ async function insertIfAllNew(
     await connection.query('RELEASE SAVEPOINT recon_chunk');
     return inserted;
   } catch (error) {
-    if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
+    if (!isUniqueViolation(error)) throw error;
     await connection.query('ROLLBACK TO SAVEPOINT recon_chunk');
     staged.chunks!.insertFailed = true;
     return undefined;
   }
 }
-
-const UNIQUE_VIOLATION = '23505';
 
 export async function mergeStaged(
   connection: Connection,

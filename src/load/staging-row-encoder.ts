@@ -13,6 +13,21 @@ export interface StagingRowEncoder {
   /** `values`: the source record, as the normalizer read it. */
   accepted(row: TransactionRow, line: number, values: readonly string[]): string;
   rejected(line: number, raw: string, reason: string): string;
+  /**
+   * The same accepted row as a line of recon.transactions itself, in the order of `directCopySql`, with its lineage:
+   * for a chunk of new ids COPYed straight into the table (direct-copy.ts).
+   */
+  direct(row: TransactionRow, line: number, values: readonly string[], lineage: DirectLineage): string;
+}
+
+/** The lineage a directly COPYed row carries: its file, as a COPY value, and its zip entry's name, encoded. */
+export interface DirectLineage {
+  readonly fileId: string;
+  readonly entry: string;
+}
+
+export function directLineage(fileId: string, entryName: string | null): DirectLineage {
+  return { fileId, entry: entryName === null ? COPY_NULL : escapeCopyText(entryName) };
 }
 
 export function createStagingRowEncoder(entryIndex: number, entry: StagedEntry, staged: StagedRows, digestSeed: number): StagingRowEncoder {
@@ -25,14 +40,22 @@ export function createStagingRowEncoder(entryIndex: number, entry: StagedEntry, 
   const count = columns.length;
   const { ids, acceptedByEntry } = staged;
   acceptedByEntry[entryIndex] = 0;
+  /** The row's values from transaction_id on, and its digest, each after a tab. */
+  const valuesOf = (row: TransactionRow, values: readonly string[]): string => {
+    let text = '';
+    for (let i = 0; i < count; i++) text += '\t' + copyValue(row[columns[i]!]);
+    if (withExtra) text += '\t' + (row.extra === null ? COPY_NULL : encodeExtra(row.extra));
+    ids.add(row.transaction_id);
+    acceptedByEntry[entryIndex]!++;
+    return text + '\t' + recordDigest(values, digestSeed);
+  };
   return {
     accepted(row, line, values) {
-      let text = prefix + line;
-      for (let i = 0; i < count; i++) text += '\t' + copyValue(row[columns[i]!]);
-      if (withExtra) text += '\t' + (row.extra === null ? COPY_NULL : encodeExtra(row.extra));
-      ids.add(row.transaction_id);
-      acceptedByEntry[entryIndex]!++;
-      return text + '\t' + recordDigest(values, digestSeed) + acceptedSuffix;
+      return prefix + line + valuesOf(row, values) + acceptedSuffix;
+    },
+    direct(row, line, values, lineage) {
+      // Without its leading tab: transaction_id comes first.
+      return `${valuesOf(row, values).slice(1)}\t${lineage.fileId}\t${lineage.entry}\t${line}\n`;
     },
     rejected(line, raw, reason) {
       return `${prefix}${line}${rejectedNulls}\t${escapeCopyText(storable(reason))}\t${escapeCopyText(storable(raw))}\n`;

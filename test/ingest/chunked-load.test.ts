@@ -49,7 +49,15 @@ function files(): Record<string, Buffer> {
       data: Buffer.from(['ORDERID;TRANSACTIONID;DATE;AMOUNT;CURRENCY', ...[record(305, '3.05'), record(21), ...Array.from({ length: 9 }, (_, i) => record(400 + i)), record(20)].map(reordered)].join('\n')),
     },
   ]);
-  return { 'first.csv': csv(first), 'mixed.csv': csv(mixed), 'large.csv': csv(large), 'two-headers.zip': zip };
+  // Chunks of 5 going straight into recon.transactions from the third on (see the test): the third holds a rejected
+  // record, the fourth a stored id (T10, changed), which fails its COPY and sends its rows through staging.
+  const direct = [
+    ...Array.from({ length: 10 }, (_, i) => record(500 + i)),
+    record(510), record(511, 'bad'), record(512), record(513), record(514),
+    record(515), record(10, '10.10'), record(516, 'bad'), record(517), record(518),
+    ...Array.from({ length: 7 }, (_, i) => record(519 + i)),
+  ];
+  return { 'first.csv': csv(first), 'mixed.csv': csv(mixed), 'large.csv': csv(large), 'two-headers.zip': zip, 'direct.csv': csv(direct) };
 }
 
 describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
@@ -74,8 +82,10 @@ describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
+  // A read-ahead of one byte keeps the parser one unit ahead, so that a chunk proven new sends the ones after the
+  // next straight into recon.transactions, as on a large file.
   const ingest = (database: Database, name: string, chunkRows: number) =>
-    ingestFiles(database, [paths[name]!], { timezone: 'UTC', limits, chunkRows, fingerprintMinBytes: Number.POSITIVE_INFINITY });
+    ingestFiles(database, [paths[name]!], { timezone: 'UTC', limits, chunkRows, readAheadBytes: 1, fingerprintMinBytes: Number.POSITIVE_INFINITY });
   const tables = async (database: Database) => {
     const files = new Map((await database.db.selectFrom('recon.files').select(['file_id', 'name']).execute()).map((f) => [f.file_id, f.name]));
     const transactions = await database.db.selectFrom('recon.transactions').selectAll().orderBy('transaction_id').execute();
@@ -91,7 +101,7 @@ describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
 
   it.skipIf(skip)('ends each file with the rows, lineage, counts and rejected rows of loading it whole', async () => {
     const results: Record<string, FileResult[]> = {};
-    for (const [name, chunkRows] of [['first.csv', 7], ['mixed.csv', 7], ['large.csv', 1_200], ['two-headers.zip', 7]] as const) {
+    for (const [name, chunkRows] of [['first.csv', 7], ['mixed.csv', 7], ['large.csv', 1_200], ['two-headers.zip', 7], ['direct.csv', 5]] as const) {
       const [inChunks, asWhole] = [await ingest(chunked.database, name, chunkRows), await ingest(whole.database, name, Number.POSITIVE_INFINITY)];
       // A whole file counts an id once per run of entries with the same columns (staged-file.ts, groupByShape); in
       // chunks, an id that an earlier chunk inserted is counted there once. Files of one header count alike.
@@ -108,6 +118,7 @@ describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
     expect(results['large.csv']![0]).toMatchObject({ inserted: 2_999, updated: 1, unchanged: 0 });
     // 23 distinct ids in 26 rows: 21 new, T21 as stored, and T20, changed by a.csv and back by b.csv, counted once.
     expect(results['two-headers.zip']![0]).toMatchObject({ rows: 26, inserted: 21, superseded: 3, updated: 1, unchanged: 1 });
+    expect(results['direct.csv']![0]).toMatchObject({ rows: 27, inserted: 24, updated: 1, rejected: 2, superseded: 0 });
     const name = (file: string | undefined) => file && path.basename(file);
     const byId = new Map(mine.transactions.map((row) => [row.transaction_id, { ...row, file: name(row.file) }]));
     expect(byId.get('T3')).toMatchObject({ amount_minor: '305', file: 'first.csv', line: 26 });
@@ -120,5 +131,7 @@ describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
     expect(byId.get('T9')).toMatchObject({ amount_minor: '999', file: 'large.csv', line: 2_302 });
     expect(byId.get('T20')).toMatchObject({ amount_minor: '2005', file: 'two-headers.zip', entry: 'b.csv', line: 13 });
     expect(byId.get('T301')).toMatchObject({ amount_minor: '301', file: 'two-headers.zip', entry: 'a.csv', line: 15 });
+    expect(byId.get('T10')).toMatchObject({ amount_minor: '1010', file: 'direct.csv', line: 18 });
+    expect(byId.get('T513')).toMatchObject({ file: 'direct.csv', entry: null, line: 15 });
   });
 });
