@@ -110,6 +110,8 @@ export async function takeMergeTurn(connection: Connection): Promise<void> {
  * changed back in a later one is unchanged, its lineage untouched), so all of its rows wait for the last merge,
  * which takes them with the last chunk's rows as it would a whole file's. A new id seen again in a later chunk
  * is this file's own row by then: the last merge rewrites it with its last row and counts it once, as inserted.
+ * Once a chunk has proven all new, the next ones skip staging and go straight into recon.transactions
+ * (direct-copy.ts); what that COPY cannot take comes back here through staging.
  * Merges take their turn at the first chunk, as a whole file's merge does, and keep it to the commit.
  */
 export async function mergeChunk(
