@@ -40,10 +40,10 @@ export function createStagingRowEncoder(entryIndex: number, entry: StagedEntry, 
   const count = columns.length;
   const { ids, acceptedByEntry } = staged;
   acceptedByEntry[entryIndex] = 0;
-  /** The row's values from transaction_id on, and its digest, each after a tab. */
+  /** The row's values from transaction_id on, and its digest, separated by tabs. */
   const valuesOf = (row: TransactionRow, values: readonly string[]): string => {
-    let text = '';
-    for (let i = 0; i < count; i++) text += '\t' + copyValue(row[columns[i]!]);
+    let text = copyValue(row[columns[0]!]);
+    for (let i = 1; i < count; i++) text += '\t' + copyValue(row[columns[i]!]);
     if (withExtra) text += '\t' + (row.extra === null ? COPY_NULL : encodeExtra(row.extra));
     ids.add(row.transaction_id);
     acceptedByEntry[entryIndex]!++;
@@ -51,11 +51,10 @@ export function createStagingRowEncoder(entryIndex: number, entry: StagedEntry, 
   };
   return {
     accepted(row, line, values) {
-      return prefix + line + valuesOf(row, values) + acceptedSuffix;
+      return prefix + line + '\t' + valuesOf(row, values) + acceptedSuffix;
     },
     direct(row, line, values, lineage) {
-      // Without its leading tab: transaction_id comes first.
-      return `${valuesOf(row, values).slice(1)}\t${lineage.fileId}\t${lineage.entry}\t${line}\n`;
+      return `${valuesOf(row, values)}\t${lineage.fileId}\t${lineage.entry}\t${line}\n`;
     },
     rejected(line, raw, reason) {
       return `${prefix}${line}${rejectedNulls}\t${escapeCopyText(storable(reason))}\t${escapeCopyText(storable(raw))}\n`;
