@@ -13,8 +13,9 @@ COPY scripts/make-pglite-template.ts ./scripts/
 RUN npm run build
 
 FROM node:24-bookworm-slim AS runtime
-# bzip2 decompresses bzip2 exports natively (recon falls back to a JavaScript decoder without it).
-RUN apt-get update && apt-get install -y --no-install-recommends bzip2 && rm -rf /var/lib/apt/lists/*
+# lbzip2 decompresses bzip2 exports natively with about half the CPU of bzip2, which stays as the fallback
+# (recon falls back to a JavaScript decoder without either).
+RUN apt-get update && apt-get install -y --no-install-recommends lbzip2 bzip2 && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production RECON_DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
