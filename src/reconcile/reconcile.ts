@@ -3,6 +3,7 @@ import type { Database } from '../db/database.ts';
 import { VERDICT_STATUSES, type Schema, type VerdictStatus } from '../db/schema.ts';
 import { scopeToJson, type ReconcileScope } from './reconcile-scope.ts';
 import { WHOLE_RANGE, type OrderIdRange } from './order-facts-sql.ts';
+import { inTurns } from './in-turns.ts';
 import { sliceRanges } from './slice-ranges.ts';
 import { writeVerdictsSql, type VerdictParameters, type WrittenVerdictGroup } from './verdicts-sql.ts';
 
@@ -17,7 +18,7 @@ export interface ReconcileOptions {
    * absent, writes every run in one transaction. PGlite has one connection whatever this says.
    */
   readonly connections?: number;
-  /** Fewer orders than this per connection and the run is not split (see slice-ranges.ts); lower in tests. */
+  /** Fewer orders than this per slice and the run is cut into fewer slices, or none (see slice-ranges.ts); lower in tests. */
   readonly minOrdersPerSlice?: number;
 }
 
@@ -52,8 +53,9 @@ const RECONCILE_LOCK = 0x7265636f6e01;
  * One reconciliation run: every order in scope gets a verdict, set-based (see verdicts-sql.ts): no order is ever
  * loaded into Node, and the run is all there or not at all.
  *
- * A run over many orders is split into slices of the ORDERID space, each written by its own connection at the same
- * time (PostgreSQL 15 runs an INSERT ... SELECT on one core whatever the server has). Its run row is committed first,
+ * A run over many orders is split into slices of the ORDERID space, written by several connections at the same time
+ * (PostgreSQL 15 runs an INSERT ... SELECT on one core whatever the server has), each taking the next slice as it
+ * finishes one (see SLICES_PER_CONNECTION). Its run row is committed first,
  * unfinished, and every reader of verdicts ignores an unfinished run's; the run is finished in one last
  * transaction, or removed with its verdicts when a slice fails. A run cut short by a crash is removed by the
  * next one. A run over few orders is one transaction, as its statement is.
@@ -61,8 +63,9 @@ const RECONCILE_LOCK = 0x7265636f6e01;
 export async function reconcile(database: Database, options: ReconcileOptions): Promise<RunSummary> {
   const asOf = options.asOf ?? new Date();
   const parameters = (runId: string) => ({ ...options, runId, asOf });
-  const splittable = database.kind === 'postgres' && (options.connections ?? 1) > 1 && options.scope.kind !== 'orders';
-  const ranges = splittable ? await sliceRanges(database.db, options.connections!, options.minOrdersPerSlice) : [WHOLE_RANGE];
+  const connections = options.connections ?? 1;
+  const splittable = database.kind === 'postgres' && connections > 1 && options.scope.kind !== 'orders';
+  const ranges = splittable ? await sliceRanges(database.db, connections * SLICES_PER_CONNECTION, options.minOrdersPerSlice) : [WHOLE_RANGE];
   if (ranges.length === 1) {
     return database.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${RECONCILE_LOCK}::bigint)`.execute(trx);
@@ -78,11 +81,8 @@ export async function reconcile(database: Database, options: ReconcileOptions): 
       await coordinator.transaction().execute(removeUnfinishedRuns);
       const runId = await startRun(coordinator, options, asOf);
       try {
-        const written = await Promise.allSettled(ranges.map((range) =>
-          database.db.transaction().execute((trx) => writeSlice(trx, parameters(runId), range))));
-        const failure = written.find((result) => result.status === 'rejected');
-        if (failure) throw failure.reason;
-        const groups = written.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
+        const groups = await inTurns(ranges, connections, (range) =>
+          database.db.transaction().execute((trx) => writeSlice(trx, parameters(runId), range)));
         return await coordinator.transaction().execute((trx) => finishRun(trx, runId, options, asOf, groups));
       } catch (error) {
         // Should the removal fail too (the server gone), the next run removes this one: the first error is the story.
@@ -95,6 +95,14 @@ export async function reconcile(database: Database, options: ReconcileOptions): 
     }
   });
 }
+
+/**
+ * A run is cut into a few slices per connection, not one: slices of as many orders still take unequal times (the
+ * slice below another inserts into the middle of the verdicts' order_id index, splitting its pages in halves where
+ * the last one appends; a burst of other work on the server slows one connection), and with one slice each the
+ * run waits for the slowest while the other connections sit idle.
+ */
+const SLICES_PER_CONNECTION = 4;
 
 /** The session settings of a verdict statement, for its transaction only, then the statement for one slice. */
 async function writeSlice(trx: Kysely<Schema>, parameters: VerdictParameters, range: OrderIdRange): Promise<WrittenVerdictGroup[]> {

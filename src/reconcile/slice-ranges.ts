@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { WHOLE_RANGE, type OrderIdRange } from './order-facts-sql.ts';
 
-/** Below this many orders a second connection costs more than it saves. */
+/** Below this many orders a slice of its own (a statement planned and started once more) costs more than it saves. */
 export const MIN_ORDERS_PER_SLICE = 50_000;
 
 /**
