@@ -30,6 +30,10 @@ export interface Connection {
   readonly kind: Database['kind'];
   /** Kysely on this very connection and transaction: what it builds runs between the COPYs, not beside them. */
   readonly db: Kysely<Schema>;
+  /**
+   * One statement on the connection: what `db` compiles its queries to runs here (connection-dialect.ts). recon's
+   * own statements go through `db`, so that they are typed against the schema.
+   */
   query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
   /** Several statements separated by `;`, no parameters (migrations). */
   exec(script: string): Promise<void>;

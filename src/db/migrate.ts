@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { ReconError } from '../errors.ts';
 import { packageRoot } from '../package-root.ts';
 import type { Database } from './database.ts';
@@ -27,15 +28,15 @@ export async function migrate(database: Database, dir = migrationsDir()): Promis
   // leaves the files before it applied, and a concurrent migrator that got there first is seen, file by file.
   for (const name of files.filter((file) => !appliedBefore.has(file))) {
     const applied = await database.transaction(async (connection) => {
-      if (database.kind === 'postgres') await connection.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      if (database.kind === 'postgres') await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(connection.db);
       await connection.exec(`
         CREATE SCHEMA IF NOT EXISTS recon;
         CREATE TABLE IF NOT EXISTS recon.schema_migrations (
           name text PRIMARY KEY,
           applied_at timestamptz NOT NULL DEFAULT now()
         );`);
-      const { rows } = await connection.query('SELECT 1 FROM recon.schema_migrations WHERE name = $1', [name]);
-      if (rows.length > 0) return false;
+      const done = await connection.db.selectFrom('recon.schema_migrations').select('name').where('name', '=', name).executeTakeFirst();
+      if (done) return false;
       const script = await readFile(path.join(dir, name), 'utf8');
       const skip = database.kind === 'pglite' && script.split('\n', 1)[0]?.trim() === POSTGRES_ONLY;
       try {
@@ -43,7 +44,7 @@ export async function migrate(database: Database, dir = migrationsDir()): Promis
       } catch (error) {
         throw new ReconError('MIGRATION', `migration ${name} failed: ${(error as Error).message}`, { cause: error });
       }
-      await connection.query('INSERT INTO recon.schema_migrations (name) VALUES ($1)', [name]);
+      await connection.db.insertInto('recon.schema_migrations').values({ name }).execute();
       return true;
     });
     if (applied) newlyApplied.push(name);
@@ -54,11 +55,9 @@ export async function migrate(database: Database, dir = migrationsDir()): Promis
 /** The migrations applied so far; none on a database that has never been migrated. */
 async function appliedMigrations(database: Database): Promise<Set<string>> {
   return database.transaction(async (connection) => {
-    const { rows: [table] } = await connection.query<{ present: boolean }>(
-      "SELECT to_regclass('recon.schema_migrations') IS NOT NULL AS present",
-    );
+    const { rows: [table] } = await sql<{ present: boolean }>`SELECT to_regclass('recon.schema_migrations') IS NOT NULL AS present`.execute(connection.db);
     if (!table?.present) return new Set<string>();
-    const { rows } = await connection.query<{ name: string }>('SELECT name FROM recon.schema_migrations');
+    const rows = await connection.db.selectFrom('recon.schema_migrations').select('name').execute();
     return new Set(rows.map((row) => row.name));
   });
 }

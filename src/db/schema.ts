@@ -274,7 +274,14 @@ export interface ReconciliationView {
   explanation: unknown;
 }
 
+/** Bootstrapped by migrate.ts itself, before the first migration. */
+export interface SchemaMigrationsTable {
+  name: string;
+  applied_at: DefaultedTimestamp;
+}
+
 export interface Schema {
+  'recon.schema_migrations': SchemaMigrationsTable;
   'recon.files': FilesTable;
   'recon.transactions': TransactionsTable;
   'recon.rejected_rows': RejectedRowsTable;

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Connection } from '../db/database.ts';
 
 /**
@@ -10,13 +11,13 @@ import type { Connection } from '../db/database.ts';
  * memory is recon's own process's.
  */
 export async function planBulkJoins(connection: Connection, table: string): Promise<void> {
-  await connection.query('SET LOCAL jit = off');
-  if (connection.kind === 'postgres') await connection.query("SET LOCAL work_mem = '64MB'");
-  await connection.query('SET LOCAL default_statistics_target = 1');
+  await sql`SET LOCAL jit = off`.execute(connection.db);
+  if (connection.kind === 'postgres') await sql`SET LOCAL work_mem = '64MB'`.execute(connection.db);
+  await sql`SET LOCAL default_statistics_target = 1`.execute(connection.db);
   await analyzeStaged(connection, table);
 }
 
 /** Statistics of the table as it is now, under the settings planBulkJoins made: again after each chunk's COPY. */
 export async function analyzeStaged(connection: Connection, table: string): Promise<void> {
-  await connection.query(`ANALYZE ${table}`);
+  await sql`ANALYZE ${sql.table(table)}`.execute(connection.db);
 }

@@ -1,7 +1,11 @@
 import { Readable } from 'node:stream';
+import { sql } from 'kysely';
 import type { Connection } from '../db/database.ts';
+import type { TransactionsTable } from '../db/schema.ts';
+import type { TransactionColumn } from '../normalize/transaction-row.ts';
+import { unlessUniqueViolation } from './savepoint.ts';
 import { stagedColumns, type StagedEntry } from './staged-file.ts';
-import { STAGING_TABLE } from './staging-table.ts';
+import { STAGING_TABLE, withStaging } from './staging-table.ts';
 
 /**
  * A chunk of new ids COPYed straight into recon.transactions: once a file's first chunk has proven new (staged-file.ts,
@@ -11,8 +15,8 @@ import { STAGING_TABLE } from './staging-table.ts';
  */
 export const DIRECT_TABLE = 'recon_direct';
 
-function directColumns(entry: StagedEntry): string[] {
-  return [...stagedColumns(entry), ...(entry.withExtra ? ['extra'] : []), 'row_digest'];
+function directColumns(entry: StagedEntry): (TransactionColumn | 'extra' | 'row_digest')[] {
+  return [...stagedColumns(entry), ...(entry.withExtra ? ['extra' as const] : []), 'row_digest'];
 }
 
 /** The COPY of an entry's rows into recon.transactions, or into DIRECT_TABLE to restage them. */
@@ -25,27 +29,24 @@ export function directCopySql(entry: StagedEntry, into: 'recon.transactions' | t
  * (or came twice in the text), nothing of it written then.
  */
 export async function copyDirect(connection: Connection, entry: StagedEntry, text: AsyncIterable<Buffer>): Promise<boolean> {
-  await connection.query('SAVEPOINT recon_direct');
-  try {
+  const copied = await unlessUniqueViolation(connection, 'recon_direct', async () => {
     await connection.copyFrom(directCopySql(entry), Readable.from(text, { objectMode: false }));
-    await connection.query('RELEASE SAVEPOINT recon_direct');
     return true;
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    await connection.query('ROLLBACK TO SAVEPOINT recon_direct');
-    return false;
-  }
-}
-
-export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | undefined)?.code === '23505';
+  });
+  return copied ?? false;
 }
 
 /** The rows of a direct COPY that failed, back into the staging table as the entry's accepted rows. */
 export async function restageDirect(connection: Connection, entry: StagedEntry, entryIndex: number, text: readonly Buffer[]): Promise<void> {
-  await connection.query(`CREATE TEMP TABLE IF NOT EXISTS ${DIRECT_TABLE} (LIKE recon.transactions INCLUDING DEFAULTS) ON COMMIT DROP`);
+  const direct = sql.table(DIRECT_TABLE);
+  await sql`CREATE TEMP TABLE IF NOT EXISTS ${direct} (LIKE recon.transactions INCLUDING DEFAULTS) ON COMMIT DROP`.execute(connection.db);
   await connection.copyFrom(directCopySql(entry, DIRECT_TABLE), Readable.from(text, { objectMode: false }));
-  const columns = directColumns(entry).join(', ');
-  await connection.query(`INSERT INTO ${STAGING_TABLE} (entry_index, line, ${columns}) SELECT $1, line, ${columns} FROM ${DIRECT_TABLE}`, [entryIndex]);
-  await connection.query(`TRUNCATE ${DIRECT_TABLE}`);
+  const db = withStaging(connection.db).withTables<{ [DIRECT_TABLE]: TransactionsTable }>();
+  const columns = directColumns(entry);
+  await db
+    .insertInto(STAGING_TABLE)
+    .columns(['entry_index', 'line', ...columns])
+    .expression(db.selectFrom(DIRECT_TABLE).select([sql<number>`${entryIndex}::integer`.as('entry_index'), 'line', ...columns]))
+    .execute();
+  await sql`TRUNCATE ${direct}`.execute(connection.db);
 }

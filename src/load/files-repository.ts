@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Connection } from '../db/database.ts';
+import { finishedCounts } from '../db/finished-counts.ts';
 import type { Schema } from '../db/schema.ts';
 import type { Compression } from '../decompress/detect-compression.ts';
 import type { LoadedFile } from './file-result.ts';
@@ -29,12 +30,12 @@ export async function findLoadedFileId(db: Kysely<Schema>, sha256: string): Prom
  * which the caller reports as a duplicate.
  */
 export async function insertLoadingFile(connection: Connection, file: FileIdentity): Promise<string> {
-  const { rows } = await connection.query<{ file_id: string | number }>(
-    `INSERT INTO recon.files (name, sha256, size_bytes, compression, status)
-     VALUES ($1, $2, $3, $4, 'loaded') RETURNING file_id`,
-    [file.name, file.sha256, file.sizeBytes, file.compression],
-  );
-  return String(rows[0]!.file_id);
+  const row = await connection.db
+    .insertInto('recon.files')
+    .values({ name: file.name, sha256: file.sha256, size_bytes: file.sizeBytes, compression: file.compression, status: 'loaded' })
+    .returning('file_id')
+    .executeTakeFirstOrThrow();
+  return String(row.file_id);
 }
 
 /**
@@ -49,12 +50,11 @@ export async function recordLoadedFile(
   merged: MergeCounts,
 ): Promise<LoadedFile> {
   const counts = { rows: read.rows, inserted: merged.inserted, updated: merged.updated, unchanged: merged.unchanged, rejected: read.rejected };
-  await connection.query(
-    `UPDATE recon.files
-     SET rows_total = $2, rows_inserted = $3, rows_updated = $4, rows_unchanged = $5, rows_rejected = $6, finished_at = now()
-     WHERE file_id = $1`,
-    [fileId, counts.rows, counts.inserted, counts.updated, counts.unchanged, counts.rejected],
-  );
+  await connection.db
+    .updateTable('recon.files')
+    .set(finishedCounts(counts))
+    .where('file_id', '=', fileId)
+    .execute();
   return {
     file: identity.name,
     sha256: identity.sha256,

@@ -12,12 +12,15 @@ import { escapeCopyText } from './copy-text.ts';
 const FINGERPRINT_TABLE = 'recon_fingerprints';
 
 export async function beginFingerprints(connection: Connection): Promise<void> {
-  await connection.query(`CREATE TEMP TABLE ${FINGERPRINT_TABLE} (
-  entry_index integer NOT NULL,
-  line integer NOT NULL,
-  transaction_id text NOT NULL,
-  row_digest bigint NOT NULL
-) ON COMMIT DROP`);
+  await connection.db.schema
+    .createTable(FINGERPRINT_TABLE)
+    .temporary()
+    .onCommit('drop')
+    .addColumn('entry_index', 'integer', (column) => column.notNull())
+    .addColumn('line', 'integer', (column) => column.notNull())
+    .addColumn('transaction_id', 'text', (column) => column.notNull())
+    .addColumn('row_digest', 'bigint', (column) => column.notNull())
+    .execute();
 }
 
 export const FINGERPRINT_COPY_SQL = `COPY ${FINGERPRINT_TABLE} (entry_index, line, transaction_id, row_digest) FROM STDIN`;

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Schema, TransactionsTable } from '../db/schema.ts';
+import type { Schema } from '../db/schema.ts';
 import type { TransactionColumn } from '../normalize/transaction-row.ts';
-import { LEFTOVER_TABLE, STAGING_TABLE } from './staging-table.ts';
+import { LEFTOVER_TABLE, STAGING_TABLE, withStaging, type StagingTables } from './staging-table.ts';
 
 /**
  * The statements that move a file's staged rows into recon.transactions, built with Kysely on the transaction's
@@ -41,25 +41,13 @@ export interface MergeTarget {
   readonly refreshOwnRows?: boolean;
 }
 
-type StagedTransaction = Omit<TransactionsTable, 'extra' | 'file_id' | 'entry' | 'line' | 'updated_at'>;
-
-/** recon_staging as Kysely sees it: see `createStagingTableSql`. */
-export interface StagingTable extends StagedTransaction {
-  entry_index: number;
-  line: number;
-  extra: string | null;
-  reject_reason: string | null;
-  raw: string | null;
-}
-
 /** The ids of a merge's new or changed rows, for the merge of a file that is mostly loaded already. */
 export const DELTA_TABLE = 'recon_delta';
 
-type TempTables = { [STAGING_TABLE]: StagingTable; [LEFTOVER_TABLE]: StagingTable; [DELTA_TABLE]: { transaction_id: string } };
 type Db = Kysely<Schema>;
 
-function staging(db: Db): Kysely<Schema & TempTables> {
-  return db.withTables<TempTables>();
+function staging(db: Db): Kysely<Schema & StagingTables & { [DELTA_TABLE]: { transaction_id: string } }> {
+  return withStaging(db).withTables<{ [DELTA_TABLE]: { transaction_id: string } }>();
 }
 
 /** How a merge reads its staged rows: each id once when `deduplicate`; only the ids of DELTA_TABLE when `onlyDelta`. */

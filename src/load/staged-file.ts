@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { sql } from 'kysely';
 import type { Connection } from '../db/database.ts';
 import type { TransactionColumn } from '../normalize/transaction-row.ts';
 import {
@@ -15,10 +16,10 @@ import {
   type MergeTarget,
 } from './merge-statements.ts';
 import { analyzeStaged, planBulkJoins } from './bulk-plans.ts';
-import { isUniqueViolation } from './direct-copy.ts';
-import { INSERT_REJECTED_ROWS_SQL } from './rejected-rows-sql.ts';
+import { unlessUniqueViolation } from './savepoint.ts';
+import { moveRejectedRows } from './rejected-rows.ts';
 import { createRepeatedIdFilter, type RepeatedIdFilter } from './repeated-id-filter.ts';
-import { createLeftoverTableSql, createStagingTableSql, LEFTOVER_TABLE, STAGING_TABLE, stagingCopySql } from './staging-table.ts';
+import { createStagingTable, emptyStagingTable, LEFTOVER_TABLE, STAGING_TABLE, stagingCopySql, withStaging } from './staging-table.ts';
 
 /**
  * One file's rows on their way into recon.transactions, inside the caller's transaction:
@@ -69,7 +70,7 @@ export function stagedColumns(entry: StagedEntry): TransactionColumn[] {
 }
 
 export async function beginStaging(connection: Connection): Promise<StagedRows> {
-  await connection.query(createStagingTableSql());
+  await createStagingTable(connection.db);
   return { ids: createRepeatedIdFilter(), acceptedByEntry: [], acceptedInStaging: true };
 }
 
@@ -98,7 +99,7 @@ const MERGE_LOCK = 0x7265636f6e6d; // "reconm"
 
 /** Waits for this load's turn to merge; held until its transaction ends (a second call in it returns at once). */
 export async function takeMergeTurn(connection: Connection): Promise<void> {
-  await connection.query('SELECT pg_advisory_xact_lock($1)', [MERGE_LOCK]);
+  await sql`SELECT pg_advisory_xact_lock(${MERGE_LOCK})`.execute(connection.db);
 }
 
 /**
@@ -122,12 +123,12 @@ export async function mergeChunk(
 ): Promise<void> {
   await takeMergeTurn(connection);
   const entryNames = entries.map((entry) => entry.name);
-  await connection.query(INSERT_REJECTED_ROWS_SQL, [fileId, entryNames]);
+  await moveRejectedRows(connection, fileId, entryNames);
   if (staged.chunks) {
     await analyzeStaged(connection, STAGING_TABLE);
   } else {
     await planBulkJoins(connection, STAGING_TABLE);
-    await connection.query(createLeftoverTableSql());
+    await createStagingTable(connection.db, LEFTOVER_TABLE);
     staged.chunks = { inserted: 0, leftover: 0, firstEntryStaged: 0, insertFailed: false, direct: false };
   }
   const chunks = staged.chunks;
@@ -147,7 +148,7 @@ export async function mergeChunk(
     chunks.leftover += kept;
   }
   chunks.direct = allNew && !chunks.insertFailed;
-  await connection.query(`TRUNCATE ${STAGING_TABLE}`);
+  await emptyStagingTable(connection.db, STAGING_TABLE);
   chunks.firstEntryStaged = entries.length - 1;
   staged.acceptedInStaging = false;
 }
@@ -168,17 +169,9 @@ async function insertIfAllNew(
 ): Promise<number | undefined> {
   if ((await sampleStoredShare(connection.db, target, SAMPLE_ROWS)).stored > 0) return undefined;
   if ((await ownRows(connection, target, staged.ids)) > 0) return undefined;
-  await connection.query('SAVEPOINT recon_chunk');
-  try {
-    const inserted = await insertAllStaged(connection.db, shape, target, deduplicate);
-    await connection.query('RELEASE SAVEPOINT recon_chunk');
-    return inserted;
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    await connection.query('ROLLBACK TO SAVEPOINT recon_chunk');
-    staged.chunks!.insertFailed = true;
-    return undefined;
-  }
+  const inserted = await unlessUniqueViolation(connection, 'recon_chunk', () => insertAllStaged(connection.db, shape, target, deduplicate));
+  if (inserted === undefined) staged.chunks!.insertFailed = true;
+  return inserted;
 }
 
 export async function mergeStaged(
@@ -189,11 +182,11 @@ export async function mergeStaged(
 ): Promise<MergeCounts> {
   await takeMergeTurn(connection);
   const entryNames = entries.map((entry) => entry.name);
-  await connection.query(INSERT_REJECTED_ROWS_SQL, [fileId, entryNames]);
+  await moveRejectedRows(connection, fileId, entryNames);
   const { chunks } = staged;
   let acceptedByEntry = staged.acceptedByEntry;
   if (chunks) {
-    if (chunks.leftover > 0) await connection.query(`INSERT INTO ${STAGING_TABLE} SELECT * FROM ${LEFTOVER_TABLE}`);
+    if (chunks.leftover > 0) await takeLeftovers(connection);
     acceptedByEntry = await countAcceptedByEntry(connection);
     await analyzeStaged(connection, STAGING_TABLE);
   } else {
@@ -220,11 +213,20 @@ export async function mergeStaged(
   return { distinct, inserted, updated, unchanged: distinct - inserted - updated };
 }
 
+/** The rows kept aside by earlier chunks, back into the staging table for the last merge. */
+async function takeLeftovers(connection: Connection): Promise<void> {
+  const db = withStaging(connection.db);
+  await db.insertInto(STAGING_TABLE).expression(db.selectFrom(LEFTOVER_TABLE).selectAll()).execute();
+}
+
 /** Accepted rows now in the staging table, by entry index: the last chunk's and those kept aside before it. */
 async function countAcceptedByEntry(connection: Connection): Promise<number[]> {
-  const { rows } = await connection.query<{ entry_index: number; accepted: string }>(
-    `SELECT entry_index, count(*) AS accepted FROM ${STAGING_TABLE} WHERE reject_reason IS NULL GROUP BY entry_index`,
-  );
+  const rows = await withStaging(connection.db)
+    .selectFrom(STAGING_TABLE)
+    .select(({ fn }) => ['entry_index', fn.countAll<string>().as('accepted')])
+    .where('reject_reason', 'is', null)
+    .groupBy('entry_index')
+    .execute();
   const byEntry: number[] = [];
   for (const row of rows) byEntry[row.entry_index] = Number(row.accepted);
   return byEntry;

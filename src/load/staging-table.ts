@@ -1,3 +1,5 @@
+import { sql, type ColumnDataType, type Kysely } from 'kysely';
+import type { Schema, TransactionsTable } from '../db/schema.ts';
 import { TRANSACTION_COLUMNS, type TransactionColumn } from '../normalize/transaction-row.ts';
 
 /**
@@ -9,7 +11,7 @@ import { TRANSACTION_COLUMNS, type TransactionColumn } from '../normalize/transa
 export const STAGING_TABLE = 'recon_staging';
 
 /** Same types as recon.transactions, so a value that would not fit fails at COPY, before the upsert. */
-const TRANSACTION_COLUMN_TYPES: Readonly<Record<TransactionColumn, string>> = {
+const TRANSACTION_COLUMN_TYPES: Readonly<Record<TransactionColumn, ColumnDataType>> = {
   transaction_id: 'text',
   identifier: 'text',
   order_id: 'text',
@@ -33,17 +35,33 @@ const TRANSACTION_COLUMN_TYPES: Readonly<Record<TransactionColumn, string>> = {
   rule_applied: 'text',
 };
 
-export function createStagingTableSql(): string {
-  const columns = TRANSACTION_COLUMNS.map((column) => `${column} ${TRANSACTION_COLUMN_TYPES[column]}`);
-  return `CREATE TEMP TABLE ${STAGING_TABLE} (
-  entry_index integer NOT NULL,
-  line integer NOT NULL,
-  ${columns.join(',\n  ')},
-  extra jsonb,
-  row_digest bigint,
-  reject_reason text,
-  raw text
-) ON COMMIT DROP`;
+type StagedTransaction = Omit<TransactionsTable, 'extra' | 'file_id' | 'entry' | 'line' | 'updated_at'>;
+
+/** A row of the staging table (or of LEFTOVER_TABLE, its twin) as Kysely sees it. */
+export interface StagingTable extends StagedTransaction {
+  entry_index: number;
+  line: number;
+  extra: string | null;
+  reject_reason: string | null;
+  raw: string | null;
+}
+
+export type StagingTables = { [STAGING_TABLE]: StagingTable; [LEFTOVER_TABLE]: StagingTable };
+
+/** Kysely on the load's connection, knowing the staging tables of its transaction too. */
+export function withStaging(db: Kysely<Schema>): Kysely<Schema & StagingTables> {
+  return db.withTables<StagingTables>();
+}
+
+export async function createStagingTable(db: Kysely<Schema>, name: keyof StagingTables = STAGING_TABLE): Promise<void> {
+  let table = db.schema
+    .createTable(name)
+    .temporary()
+    .onCommit('drop')
+    .addColumn('entry_index', 'integer', (column) => column.notNull())
+    .addColumn('line', 'integer', (column) => column.notNull());
+  for (const column of TRANSACTION_COLUMNS) table = table.addColumn(column, TRANSACTION_COLUMN_TYPES[column]);
+  await table.addColumn('extra', 'jsonb').addColumn('row_digest', 'bigint').addColumn('reject_reason', 'text').addColumn('raw', 'text').execute();
 }
 
 /** The columns one entry's COPY stream carries, in order: see `createRowEncoder`. */
@@ -59,6 +77,7 @@ export function stagingCopySql(columns: readonly TransactionColumn[], withExtra:
  */
 export const LEFTOVER_TABLE = 'recon_leftover';
 
-export function createLeftoverTableSql(): string {
-  return `CREATE TEMP TABLE ${LEFTOVER_TABLE} (LIKE ${STAGING_TABLE}) ON COMMIT DROP`;
+/** Empties a staging table between chunks (rows of a temporary table: no other transaction sees them). */
+export async function emptyStagingTable(db: Kysely<Schema>, name: keyof StagingTables): Promise<void> {
+  await sql`TRUNCATE ${sql.table(name)}`.execute(db);
 }

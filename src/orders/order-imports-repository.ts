@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Connection } from '../db/database.ts';
+import { finishedCounts, type LoadCounts } from '../db/finished-counts.ts';
 import type { OrderImportsTable, Schema } from '../db/schema.ts';
 
 /** recon.order_imports: one row per import of orders, from a csv file or the merchant's database, loaded or failed. */
@@ -11,30 +12,24 @@ export interface ImportIdentity {
   readonly sha256: string | null;
 }
 
-export interface ImportCounts {
-  readonly rows: number;
-  readonly inserted: number;
-  readonly updated: number;
-  readonly unchanged: number;
-  readonly rejected: number;
-}
+export type ImportCounts = LoadCounts;
 
 /** Inside the import's transaction: the row exists only if the import commits, so it is 'loaded' from the start. */
 export async function insertLoadingImport(connection: Connection, identity: ImportIdentity): Promise<string> {
-  const { rows } = await connection.query<{ import_id: string | number }>(
-    `INSERT INTO recon.order_imports (source, name, sha256, status) VALUES ($1, $2, $3, 'loaded') RETURNING import_id`,
-    [identity.source, identity.name, identity.sha256],
-  );
-  return String(rows[0]!.import_id);
+  const row = await connection.db
+    .insertInto('recon.order_imports')
+    .values({ source: identity.source, name: identity.name, sha256: identity.sha256, status: 'loaded' })
+    .returning('import_id')
+    .executeTakeFirstOrThrow();
+  return String(row.import_id);
 }
 
 export async function recordImportCounts(connection: Connection, importId: string, counts: ImportCounts): Promise<void> {
-  await connection.query(
-    `UPDATE recon.order_imports
-     SET rows_total = $2, rows_inserted = $3, rows_updated = $4, rows_unchanged = $5, rows_rejected = $6, finished_at = now()
-     WHERE import_id = $1`,
-    [importId, counts.rows, counts.inserted, counts.updated, counts.unchanged, counts.rejected],
-  );
+  await connection.db
+    .updateTable('recon.order_imports')
+    .set(finishedCounts(counts))
+    .where('import_id', '=', importId)
+    .execute();
 }
 
 /** After the import's transaction rolled back: the failure alone is recorded. */

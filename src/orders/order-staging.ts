@@ -1,3 +1,5 @@
+import type { Kysely } from 'kysely';
+import type { OrdersTable, Schema } from '../db/schema.ts';
 import { COPY_NULL, escapeCopyText } from '../load/copy-text.ts';
 import type { OrderRow } from './order-row.ts';
 
@@ -9,19 +11,43 @@ import type { OrderRow } from './order-row.ts';
  */
 export const ORDER_STAGING_TABLE = 'recon_order_staging';
 
+/** recon_order_staging as Kysely sees it: the values of recon.orders, or a rejected row's reason and text. */
+export interface OrderStagingTable {
+  line: number;
+  order_id: string | null;
+  amount_minor: string | null;
+  currency: string | null;
+  status: OrdersTable['status'] | null;
+  refunded_minor: string | null;
+  payment_method: OrdersTable['payment_method'] | null;
+  created_at: Date | null;
+  reject_reason: string | null;
+  raw: string | null;
+}
+
+/** Kysely on the import's connection, knowing its staging table too. */
+export function withOrderStaging(db: Kysely<Schema>): Kysely<Schema & { [ORDER_STAGING_TABLE]: OrderStagingTable }> {
+  return db.withTables<{ [ORDER_STAGING_TABLE]: OrderStagingTable }>();
+}
+
 /** Same types as recon.orders, so a value that would not fit fails at COPY, before the upsert. */
-export const CREATE_ORDER_STAGING_TABLE_SQL = `CREATE TEMP TABLE ${ORDER_STAGING_TABLE} (
-  line integer NOT NULL,
-  order_id text,
-  amount_minor bigint,
-  currency char(3),
-  status text,
-  refunded_minor bigint,
-  payment_method text,
-  created_at timestamptz,
-  reject_reason text,
-  raw text
-) ON COMMIT DROP`;
+export async function createOrderStagingTable(db: Kysely<Schema>): Promise<void> {
+  await db.schema
+    .createTable(ORDER_STAGING_TABLE)
+    .temporary()
+    .onCommit('drop')
+    .addColumn('line', 'integer', (column) => column.notNull())
+    .addColumn('order_id', 'text')
+    .addColumn('amount_minor', 'bigint')
+    .addColumn('currency', 'char(3)')
+    .addColumn('status', 'text')
+    .addColumn('refunded_minor', 'bigint')
+    .addColumn('payment_method', 'text')
+    .addColumn('created_at', 'timestamptz')
+    .addColumn('reject_reason', 'text')
+    .addColumn('raw', 'text')
+    .execute();
+}
 
 export const ORDER_STAGING_COPY_SQL = `COPY ${ORDER_STAGING_TABLE} (line, order_id, amount_minor, currency, status, refunded_minor, payment_method, created_at, reject_reason, raw) FROM STDIN`;
 

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Connection } from '../db/database.ts';
-import { CREATE_ORDER_STAGING_TABLE_SQL, ORDER_STAGING_COPY_SQL } from './order-staging.ts';
-import { INSERT_REJECTED_ORDER_ROWS_SQL, UPSERT_STAGED_ORDERS_SQL, type UpsertedOrderCounts } from './order-upsert-sql.ts';
+import { createOrderStagingTable, ORDER_STAGING_COPY_SQL } from './order-staging.ts';
+import { moveRejectedOrderRows, upsertStagedOrders } from './order-upsert.ts';
 
 /**
  * One import's orders on their way into recon.orders, inside the caller's transaction: `begin` creates the
@@ -17,7 +17,7 @@ export interface OrderMergeCounts {
 }
 
 export async function beginOrderStaging(connection: Connection): Promise<void> {
-  await connection.query(CREATE_ORDER_STAGING_TABLE_SQL);
+  await createOrderStagingTable(connection.db);
 }
 
 /**
@@ -29,8 +29,7 @@ export async function stageOrders(connection: Connection, copyText: AsyncIterabl
 }
 
 export async function mergeStagedOrders(connection: Connection, importId: string, keepLines: boolean): Promise<OrderMergeCounts> {
-  await connection.query(INSERT_REJECTED_ORDER_ROWS_SQL, [importId]);
-  const { rows } = await connection.query<UpsertedOrderCounts>(UPSERT_STAGED_ORDERS_SQL, [importId, keepLines]);
-  const { distinct_orders: distinct, inserted, updated } = rows[0]!;
+  await moveRejectedOrderRows(connection.db, importId);
+  const { distinct, inserted, updated } = await upsertStagedOrders(connection.db, importId, keepLines);
   return { distinct, inserted, updated, unchanged: distinct - inserted - updated };
 }

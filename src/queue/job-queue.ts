@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { PgBoss } from 'pg-boss';
 import type { Database } from '../db/database.ts';
 import { describeError } from '../errors.ts';
@@ -80,7 +81,7 @@ export async function openJobQueue(database: Database, options: JobQueueOptions)
 async function oneProcessAtATime(database: Database, work: () => Promise<void>): Promise<void> {
   if (database.kind !== 'postgres') return work();
   await database.transaction(async (connection) => {
-    await connection.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_INSTALL_LOCK]);
+    await sql`SELECT pg_advisory_xact_lock(${QUEUE_INSTALL_LOCK})`.execute(connection.db);
     await work();
   });
 }

@@ -43,11 +43,14 @@ describe.skipIf(!hasPostgres)('two loads of the same bytes at once (PostgreSQL o
     ]);
   }
 
+  /** The load's claim as Kysely writes it: insert into "recon"."files". */
+  const CLAIM_INSERT = /insert into "recon"\."files"/i;
+
   /** Starts the load and resolves once it waits on the holder's claim, past the early look-up (wrapped: not awaited). */
   async function loadBehind(held: HeldTransaction): Promise<{ load: Promise<FileResult[]> }> {
     const load = ingestFiles(testDb.database, [file], { timezone: 'UTC', limits });
     const waiter = await waitUntil('the load waiting on the held claim of its bytes', async () =>
-      (await lockWaiters(testDb.database.db)).find((w) => w.pid !== held.pid && w.query.includes('INSERT INTO recon.files')));
+      (await lockWaiters(testDb.database.db)).find((w) => w.pid !== held.pid && CLAIM_INSERT.test(w.query)));
     expect(waiter.relation).toBeNull(); // it waits on the holder's transaction, not on a table
     return { load };
   }
