@@ -5,6 +5,7 @@ import { ReconError } from '../src/errors.ts';
 import {
   beginFingerprints,
   classifyFingerprints,
+  countRepeatedFingerprints,
   countStored,
   FINGERPRINT_COPY_SQL,
   fingerprintLine,
@@ -76,7 +77,8 @@ export async function findUnchangedRecords(
   });
 
   await takeMergeTurn(connection);
-  const verdict = await classifyFingerprints(connection, { fingerprinted: records, repeatedIds: mayRepeat(ids), maxNeededLines: MAX_NEEDED_LINES });
+  const repeatedIds = await fingerprintsRepeatIds(connection, ids);
+  const verdict = await classifyFingerprints(connection, { fingerprinted: records, repeatedIds, maxNeededLines: MAX_NEEDED_LINES });
   return verdict && { ...verdict, records };
 }
 
@@ -125,6 +127,12 @@ async function forEachEntry(
   }
 }
 
-function mayRepeat(ids: RepeatedIdFilter): boolean {
-  return ids.overflowed || ids.candidates.length > 0;
+/**
+ * Whether an id occurs twice among the fingerprints. The filter's candidates are the only ids that may, but at five
+ * million rows a few hundred of them are false positives, and treating them as repeats sorted every fingerprint to
+ * keep the last of each id (7.5 s of a 16 s re-ingest): they are checked first, in one scan of the narrow table.
+ */
+async function fingerprintsRepeatIds(connection: Connection, ids: RepeatedIdFilter): Promise<boolean> {
+  if (ids.overflowed) return true;
+  return ids.candidates.length > 0 && (await countRepeatedFingerprints(connection, ids.candidates)) > 0;
 }
