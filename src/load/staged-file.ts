@@ -16,9 +16,9 @@ import {
   type MergeTarget,
 } from './merge-statements.ts';
 import { analyzeStaged, planBulkJoins } from './bulk-plans.ts';
-import { unlessUniqueViolation } from './savepoint.ts';
 import { moveRejectedRows } from './rejected-rows.ts';
 import { createRepeatedIdFilter, type RepeatedIdFilter } from './repeated-id-filter.ts';
+import { unlessUniqueViolation } from './savepoint.ts';
 import { createStagingTable, emptyStagingTable, LEFTOVER_TABLE, STAGING_TABLE, stagingCopySql, withStaging } from './staging-table.ts';
 
 /**

@@ -53,6 +53,7 @@ export function withStaging(db: Kysely<Schema>): Kysely<Schema & StagingTables> 
   return db.withTables<StagingTables>();
 }
 
+/** Creates the staging table, or its twin LEFTOVER_TABLE, empty, for this transaction. */
 export async function createStagingTable(db: Kysely<Schema>, name: keyof StagingTables = STAGING_TABLE): Promise<void> {
   let table = db.schema
     .createTable(name)
