@@ -5,13 +5,13 @@ import { ReconError } from '../src/errors.ts';
 import {
   beginFingerprints,
   classifyFingerprints,
-  countRepeatedFingerprints,
   countStored,
   FINGERPRINT_COPY_SQL,
   fingerprintLine,
+  fingerprintsRepeatIds,
   type FingerprintVerdict,
 } from '../src/load/fingerprints.ts';
-import { createRepeatedIdFilter, type RepeatedIdFilter } from '../src/load/repeated-id-filter.ts';
+import { createRepeatedIdFilter } from '../src/load/repeated-id-filter.ts';
 import { recordDigest, recordDigestSeed } from '../src/load/row-digest.ts';
 import { takeMergeTurn } from '../src/load/staged-file.ts';
 import { exportColumnOf } from '../src/normalize/export-columns.ts';
@@ -125,14 +125,4 @@ async function forEachEntry(
   } finally {
     await opened.close();
   }
-}
-
-/**
- * Whether an id occurs twice among the fingerprints. The filter's candidates are the only ids that may, but at five
- * million rows a few hundred of them are false positives, and treating them as repeats sorted every fingerprint to
- * keep the last of each id (7.5 s of a 16 s re-ingest): they are checked first, in one scan of the narrow table.
- */
-async function fingerprintsRepeatIds(connection: Connection, ids: RepeatedIdFilter): Promise<boolean> {
-  if (ids.overflowed) return true;
-  return ids.candidates.length > 0 && (await countRepeatedFingerprints(connection, ids.candidates)) > 0;
 }

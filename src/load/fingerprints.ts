@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Connection } from '../db/database.ts';
 import { planBulkJoins } from './bulk-plans.ts';
+import type { RepeatedIdFilter } from './repeated-id-filter.ts';
 import { escapeCopyText } from './copy-text.ts';
 
 /**
@@ -65,11 +66,13 @@ export async function classifyFingerprints(
     ? sql<NeededLine>`WITH last AS (
         SELECT DISTINCT ON (transaction_id) transaction_id, row_digest FROM ${table}
         ORDER BY transaction_id, entry_index DESC, line DESC
-      ), needed AS MATERIALIZED (
+      ), needed AS (
         SELECT f.transaction_id FROM last f LEFT JOIN recon.transactions t ON t.transaction_id = f.transaction_id
         WHERE ${differs}
+      ), lines AS MATERIALIZED (
+        SELECT f.entry_index, f.line, f.transaction_id FROM ${table} f JOIN needed USING (transaction_id)
       )
-      SELECT f.entry_index, f.line, f.transaction_id FROM ${table} f JOIN needed USING (transaction_id) LIMIT ${limit}`
+      SELECT entry_index, line, transaction_id FROM lines LIMIT ${limit}`
     : sql<NeededLine>`WITH needed AS MATERIALIZED (
         SELECT f.entry_index, f.line, f.transaction_id
         FROM ${table} f LEFT JOIN recon.transactions t ON t.transaction_id = f.transaction_id
@@ -98,8 +101,18 @@ interface NeededLine {
   transaction_id: string;
 }
 
+/**
+ * Whether an id occurs twice among the fingerprints. The filter's candidates are the only ids that may, but at five
+ * million rows a few hundred of them are false positives, and treating them as repeats sorted every fingerprint to
+ * keep the last of each id (7.5 s of a 16 s re-ingest): they are checked first, in one scan of the narrow table.
+ */
+export async function fingerprintsRepeatIds(connection: Connection, ids: RepeatedIdFilter): Promise<boolean> {
+  if (ids.overflowed) return true;
+  return ids.candidates.length > 0 && (await countRepeatedFingerprints(connection, ids.candidates)) > 0;
+}
+
 /** How many fingerprints of the `candidates` ids repeat an id fingerprinted before them. */
-export async function countRepeatedFingerprints(connection: Connection, candidates: readonly string[]): Promise<number> {
+async function countRepeatedFingerprints(connection: Connection, candidates: readonly string[]): Promise<number> {
   const { repeated } = await connection.db
     .withTables<{ [FINGERPRINT_TABLE]: FingerprintsTable }>()
     .selectFrom(FINGERPRINT_TABLE)

@@ -20,6 +20,6 @@ export async function unlessUniqueViolation<T>(connection: Connection, name: str
   }
 }
 
-export function isUniqueViolation(error: unknown): boolean {
+function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | undefined)?.code === '23505';
 }

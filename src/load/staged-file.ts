@@ -148,7 +148,7 @@ export async function mergeChunk(
     chunks.leftover += kept;
   }
   chunks.direct = allNew && !chunks.insertFailed;
-  await emptyStagingTable(connection.db, STAGING_TABLE);
+  await emptyStagingTable(connection.db);
   chunks.firstEntryStaged = entries.length - 1;
   staged.acceptedInStaging = false;
 }

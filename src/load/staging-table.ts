@@ -38,7 +38,7 @@ const TRANSACTION_COLUMN_TYPES: Readonly<Record<TransactionColumn, ColumnDataTyp
 type StagedTransaction = Omit<TransactionsTable, 'extra' | 'file_id' | 'entry' | 'line' | 'updated_at'>;
 
 /** A row of the staging table (or of LEFTOVER_TABLE, its twin) as Kysely sees it. */
-export interface StagingTable extends StagedTransaction {
+interface StagingTable extends StagedTransaction {
   entry_index: number;
   line: number;
   extra: string | null;
@@ -78,7 +78,7 @@ export function stagingCopySql(columns: readonly TransactionColumn[], withExtra:
  */
 export const LEFTOVER_TABLE = 'recon_leftover';
 
-/** Empties a staging table between chunks (rows of a temporary table: no other transaction sees them). */
-export async function emptyStagingTable(db: Kysely<Schema>, name: keyof StagingTables): Promise<void> {
-  await sql`TRUNCATE ${sql.table(name)}`.execute(db);
+/** Empties the staging table between chunks (a temporary table: no other transaction sees it). */
+export async function emptyStagingTable(db: Kysely<Schema>): Promise<void> {
+  await sql`TRUNCATE ${sql.table(STAGING_TABLE)}`.execute(db);
 }

@@ -12,8 +12,6 @@ export interface ImportIdentity {
   readonly sha256: string | null;
 }
 
-export type ImportCounts = LoadCounts;
-
 /** Inside the import's transaction: the row exists only if the import commits, so it is 'loaded' from the start. */
 export async function insertLoadingImport(connection: Connection, identity: ImportIdentity): Promise<string> {
   const row = await connection.db
@@ -24,7 +22,7 @@ export async function insertLoadingImport(connection: Connection, identity: Impo
   return String(row.import_id);
 }
 
-export async function recordImportCounts(connection: Connection, importId: string, counts: ImportCounts): Promise<void> {
+export async function recordImportCounts(connection: Connection, importId: string, counts: LoadCounts): Promise<void> {
   await connection.db
     .updateTable('recon.order_imports')
     .set(finishedCounts(counts))

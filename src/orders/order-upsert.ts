@@ -2,17 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ORDER_STAGING_TABLE, withOrderStaging } from './order-staging.ts';
 
-/**
- * The set-based statements that move one import's staged rows into recon, inside its transaction, built with Kysely
- * on the import's own connection.
- *
- * The upsert keys on order_id. The last staged row of an order wins (a csv that lists an order twice: its later
- * line; a query that returns it twice: its later row); the earlier ones are superseded. An order whose values
- * all equal the stored ones is left alone, so a re-import writes nothing and its lineage (import_id, line) keeps
- * pointing at the import that last changed it; `xmax = 0` in RETURNING tells an insert from an update.
- * Unlike ingest, orders are always deduplicated first: one sort per import, and the counts stay exact even when
- * a repeated order leaves the stored row unchanged (a case the direct form cannot see).
- */
+/** The values of an order that an upsert writes and compares. */
 const ORDER_VALUES = ['amount_minor', 'currency', 'status', 'refunded_minor', 'payment_method', 'created_at'] as const;
 
 export interface UpsertedOrderCounts {
@@ -22,7 +12,15 @@ export interface UpsertedOrderCounts {
 }
 
 /**
- * Upserts the import's accepted staged orders. `keepLines`: whether `line` is a csv line worth keeping as lineage
+ * Upserts the import's accepted staged orders, in one statement built with Kysely on the import's own connection.
+ *
+ * The upsert keys on order_id. The last staged row of an order wins (a csv that lists an order twice: its later
+ * line; a query that returns it twice: its later row); the earlier ones are superseded. An order whose values
+ * all equal the stored ones is left alone, so a re-import writes nothing and its lineage (import_id, line) keeps
+ * pointing at the import that last changed it; `xmax = 0` in RETURNING tells an insert from an update.
+ * Unlike ingest, orders are always deduplicated first: one sort per import, and the counts stay exact even when
+ * a repeated order leaves the stored row unchanged (a case the direct form cannot see).
+ * `keepLines`: whether `line` is a csv line worth keeping as lineage
  * (false for a database sync, whose positions mean nothing once the query runs again).
  */
 export async function upsertStagedOrders(schemaDb: Kysely<Schema>, importId: string, keepLines: boolean): Promise<UpsertedOrderCounts> {
@@ -51,12 +49,17 @@ export async function upsertStagedOrders(schemaDb: Kysely<Schema>, importId: str
         .onConflict((conflict) =>
           conflict
             .column('order_id')
-            .doUpdateSet({
-              ...Object.fromEntries(ORDER_VALUES.map((name) => [name, excluded(name)])),
-              import_id: sql`excluded.import_id`,
-              line: sql`excluded.line`,
+            .doUpdateSet((eb) => ({
+              amount_minor: eb.ref('excluded.amount_minor'),
+              currency: eb.ref('excluded.currency'),
+              status: eb.ref('excluded.status'),
+              refunded_minor: eb.ref('excluded.refunded_minor'),
+              payment_method: eb.ref('excluded.payment_method'),
+              created_at: eb.ref('excluded.created_at'),
+              import_id: eb.ref('excluded.import_id'),
+              line: eb.ref('excluded.line'),
               updated_at: sql`now()`,
-            })
+            }))
             .where(sql<boolean>`(${sql.join(ORDER_VALUES.map(stored))}) IS DISTINCT FROM (${sql.join(ORDER_VALUES.map(excluded))})`),
         )
         .returning(sql<boolean>`xmax = 0`.as('inserted')),

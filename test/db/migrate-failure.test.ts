@@ -38,8 +38,7 @@ describe.each(BACKENDS)('a failing migration on %s', (backend) => {
   }
 
   async function applied(): Promise<string[]> {
-    // recon.schema_migrations is the migrator's own table, outside src/db/schema.ts.
-    const { rows } = await testDb.database.transaction((c) => c.query<{ name: string }>('SELECT name FROM recon.schema_migrations ORDER BY name'));
+    const rows = await testDb.database.db.selectFrom('recon.schema_migrations').select('name').orderBy('name').execute();
     return rows.map((row) => row.name);
   }
 

@@ -4,10 +4,11 @@ import type { Connection } from '../../src/db/database.ts';
 import {
   beginFingerprints,
   classifyFingerprints,
-  countRepeatedFingerprints,
   FINGERPRINT_COPY_SQL,
   fingerprintLine,
+  fingerprintsRepeatIds,
 } from '../../src/load/fingerprints.ts';
+import { createRepeatedIdFilter } from '../../src/load/repeated-id-filter.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 /** Stored rows T1..T4 with digests 1..4; the transaction is rolled back after `work`, so each test starts from them. */
@@ -50,11 +51,30 @@ describe.each(BACKENDS)('fingerprints of a file against the stored rows, on %s',
     return result as T;
   }
 
-  it.skipIf(skip)('counts the repeats among the candidates only: a candidate seen once is a false positive', async () => {
-    const records: [string, string][] = [['T1', '1'], ['T2', '9'], ['T1', '7'], ['T5', '5'], ['T2', '2'], ['T1', '1']];
-    expect(await withFingerprints(records, (c) => countRepeatedFingerprints(c, ['T1', 'T5']))).toBe(2);
-    expect(await withFingerprints(records, (c) => countRepeatedFingerprints(c, ['T2']))).toBe(1);
-    expect(await withFingerprints(records, (c) => countRepeatedFingerprints(c, ['T5', 'T9']))).toBe(0);
+  /** A filter of 32 bits, past its exact set at once: after a dozen ids nearly every new one is a false positive. */
+  const tinyFilter = (maxCandidates?: number) => createRepeatedIdFilter({ exactIds: 0, bitsLog2: 5, maxCandidates });
+  const distinctRecords = Array.from({ length: 40 }, (_, i): [string, string] => [`T${i + 1}`, String(i + 1)]);
+
+  it.skipIf(skip)('tells the filter\'s false positives from ids that do repeat', async () => {
+    const ids = tinyFilter();
+    for (const [id] of distinctRecords) ids.add(id);
+    expect(ids.candidates.length).toBeGreaterThan(0);
+    expect(await withFingerprints(distinctRecords, (c) => fingerprintsRepeatIds(c, ids))).toBe(false);
+
+    const repeating: [string, string][] = [...distinctRecords, ['T7', '70']];
+    const idsAgain = tinyFilter();
+    for (const [id] of repeating) idsAgain.add(id);
+    expect(await withFingerprints(repeating, (c) => fingerprintsRepeatIds(c, idsAgain))).toBe(true);
+  });
+
+  it.skipIf(skip)('takes an overflowed filter, or none flagged, at its word', async () => {
+    const overflowed = tinyFilter(1);
+    for (const [id] of distinctRecords) overflowed.add(id);
+    expect(overflowed.overflowed).toBe(true);
+    expect(await withFingerprints(distinctRecords, (c) => fingerprintsRepeatIds(c, overflowed))).toBe(true);
+    const exact = createRepeatedIdFilter();
+    for (const [id] of distinctRecords) exact.add(id);
+    expect(await withFingerprints(distinctRecords, (c) => fingerprintsRepeatIds(c, exact))).toBe(false);
   });
 
   it.skipIf(skip)('finds the same lines to load whether or not it allows for repeated ids, when none repeats', async () => {
