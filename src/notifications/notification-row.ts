@@ -33,6 +33,20 @@ export function notificationColumns(fields: Readonly<Record<string, string>>): N
   };
 }
 
+/**
+ * The fields as PostgreSQL text and jsonb can hold them: a NUL character, which neither accepts, becomes the six
+ * characters `\u0000` (in names too). The notification's raw bytes are kept beside them, exactly as received.
+ */
+export function storableFields(fields: Readonly<Record<string, string>>): Record<string, string> {
+  const storable: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fields)) storable[escapeNul(name)] = escapeNul(value);
+  return storable;
+}
+
+function escapeNul(text: string): string {
+  return text.includes('\0') ? text.replaceAll('\0', '\\u0000') : text;
+}
+
 function nonEmpty(value: string | undefined): string | null {
   const trimmed = value?.trim();
   return trimmed ? trimmed : null;

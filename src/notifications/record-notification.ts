@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { verifyHash } from '../protocol/hash.ts';
-import { notificationColumns } from './notification-row.ts';
+import { notificationColumns, storableFields } from './notification-row.ts';
 
 export interface RecordedNotification {
   readonly notificationId: string;
@@ -10,21 +10,24 @@ export interface RecordedNotification {
 
 /**
  * What the notification receiver calls for every notification, valid or not: it checks the HASH with the
- * account's secret and stores the notification raw, unknown fields included. One with a bad HASH is stored with
+ * account's secret and stores the notification raw, unknown fields included (and its bytes, when given). One with a bad HASH is stored with
  * hash_valid false (evidence of what arrived) and is never believed by a reconciliation.
  */
 export async function recordNotification(
   db: Kysely<Schema>,
   fields: Readonly<Record<string, string>>,
-  options: { readonly secret: string; readonly receivedAt?: Date },
+  options: { readonly secret: string; readonly receivedAt?: Date; readonly raw?: Buffer },
 ): Promise<RecordedNotification> {
+  // Checked on the fields as sent: the HASH was computed over them, NUL bytes included.
   const hashValid = verifyHash(options.secret, fields);
+  const storable = storableFields(fields);
   const row = await db
     .insertInto('recon.notifications')
     .values({
-      ...notificationColumns(fields),
+      ...notificationColumns(storable),
       hash_valid: hashValid,
-      params: JSON.stringify(fields),
+      params: JSON.stringify(storable),
+      raw: options.raw ?? null,
       ...(options.receivedAt ? { received_at: options.receivedAt } : {}),
     })
     .returning('notification_id')

@@ -1,16 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { openDeliveryUpload } from './delivery-upload.ts';
+import { GateBusyError } from './concurrency-gate.ts';
 import { TOKEN_PATTERN } from './export-token.ts';
 import type { ReceiverContext } from './receiver-context.ts';
 import { ClientGoneError, Refusal } from './refusal.ts';
 import { mediaType } from './request-body.ts';
 import { answer, answerEarly } from './respond.ts';
-import { storeDelivery } from './store-delivery.ts';
+import { SlowClientError } from './slow-client-guard.ts';
+import { spoolUpload, type SpooledUpload } from './spool-upload.ts';
+import { checkDeliveryToken, storeDelivery, type StoredDelivery } from './store-delivery.ts';
+
+/** How long a sender turned away for lack of a free slot is asked to wait before it sends again. */
+const RETRY_AFTER_SECONDS = '30';
 
 /**
- * POST <callback path><token>: the delivery is stored (store-delivery.ts) before it is answered 200, then handed
- * to onDelivered. A failing onDelivered changes nothing for the sender: the delivery stays in state 'received',
- * where the serve command finds it again.
+ * POST <callback path><token>: the token is checked, the body spooled to a temp file, and the delivery stored in
+ * one short transaction (store-delivery.ts) before it is answered 200, then handed to onDelivered. A failing
+ * onDelivered changes nothing for the sender: the delivery stays in state 'received', where a worker's sweep
+ * finds it again. Whatever the sender does, its failure is this request's answer, never the process's.
  */
 export async function handleDelivery(ctx: ReceiverContext, request: IncomingMessage, response: ServerResponse, token: string): Promise<void> {
   const refuse = (refusal: Refusal) => {
@@ -21,28 +27,36 @@ export async function handleDelivery(ctx: ReceiverContext, request: IncomingMess
   if (!TOKEN_PATTERN.test(token)) return refuse(new Refusal(404, 'unknown_token', 'unknown token'));
   // A raw body announces its size: refuse it before reading any of it.
   const declared = Number(request.headers['content-length']);
-  if (mediaType(request.headers['content-type']) !== 'multipart/form-data' && declared > ctx.maxFileBytes) {
-    return refuse(new Refusal(413, 'too_large', `body over RECON_MAX_FILE_BYTES (${ctx.maxFileBytes} bytes)`));
+  if (mediaType(request.headers['content-type']) !== 'multipart/form-data' && declared > ctx.spool.maxBytes) {
+    return refuse(new Refusal(413, 'too_large', `body over RECON_MAX_FILE_BYTES (${ctx.spool.maxBytes} bytes)`));
   }
+  const slot = ctx.uploads.tryEnter();
+  if (!slot) return busy(ctx, request, response, new GateBusyError('uploads'));
 
-  let stored;
+  let stored: StoredDelivery;
+  let spooled: SpooledUpload | undefined;
   try {
-    stored = await storeDelivery(ctx.db, token, openDeliveryUpload(request), {
-      maxFileBytes: ctx.maxFileBytes,
-      now: ctx.now,
-      onReceiving: (ids) => ctx.emit({ type: 'delivery-receiving', ...ids }),
-    });
+    const { requestId } = await ctx.deliveryQueries.run(() => checkDeliveryToken(ctx.db, token, ctx.now()));
+    ctx.emit({ type: 'delivery-receiving', requestId });
+    spooled = await spoolUpload(request, ctx.spool);
+    const upload = spooled;
+    stored = await ctx.deliveryQueries.run(() => storeDelivery(ctx.db, token, upload, { now: ctx.now }));
   } catch (error) {
     if (error instanceof Refusal) return refuse(error);
-    if (error instanceof ClientGoneError) {
-      ctx.metrics.deliveriesRefused.inc({ reason: 'aborted' });
-      ctx.emit({ type: 'delivery-refused', status: null, reason: 'aborted', message: error.message });
+    if (error instanceof GateBusyError) return busy(ctx, request, response, error);
+    if (error instanceof ClientGoneError || error instanceof SlowClientError) {
+      const reason = error instanceof SlowClientError ? 'slow' : 'aborted';
+      ctx.metrics.deliveriesRefused.inc({ reason });
+      ctx.emit({ type: 'delivery-refused', status: null, reason, message: error.message });
       return;
     }
     ctx.metrics.deliveriesRefused.inc({ reason: 'error' });
     ctx.emit({ type: 'internal-error', path: request.url ?? '', error });
     // The sender may try again: nothing was stored.
     return answerEarly(request, response, 500, 'the delivery could not be stored, try again later');
+  } finally {
+    slot();
+    await spooled?.remove();
   }
 
   ctx.metrics.deliveriesAccepted.inc({ outcome: stored.outcome });
@@ -56,4 +70,10 @@ export async function handleDelivery(ctx: ReceiverContext, request: IncomingMess
     ctx.metrics.deliveryHookFailures.inc();
     ctx.emit({ type: 'delivery-hook-failed', deliveryId: stored.deliveryId, error });
   }
+}
+
+function busy(ctx: ReceiverContext, request: IncomingMessage, response: ServerResponse, error: GateBusyError): void {
+  ctx.metrics.deliveriesRefused.inc({ reason: 'busy' });
+  ctx.emit({ type: 'delivery-refused', status: 503, reason: 'busy', message: error.message });
+  answerEarly(request, response, 503, error.message, { 'retry-after': RETRY_AFTER_SECONDS });
 }

@@ -2,8 +2,8 @@ import type { FailureReason } from './receiver-metrics.ts';
 
 /** What the receiver did, for the serve command's log; never thrown, and a listener's failure is ignored. */
 export type ReceiverEvent =
-  /** A token was claimed and its body is being stored (a long upload shows as it starts). */
-  | { readonly type: 'delivery-receiving'; readonly requestId: string; readonly deliveryId: string }
+  /** A token was found open and its body is being read (a long upload shows as it starts). */
+  | { readonly type: 'delivery-receiving'; readonly requestId: string }
   | {
       readonly type: 'delivery-accepted';
       readonly outcome: 'stored' | 'repeated';

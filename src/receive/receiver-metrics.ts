@@ -5,7 +5,10 @@ import type { RefusalReason } from './refusal.ts';
 export interface ReceiverMetrics {
   /** outcome: stored | repeated. */
   readonly deliveriesAccepted: Counter;
-  /** reason: a RefusalReason, `aborted` (the sender went away) or `error` (recon could not store it). */
+  /**
+   * reason: a RefusalReason, `aborted` (the sender went away), `slow` (it trickled), `busy` (no free slot: answered
+   * 503) or `error` (recon could not store it).
+   */
   readonly deliveriesRefused: Counter;
   readonly deliveredBytes: Counter;
   readonly deliveryHookFailures: Counter;
@@ -14,12 +17,12 @@ export interface ReceiverMetrics {
   readonly notificationsRefused: Counter;
 }
 
-export type FailureReason = RefusalReason | 'aborted' | 'error';
+export type FailureReason = RefusalReason | 'aborted' | 'slow' | 'busy' | 'error';
 
 const DELIVERY_REFUSALS: readonly FailureReason[] = [
-  'unknown_token', 'token_expired', 'token_used', 'too_large', 'empty', 'bad_upload', 'unsupported_type', 'aborted', 'error',
+  'unknown_token', 'token_expired', 'token_used', 'too_large', 'empty', 'bad_upload', 'unsupported_type', 'aborted', 'slow', 'busy', 'error',
 ];
-const NOTIFICATION_REFUSALS: readonly FailureReason[] = ['malformed', 'too_large', 'unsupported_type', 'aborted', 'error'];
+const NOTIFICATION_REFUSALS: readonly FailureReason[] = ['malformed', 'too_large', 'unsupported_type', 'aborted', 'slow', 'busy', 'error'];
 
 export function registerReceiverMetrics(registry: MetricsRegistry): ReceiverMetrics {
   const metrics: ReceiverMetrics = {

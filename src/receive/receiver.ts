@@ -1,16 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
 import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus-text.ts';
 import { callbackEndpoint } from './callback-url.ts';
+import { createConcurrencyGate } from './concurrency-gate.ts';
 import { handleDelivery } from './delivery-handler.ts';
 import { handleNotification } from './notification-handler.ts';
 import type { ReceiverContext } from './receiver-context.ts';
 import type { ReceiverEvent } from './receiver-event.ts';
 import { registerReceiverMetrics } from './receiver-metrics.ts';
 import { answer, answerEarly } from './respond.ts';
+import { DEFAULT_SLOW_CLIENT_RULE, type SlowClientRule } from './slow-client-guard.ts';
 
 export interface ReceiverOptions {
   readonly db: Kysely<Schema>;
@@ -20,6 +22,14 @@ export interface ReceiverOptions {
   readonly callbackBaseUrl: string;
   /** RECON_MAX_FILE_BYTES: a larger delivery is refused with 413. */
   readonly maxFileBytes: number;
+  /** RECON_MAX_UPLOADS: deliveries read at once; one more is answered 503 before its body is read. */
+  readonly maxUploads?: number;
+  /** RECON_MIN_UPLOAD_BYTES_PER_SECOND: a body sent slower is cut. */
+  readonly slowClient?: SlowClientRule;
+  /** How many pooled connections deliveries and notifications may each hold at once, and how long they wait for one. */
+  readonly databaseShare?: DatabaseShare;
+  /** Where uploads are spooled (the system's temp folder by default). */
+  readonly spoolDirectory?: string;
   /** Called with each newly stored delivery, after it is answered; a failure is counted, never the sender's. */
   readonly onDelivered?: (deliveryId: string) => void | Promise<void>;
   /** Where the receiver counts; served at /metrics with everything else registered there. */
@@ -28,6 +38,21 @@ export interface ReceiverOptions {
   /** Expiry of tokens and received_at of deliveries and notifications. Default: the system clock. */
   readonly now?: () => Date;
 }
+
+export interface DatabaseShare {
+  readonly deliveries: number;
+  readonly notifications: number;
+  readonly waitMs: number;
+}
+
+/**
+ * Of the 10 pooled connections (open-database.ts), deliveries and notifications hold at most 3 each: the job
+ * queue's polling and heartbeats and the worker's ingest keep the rest whatever arrives.
+ */
+export const DEFAULT_DATABASE_SHARE: DatabaseShare = { deliveries: 3, notifications: 3, waitMs: 10_000 };
+export const DEFAULT_MAX_UPLOADS = 8;
+/** /healthz says unhealthy when the database does not answer within this. */
+const HEALTH_CHECK_MS = 3_000;
 
 export interface Receiver {
   /** The request listener, for node:http's createServer (startReceiver does that). */
@@ -45,10 +70,18 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   const endpoint = callbackEndpoint(options.callbackBaseUrl);
   if (!options.secret) throw new ReconError('CONFIG', 'RECON_SECRET is required to check the HASH of notifications');
   const onEvent = options.onEvent;
+  const share = options.databaseShare ?? DEFAULT_DATABASE_SHARE;
   const ctx: ReceiverContext = {
     db: options.db,
     secret: options.secret,
-    maxFileBytes: options.maxFileBytes,
+    spool: {
+      maxBytes: options.maxFileBytes,
+      slowClient: options.slowClient ?? DEFAULT_SLOW_CLIENT_RULE,
+      ...(options.spoolDirectory ? { directory: options.spoolDirectory } : {}),
+    },
+    uploads: createConcurrencyGate('uploads', options.maxUploads ?? DEFAULT_MAX_UPLOADS),
+    deliveryQueries: createConcurrencyGate('deliveries', share.deliveries, { waitMs: share.waitMs }),
+    notificationQueries: createConcurrencyGate('notifications', share.notifications, { waitMs: share.waitMs }),
     now: options.now ?? (() => new Date()),
     metrics: registerReceiverMetrics(options.metrics),
     onDelivered: options.onDelivered ?? (() => {}),
@@ -71,11 +104,11 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     const method = request.method ?? '';
     switch (url.pathname) {
       case '/notify':
-        if (method === 'GET' || method === 'POST') return handleNotification(ctx, request, response, url);
+        if (method === 'GET' || method === 'POST') return handleNotification(ctx, request, response);
         return answerEarly(request, response, 405, `${method} not allowed on /notify`, { allow: 'GET, POST' });
       case '/healthz':
         if (method !== 'GET' && method !== 'HEAD') return answerEarly(request, response, 405, `${method} not allowed on /healthz`, { allow: 'GET, HEAD' });
-        return draining ? answer(response, 503, 'shutting down') : answer(response, 200, 'OK');
+        return draining ? answer(response, 503, 'shutting down') : answerHealth(options.db, response);
       case '/metrics':
         if (method !== 'GET' && method !== 'HEAD') return answerEarly(request, response, 405, `${method} not allowed on /metrics`, { allow: 'GET, HEAD' });
         return answerMetrics(options.metrics, response);
@@ -89,6 +122,9 @@ export function createReceiver(options: ReceiverOptions): Receiver {
 
   return {
     handle(request, response) {
+      // From birth: a client that resets its connection fails its request and response, never the process.
+      request.on('error', () => {});
+      response.on('error', () => {});
       const work = route(request, response).catch((error: unknown) => {
         ctx.emit({ type: 'internal-error', path: request.url ?? '', error });
         answerEarly(request, response, 500, 'internal error');
@@ -101,6 +137,24 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       while (inFlight.size > 0) await Promise.all(inFlight);
     },
   };
+}
+
+/** 200 when the database answers a query in time, 503 naming the failure otherwise. */
+async function answerHealth(db: Kysely<Schema>, response: ServerResponse): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      sql`SELECT 1`.execute(db),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${HEALTH_CHECK_MS / 1000} s`)), HEALTH_CHECK_MS);
+      }),
+    ]);
+  } catch (error) {
+    return answer(response, 503, `database unreachable: ${error instanceof Error ? error.message.replace(/\s*\n\s*/g, ' ') : String(error)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  answer(response, 200, 'OK');
 }
 
 async function answerMetrics(registry: MetricsRegistry, response: ServerResponse): Promise<void> {

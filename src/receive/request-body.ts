@@ -1,21 +1,65 @@
 import type { IncomingMessage } from 'node:http';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { ClientGoneError } from './refusal.ts';
 
 /**
- * The request's body as a stream of its own. Leaving a for-await loop destroys the stream it reads, and destroying
- * the request itself would close its socket before a refusal is answered: this one can be left early. It fails with
- * ClientGoneError when the sender goes away before the end.
+ * Hands every piece of `stream` to `onPiece`, reading on only once its promise settles (backpressure), and
+ * resolves at the stream's end. Rejects with the stream's error, with `onPiece`'s, or with ClientGoneError when the
+ * stream closes before its end. Listens for errors from the first moment, and on a rejection stops reading without
+ * destroying the stream: a request must stay open for its refusal to be answered.
  */
-export function requestBody(request: IncomingMessage): Readable {
-  const body = new PassThrough();
-  request.pipe(body);
-  whenClientGone(request, (error) => body.destroy(error));
-  return body;
+export function pumpStream(stream: Readable, onPiece: (piece: Buffer) => void | Promise<void>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    let ended = false;
+    // The piece being handled: the end waits for it, since it may still refuse the body (a limit).
+    let inFlight: Promise<void> = Promise.resolve();
+    const finish = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      stream.off('data', onData);
+      stream.pause();
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onData = (piece: Buffer) => {
+      let pending: void | Promise<void>;
+      try {
+        pending = onPiece(piece);
+      } catch (error) {
+        return finish(error);
+      }
+      if (!pending) return;
+      stream.pause();
+      inFlight = pending.then(() => {
+        if (!settled && !ended) stream.resume();
+      });
+      inFlight.catch(finish);
+    };
+    // A request whose client reset the connection errors with ECONNRESET ('aborted'): that is the client gone.
+    const failed = (error: NodeJS.ErrnoException) => finish(error.code === 'ECONNRESET' ? new ClientGoneError() : error);
+    stream.on('error', failed);
+    // It may have failed or ended before it was handed over, its events gone with it.
+    if (stream.errored) return failed(stream.errored);
+    if (stream.readableEnded) return finish();
+    if (stream.destroyed) return finish(new ClientGoneError());
+    stream.on('data', onData);
+    stream.once('end', () => {
+      ended = true;
+      inFlight.then(() => finish(), finish);
+    });
+    stream.once('close', () => {
+      if (!ended) finish(new ClientGoneError());
+    });
+  });
 }
 
-/** Calls `stop` if the sender goes away before the end of its body. */
+/** Calls `stop` if the sender goes away before the end of its body, or went away already. */
 export function whenClientGone(request: IncomingMessage, stop: (error: ClientGoneError) => void): void {
+  if (request.destroyed) {
+    if (!request.complete) process.nextTick(stop, new ClientGoneError());
+    return;
+  }
   request.once('close', () => {
     if (!request.complete) stop(new ClientGoneError());
   });

@@ -1,10 +1,9 @@
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
+import { makeTempFolder } from '../temp/temp-folder.ts';
 import { openStoredDelivery } from './open-stored-delivery.ts';
 
 export interface SpooledDelivery {
@@ -18,11 +17,11 @@ export interface SpooledDelivery {
  * A stored delivery written to a local file, for the ingest pipeline, which reads paths (a zip needs random
  * access). Nothing is left behind when writing fails.
  */
-export async function spoolDelivery(db: Kysely<Schema>, deliveryId: string, directory = os.tmpdir()): Promise<SpooledDelivery> {
+export async function spoolDelivery(db: Kysely<Schema>, deliveryId: string, directory?: string): Promise<SpooledDelivery> {
   const stored = await openStoredDelivery(db, deliveryId);
-  const folder = await mkdtemp(path.join(directory, 'recon-delivery-'));
-  const remove = () => rm(folder, { recursive: true, force: true });
-  const file = path.join(folder, spoolName(deliveryId, stored.filename));
+  const folder = await makeTempFolder('delivery', directory);
+  const remove = folder.remove;
+  const file = path.join(folder.path, spoolName(deliveryId, stored.filename));
   try {
     await pipeline(stored.content, createWriteStream(file, { flags: 'wx' }));
   } catch (error) {

@@ -1,6 +1,6 @@
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ReconError } from '../errors.ts';
+import { createBoundedServer, DEFAULT_LISTENER_LIMITS, listen, type ListenerLimits } from './bounded-http-server.ts';
 import { createReceiver, type ReceiverOptions } from './receiver.ts';
 
 export interface StartReceiverOptions extends ReceiverOptions {
@@ -8,6 +8,8 @@ export interface StartReceiverOptions extends ReceiverOptions {
   readonly host: string;
   /** RECON_PORT; 0 picks a free port. */
   readonly port: number;
+  /** Timeouts and the bound on connections (RECON_MAX_CONNECTIONS). */
+  readonly listenerLimits?: Partial<ListenerLimits>;
 }
 
 export interface RunningReceiver {
@@ -22,21 +24,10 @@ export interface RunningReceiver {
   close(options?: { readonly forceAfterMs?: number }): Promise<void>;
 }
 
-/** An upload that stalls this long (no byte either way) is cut and rolled back. */
-const IDLE_TIMEOUT_MS = 60_000;
-
 export async function startReceiver(options: StartReceiverOptions): Promise<RunningReceiver> {
   const receiver = createReceiver(options);
-  // No limit on a whole request: a 2 GiB export on a slow line takes long. A stalled one is cut by the idle timeout.
-  const server = createServer({ requestTimeout: 0 }, receiver.handle);
-  server.setTimeout(IDLE_TIMEOUT_MS);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((error: unknown) => {
+  const server = createBoundedServer(receiver.handle, { ...DEFAULT_LISTENER_LIMITS, ...options.listenerLimits });
+  await listen(server, options.port, options.host).catch((error: unknown) => {
     throw new ReconError('CONFIG', `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, { cause: error });
   });
   const { port } = server.address() as AddressInfo;

@@ -1,15 +1,13 @@
+import { createReadStream } from 'node:fs';
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
-import { consumeUpload } from './consume-upload.ts';
-import type { DeliveryUpload } from './delivery-upload.ts';
 import { Refusal } from './refusal.ts';
+import type { SpooledUpload } from './spool-upload.ts';
 
-export interface StoreDeliveryOptions {
-  readonly maxFileBytes: number;
-  readonly now: () => Date;
-  /** Called once the token is claimed and before the body is read (a long upload can be logged as it starts). */
-  readonly onReceiving?: (ids: { readonly requestId: string; readonly deliveryId: string }) => void;
-}
+/** Pieces of about 1 MiB: few rows per file, and little memory on either side of the database. */
+const CHUNK_BYTES = 1024 * 1024;
+/** A second delivery on a token waits this long at most for the first one's transaction. */
+const TOKEN_LOCK_TIMEOUT = '120s';
 
 export interface StoredDelivery {
   /** `stored`: new; `repeated`: the same content as the token's delivery, which is left as it was. */
@@ -21,21 +19,34 @@ export interface StoredDelivery {
 }
 
 /**
- * Stores the delivery made to `token`: its bytes in chunks, its sha256 and size, and the request marked delivered,
- * in one transaction, so that the delivery exists whole or not at all (an aborted upload leaves nothing). Throws
- * a Refusal for an unknown or expired token, a token whose delivery had other content, a body over the limit or
- * an empty one.
+ * Whether `token` may take a delivery, before its body is read: an unknown token, or one expired with no delivery,
+ * is refused at once (404) and its body never spooled. storeDelivery checks again under the token's lock.
+ */
+export async function checkDeliveryToken(db: Kysely<Schema>, token: string, now: Date): Promise<{ readonly requestId: string }> {
+  const request = await db
+    .selectFrom('recon.export_requests as r')
+    .leftJoin('recon.deliveries as d', 'd.request_id', 'r.request_id')
+    .select(['r.request_id', 'r.state', 'r.expires_at', 'd.delivery_id'])
+    .where('r.token', '=', token)
+    .executeTakeFirst();
+  if (!request) throw new Refusal(404, 'unknown_token', 'unknown token');
+  // A delivery repeated after expiry is still acknowledged (once its content is compared).
+  if (request.delivery_id === null && !isOpen(request, now)) throw new Refusal(404, 'token_expired', 'token expired');
+  return { requestId: String(request.request_id) };
+}
+
+/**
+ * Stores the delivery made to `token` from its spooled file: its bytes in chunks, its sha256 and size, and the
+ * request marked delivered, in one short transaction, so that the delivery exists whole or not at all. Throws a
+ * Refusal for an unknown or expired token, or a token whose delivery had other content.
  *
  * The export request's row is locked first: a second delivery on the same token waits for the first to commit or
  * roll back, and then finds it; request_id UNIQUE in recon.deliveries backs this up.
  */
-export async function storeDelivery(
-  db: Kysely<Schema>,
-  token: string,
-  upload: DeliveryUpload,
-  options: StoreDeliveryOptions,
-): Promise<StoredDelivery> {
-  const result = await db.transaction().execute(async (trx) => {
+export async function storeDelivery(db: Kysely<Schema>, token: string, upload: SpooledUpload, options: { readonly now: () => Date }): Promise<StoredDelivery> {
+  const digest = { sha256: upload.sha256, bytes: upload.bytes };
+  return db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL lock_timeout = ${sql.lit(TOKEN_LOCK_TIMEOUT)}`.execute(trx);
     const request = await trx
       .selectFrom('recon.export_requests')
       .select(['request_id', 'state', 'expires_at'])
@@ -49,22 +60,18 @@ export async function storeDelivery(
       .select(['delivery_id', 'sha256'])
       .where('request_id', '=', requestId)
       .executeTakeFirst();
-    // Compared outside the transaction: reading a repeated upload needs no lock.
-    if (earlier) return { kind: 'earlier' as const, earlier, requestId };
-    // A late export (its request timed out and was asked again) is still the export: taken while its token lives.
-    // A request given up or failed takes no delivery any more, whatever its expiry says.
-    if (!(request.state === 'requested' || request.state === 'timed_out') || options.now() > request.expires_at) {
-      throw new Refusal(404, 'token_expired', 'token expired');
+    if (earlier) {
+      if (earlier.sha256 !== upload.sha256) throw new Refusal(404, 'token_used', 'token already used');
+      return { outcome: 'repeated' as const, requestId, deliveryId: String(earlier.delivery_id), ...digest };
     }
+    if (!isOpen(request, options.now())) throw new Refusal(404, 'token_expired', 'token expired');
 
     const deliveryId = await nextDeliveryId(trx);
-    options.onReceiving?.({ requestId, deliveryId });
     let seq = 0;
-    const digest = await consumeUpload(upload.bytes, options.maxFileBytes, async (data) => {
-      await trx.insertInto('recon.delivery_chunks').values({ delivery_id: deliveryId, seq: seq++, data }).execute();
-    });
+    for await (const data of createReadStream(upload.path, { highWaterMark: CHUNK_BYTES })) {
+      await trx.insertInto('recon.delivery_chunks').values({ delivery_id: deliveryId, seq: seq++, data: data as Buffer }).execute();
+    }
     const receivedAt = options.now();
-    const { contentType, filename, fields } = upload.description;
     // The chunks' foreign key is deferred to the commit: the row is written once, with its sha256 and size.
     await trx
       .insertInto('recon.deliveries')
@@ -72,11 +79,10 @@ export async function storeDelivery(
         delivery_id: deliveryId,
         request_id: requestId,
         received_at: receivedAt,
-        sha256: digest.sha256,
-        bytes: digest.bytes,
-        content_type: contentType,
-        filename,
-        fields: JSON.stringify(fields),
+        ...digest,
+        content_type: upload.contentType,
+        filename: upload.filename,
+        fields: JSON.stringify(upload.fields),
       })
       .execute();
     await trx
@@ -84,14 +90,16 @@ export async function storeDelivery(
       .set({ state: 'delivered', delivered_at: receivedAt })
       .where('request_id', '=', requestId)
       .execute();
-    return { kind: 'stored' as const, stored: { outcome: 'stored' as const, requestId, deliveryId, ...digest } };
+    return { outcome: 'stored' as const, requestId, deliveryId, ...digest };
   });
-  if (result.kind === 'stored') return result.stored;
+}
 
-  const { earlier, requestId } = result;
-  const digest = await consumeUpload(upload.bytes, options.maxFileBytes);
-  if (digest.sha256 !== earlier.sha256) throw new Refusal(404, 'token_used', 'token already used');
-  return { outcome: 'repeated', requestId, deliveryId: String(earlier.delivery_id), ...digest };
+/**
+ * A late export (its request timed out and was asked again) is still the export: taken while its token lives. A
+ * request given up or failed takes no delivery any more, whatever its expiry says.
+ */
+function isOpen(request: { state: string; expires_at: Date }, now: Date): boolean {
+  return (request.state === 'requested' || request.state === 'timed_out') && now <= new Date(request.expires_at);
 }
 
 async function nextDeliveryId(trx: Kysely<Schema>): Promise<string> {

@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeNotification, decodeNotification } from '../protocol/notification-encoding.ts';
+import { createBoundedServer, listen } from '../receive/bounded-http-server.ts';
 import { answerCardholderPage, showCardholderPage } from './cardholder/cardholder-routes.ts';
 import { finishCardholderStep, type CardholderOutcome, type CardholderStepResult } from './cardholder/finish-cardholder-step.ts';
 import { createSandboxClock, type SandboxClock } from './clock.ts';
@@ -170,14 +171,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   return {
     async listen(port = 0, host = '127.0.0.1') {
       if (server) throw new Error('the sandbox is already listening');
-      const listening = createServer(handler);
-      await new Promise<void>((resolve, reject) => {
-        listening.once('error', reject);
-        listening.listen(port, host, () => {
-          listening.off('error', reject);
-          resolve();
-        });
-      });
+      const listening = createBoundedServer(handler);
+      await listen(listening, port, host);
       server = listening;
       const address = listening.address() as AddressInfo;
       const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -89,7 +89,7 @@ export interface Answer {
 /** One request over a fresh connection (no keep-alive pool between tests). */
 export function send(
   url: string,
-  options: { method?: string; headers?: Record<string, string | number>; body?: Buffer | string } = {},
+  options: { method?: string; headers?: Record<string, string | number>; body?: Buffer | string; localAddress?: string } = {},
 ): Promise<Answer> {
   const { request, answer } = open(url, options);
   request.end(options.body);
@@ -99,9 +99,13 @@ export function send(
 /** A request whose body the test writes bit by bit; `answer` resolves as soon as the server answers. */
 export function open(
   url: string,
-  options: { method?: string; headers?: Record<string, string | number> } = {},
+  options: { method?: string; headers?: Record<string, string | number>; localAddress?: string } = {},
 ): { request: ClientRequest; answer: Promise<Answer> } {
-  const request = httpRequest(url, { method: options.method ?? 'POST', headers: { connection: 'close', ...options.headers } });
+  const request = httpRequest(url, {
+    method: options.method ?? 'POST',
+    headers: { connection: 'close', ...options.headers },
+    ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+  });
   const answer = new Promise<Answer>((resolve, reject) => {
     request.on('error', reject);
     request.on('response', (response) => {
