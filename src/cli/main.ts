@@ -12,6 +12,7 @@
 // 52 s). Setting the flag from code (v8.setFlagsFromString) once Node runs does not take.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_DRAIN_SECONDS } from '../config/config.ts';
 import { describeError, ReconError } from '../errors.ts';
 import type { CommandContext } from './command.ts';
 import { EXIT } from './exit-codes.ts';
@@ -68,11 +69,22 @@ function defaultContext(): Omit<CommandContext, 'argv'> {
   return { env: process.env, stdout: process.stdout, stderr: process.stderr, signal: shutdownSignal() };
 }
 
-/** Aborted on SIGINT/SIGTERM so long commands stop cleanly instead of dying mid-write. */
+/**
+ * Aborted on SIGINT/SIGTERM so long commands stop cleanly instead of dying mid-write. A command still running
+ * RECON_DRAIN_SECONDS (and a little) after the first signal is ended anyway: one stuck where it cannot see the
+ * signal (a start waiting for a lock) must stop on the first signal too.
+ */
 function shutdownSignal(): AbortSignal {
   const controller = new AbortController();
+  const drainMs = (Number(process.env.RECON_DRAIN_SECONDS) || DEFAULT_DRAIN_SECONDS) * 1000 + 2_000;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => controller.abort(new ReconError('INTERRUPTED', `interrupted by ${signal}`)));
+    process.once(signal, () => {
+      controller.abort(new ReconError('INTERRUPTED', `interrupted by ${signal}`));
+      setTimeout(() => {
+        process.stderr.write(`recon: still running ${Math.round(drainMs / 1000)} s after ${signal}, exiting\n`);
+        process.exit(EXIT.failed);
+      }, drainMs).unref();
+    });
   }
   return controller.signal;
 }

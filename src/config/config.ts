@@ -20,8 +20,21 @@ function isTimeZone(name: string): boolean {
   }
 }
 
+/** A connection string pg can use; checked here so that a typo is a configuration error naming the variable. */
+function isPostgresUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return ['postgres:', 'postgresql:', 'socket:'].includes(url.protocol) && (url.protocol === 'socket:' || url.hostname !== '' || url.searchParams.has('host'));
+  } catch {
+    return false;
+  }
+}
+
+/** RECON_DRAIN_SECONDS: what a stopping recon serve gives uploads (a third) and jobs (the rest) in flight. */
+export const DEFAULT_DRAIN_SECONDS = 90;
+
 const EnvSchema = z.object({
-  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_URL: z.string().min(1).refine(isPostgresUrl, 'expected a PostgreSQL connection string, postgres://user@host:port/database').optional(),
   RECON_DATA_DIR: z.string().min(1).default('.recon'),
   RECON_TIMEZONE: z.string().min(1).default('UTC'),
   RECON_MAX_FILE_BYTES: positiveInt.default(2 * 1024 ** 3),
@@ -50,6 +63,10 @@ const EnvSchema = z.object({
   RECON_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   RECON_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
   RECON_HOST: z.string().min(1).default('127.0.0.1'),
+  RECON_MAX_CONNECTIONS: positiveInt.default(256),
+  RECON_MAX_CONNECTIONS_PER_CLIENT: nonNegativeInt.default(64),
+  RECON_MAX_UPLOADS: positiveInt.default(8),
+  RECON_MIN_UPLOAD_BYTES_PER_SECOND: positiveInt.default(1024),
   RECON_SCHEDULE: z.string().trim().min(1).default('30 2 * * *'),
   RECON_SCHEDULE_TIMEZONE: z.string().min(1).refine(isTimeZone, 'expected an IANA time zone such as Europe/Paris').default('Europe/Paris'),
   RECON_LOOKBACK_DAYS: positiveInt.default(30),
@@ -58,6 +75,7 @@ const EnvSchema = z.object({
   RECON_EXPORT_COMPRESSION: z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(['zip', 'gzip', 'bzip'])).default('gzip'),
   RECON_EXPORT_TIMEOUT_SECONDS: positiveInt.default(3600),
   RECON_EXPORT_ATTEMPTS: positiveInt.default(3),
+  RECON_DRAIN_SECONDS: positiveInt.default(DEFAULT_DRAIN_SECONDS),
   // pg-boss refuses a heartbeat under 10 s.
   RECON_JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).default(30),
 });
@@ -84,6 +102,8 @@ export interface Config {
 export interface QueueConfig {
   /** A job whose worker went silent this long (killed) is handed to another worker. */
   readonly heartbeatSeconds: number;
+  /** After SIGTERM or SIGINT, uploads and jobs in flight get this long to finish; then the process ends anyway. */
+  readonly drainSeconds: number;
 }
 
 /** The payment service recon talks to (its endpoints are <url>/front/service/rest/process and /export). */
@@ -116,10 +136,18 @@ export function requireService(service: ServiceConfig): ServiceAccess {
   return { url, identifier, secret };
 }
 
-/** `recon serve`: where it listens, and the public URL the service posts exports to. */
+/** `recon serve`: where it listens, what a client may hold of it, and the public URL the service posts exports to. */
 export interface ServeConfig {
   readonly port: number;
   readonly host: string;
+  /** Connections open at once; a new one past it is closed at once. */
+  readonly maxConnections: number;
+  /** Connections open at once from one client address; 0: unbounded (behind a proxy). */
+  readonly maxConnectionsPerClient: number;
+  /** Deliveries read at once; one more is answered 503 (Retry-After) before its body is read. */
+  readonly maxUploads: number;
+  /** A request body arriving slower than this, over a window of 30 s, is cut. */
+  readonly minUploadBytesPerSecond: number;
   /** The public base of every CALLBACKURL; its path is where deliveries are taken, a token appended. */
   readonly callbackBaseUrl: string | undefined;
 }
@@ -227,7 +255,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       query: e.RECON_ORDERS_QUERY,
     }),
     service: Object.freeze({ url: e.RECON_SERVICE_URL, identifier: e.RECON_IDENTIFIER, secret: e.RECON_SECRET }),
-    serve: Object.freeze({ port: e.RECON_PORT, host: e.RECON_HOST, callbackBaseUrl: e.RECON_CALLBACK_BASE_URL }),
+    serve: Object.freeze({
+      port: e.RECON_PORT,
+      host: e.RECON_HOST,
+      maxConnections: e.RECON_MAX_CONNECTIONS,
+      maxConnectionsPerClient: e.RECON_MAX_CONNECTIONS_PER_CLIENT,
+      maxUploads: e.RECON_MAX_UPLOADS,
+      minUploadBytesPerSecond: e.RECON_MIN_UPLOAD_BYTES_PER_SECOND,
+      callbackBaseUrl: e.RECON_CALLBACK_BASE_URL,
+    }),
     nightly: Object.freeze({
       schedule: e.RECON_SCHEDULE,
       scheduleTimezone: e.RECON_SCHEDULE_TIMEZONE,
@@ -237,6 +273,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       exportTimeoutSeconds: e.RECON_EXPORT_TIMEOUT_SECONDS,
       exportAttempts: e.RECON_EXPORT_ATTEMPTS,
     }),
-    queue: Object.freeze({ heartbeatSeconds: e.RECON_JOB_HEARTBEAT_SECONDS }),
+    queue: Object.freeze({ heartbeatSeconds: e.RECON_JOB_HEARTBEAT_SECONDS, drainSeconds: e.RECON_DRAIN_SECONDS }),
   });
 }

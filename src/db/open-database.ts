@@ -31,7 +31,14 @@ function openPostgres(connectionString: string): Database {
   // A load stages a chunk of up to 100,000 rows (about 25 MB) in a temporary table: with the default 8 MB of buffers
   // for temporary tables, most of each chunk was written out to disk and read back for its merge. The memory is the
   // server's, taken as a session uses it; options in the connection string take precedence over these.
-  const pool = new pg.Pool({ connectionString, max: 10, options: '-c temp_buffers=32MB' });
+  // No wait without an end: a connection that cannot be had within 30 s (every one taken, or a server that does not
+  // answer) fails the query, which is retried where that is safe, instead of queueing it forever.
+  const pool = new pg.Pool({
+    connectionString,
+    max: 10,
+    connectionTimeoutMillis: 30_000,
+    options: '-c temp_buffers=32MB',
+  });
   // An idle client's connection can drop (server restart); without a listener that error kills the process.
   pool.on('error', () => {});
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });

@@ -118,7 +118,10 @@ export interface NotificationsTable {
   amount_minor: Money | null;
   currency: string | null;
   hash_valid: boolean;
+  /** NUL characters written as the six characters `\u0000`. */
   params: ColumnType<Record<string, string>, string, string>;
+  /** The query string or body as received; null for notifications stored before it was kept. */
+  raw: Uint8Array | null;
 }
 
 export const VERDICT_STATUSES = [
@@ -227,6 +230,14 @@ export interface DeliveriesTable {
   fields: ColumnType<Record<string, string>, string | undefined, string>;
   state: ColumnType<DeliveryState, DeliveryState | undefined, DeliveryState>;
   file_id: string | null;
+  /** Ingest attempts started. */
+  attempts: ColumnType<number, number | undefined, number>;
+  /** An attempt started and has not ended: if no live job holds the delivery, its worker died. */
+  attempt_open: ColumnType<boolean, boolean | undefined, boolean>;
+  /** While received, how the last attempt failed; once failed, why the delivery was given up. */
+  failure: string | null;
+  /** When it was given up after two attempts that died or failed the same way. */
+  quarantined_at: Timestamp | null;
 }
 
 /** `data` reads as a Buffer from PostgreSQL and as a Uint8Array from PGlite. */

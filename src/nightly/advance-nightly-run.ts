@@ -5,6 +5,7 @@ import { ServiceError } from '../client/service-error.ts';
 import { TransportError } from '../client/transport-error.ts';
 import type { NightlyConfig, ReconcileSettings } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
+import { isUniqueViolation } from '../db/sql-state.ts';
 import type { ExportCompression, ExportRequestState, NightlyRunState, Schema } from '../db/schema.ts';
 import { describeError, ReconError } from '../errors.ts';
 import { isRetryableExecCode } from '../protocol/exec-codes.ts';
@@ -32,7 +33,6 @@ export interface NightlyDependencies {
 const RECONCILE_LEASE_MS = 10 * 60_000;
 /** A request that did not reach the service (refused connection, the service busy) is sent again after this. */
 const SEND_RETRY_MS = 60_000;
-const UNIQUE_VIOLATION = '23505';
 
 /**
  * Moves a nightly run on as far as it can go now, and says where it stands. Safe to call at any time, from any
@@ -244,7 +244,7 @@ async function askAgain(deps: NightlyDependencies, run: NightlyRun, batch: Lates
     });
   } catch (error) {
     // Another process asked again first: its request is the batch's now.
-    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+    if (!isUniqueViolation(error)) throw error;
     return;
   }
   deps.log?.(lastAttempt

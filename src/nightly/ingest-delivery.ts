@@ -2,44 +2,55 @@ import { sql } from 'kysely';
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import type { IngestLimits } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
-import { ReconError } from '../errors.ts';
+import { isTransientDatabaseError } from '../db/sql-state.ts';
+import { describeError, ReconError } from '../errors.ts';
 import { spoolDelivery } from '../receive/spool-delivery.ts';
+import { endFailedAttempt, startIngestAttempt } from './delivery-attempts.ts';
 
 export interface IngestDeliveryOptions {
   readonly timezone: string;
   readonly limits: IngestLimits;
+  /** Told when a delivery is quarantined (failed for good after two equal failures). */
+  readonly onQuarantined?: (deliveryId: string, reason: string) => void;
 }
-
 
 /**
  * A stored delivery through the ingest path: its bytes, read back from the database, become a local file (a zip
  * needs random access), which `ingestFiles` loads in one transaction as any export.
  * Run again after a crash at any point, it loads the same rows: identical bytes are recognised by their sha256,
- * and a load that did not commit left nothing behind. Returns the nightly run the delivery answers, if any.
+ * and a load that did not commit left nothing behind. Each run is an attempt (delivery-attempts.ts): a delivery that
+ * kills its worker twice, or fails the same way twice, is quarantined. Returns the nightly run the delivery answers.
  */
 export async function ingestDelivery(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<string | null> {
-  const delivery = await database.db
-    .selectFrom('recon.deliveries as d')
-    .innerJoin('recon.export_requests as r', 'r.request_id', 'd.request_id')
-    .select(['d.state', 'd.request_id', 'r.nightly_run_id'])
-    .where('d.delivery_id', '=', deliveryId)
-    .executeTakeFirst();
-  if (!delivery) throw new ReconError('DELIVERY_NOT_FOUND', `delivery ${deliveryId} does not exist`);
-  const nightlyRunId = delivery.nightly_run_id === null ? null : String(delivery.nightly_run_id);
-  if (delivery.state !== 'received') return nightlyRunId;
+  const attempt = await startIngestAttempt(database.db, deliveryId);
+  if (attempt.kind === 'quarantined') options.onQuarantined?.(deliveryId, attempt.reason);
+  if (attempt.kind !== 'ingest') return attempt.nightlyRunId;
+  try {
+    await ingestOnce(database, deliveryId, options);
+  } catch (error) {
+    const transient = error instanceof DatabaseFailedDuringLoad || isTransientDatabaseError(error);
+    // Recorded when the database lets it be; when it does not, the next attempt takes this one for a dead worker.
+    const quarantined = await endFailedAttempt(database.db, deliveryId, describeError(error), transient).catch(() => undefined);
+    if (quarantined === undefined) throw error;
+    options.onQuarantined?.(deliveryId, quarantined);
+  }
+  return attempt.nightlyRunId;
+}
 
+async function ingestOnce(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<void> {
   const spooled = await spoolDelivery(database.db, deliveryId);
   try {
     const [result] = await ingestFiles(database, [spooled.path], options);
     const failure = result!.status === 'failed' ? result! : undefined;
     // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
-    if (failure?.errorCode === 'DATABASE_TRANSIENT') throw new ReconError('DATABASE', `delivery ${deliveryId}: ${failure.error}`);
+    if (failure?.errorCode === 'DATABASE_TRANSIENT') throw new DatabaseFailedDuringLoad(`delivery ${deliveryId}: ${failure.error}`);
     await database.db.transaction().execute(async (trx) => {
-      await trx
+      const delivery = await trx
         .updateTable('recon.deliveries')
-        .set({ state: failure ? 'failed' : 'ingested', file_id: result!.fileId })
+        .set({ state: failure ? 'failed' : 'ingested', file_id: result!.fileId, attempt_open: false, failure: failure?.error ?? null })
         .where('delivery_id', '=', deliveryId)
-        .execute();
+        .returning('request_id')
+        .executeTakeFirstOrThrow();
       await trx
         .updateTable('recon.export_requests')
         .set(failure ? { state: 'failed', failure: failure.error } : { state: 'ingested', ingested_at: sql<Date>`now()`, failure: null })
@@ -47,8 +58,14 @@ export async function ingestDelivery(database: Database, deliveryId: string, opt
         .where('state', '=', 'delivered')
         .execute();
     });
-    return nightlyRunId;
   } finally {
     await spooled.remove();
+  }
+}
+
+/** The load failed for the database's sake (a lost connection, a deadlock), not the file's. */
+class DatabaseFailedDuringLoad extends ReconError {
+  constructor(message: string) {
+    super('DATABASE', message);
   }
 }

@@ -8,7 +8,8 @@ import { QUEUE_SCHEMA, QUEUES } from '../queue/job-queue.ts';
  * by any number of `recon worker` processes that serve no HTTP, so what they did is counted where they leave it,
  * and every `recon serve` reports the same figures for the whole deployment.
  * - recon_delivered_rows{outcome}: rows of delivered exports loaded and rejected;
- * - recon_deliveries_failed: delivered files that failed to ingest (their batch is asked for again);
+ * - recon_deliveries_failed: delivered files that failed to ingest (their batch is asked for again), and
+ *   recon_deliveries_quarantined: those of them given up after two attempts that died or failed the same way;
  * - recon_queue_depth{queue}, recon_jobs_failed{queue}: jobs waiting, and jobs whose retries ran out;
  * - recon_nightly_run_lag_seconds: since the last nightly run that reconciled (what an alert on a stalled nightly
  *   watches), and recon_nightly_runs_failed.
@@ -36,6 +37,14 @@ export function registerNightlyMetrics(registry: MetricsRegistry, db: Kysely<Sch
       .where('state', '=', 'failed')
       .executeTakeFirstOrThrow();
     return Number(failed);
+  });
+  registry.gaugeFromCallback('recon_deliveries_quarantined', 'Delivered export files given up after two attempts that died or failed the same way.', async () => {
+    const { quarantined } = await db
+      .selectFrom('recon.deliveries')
+      .select((eb) => eb.fn.countAll<string>().as('quarantined'))
+      .where('quarantined_at', 'is not', null)
+      .executeTakeFirstOrThrow();
+    return Number(quarantined);
   });
   // Counted in pg-boss's job table itself: its own queue statistics are a cache refreshed every minute or so, and a
   // scrape should see a job the moment it waits.

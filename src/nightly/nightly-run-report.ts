@@ -12,8 +12,19 @@ export interface NightlyRunReport {
   readonly requests: Readonly<Record<string, number>>;
   readonly reconciliationRunId: string | null;
   readonly failure: string | null;
+  /** Delivered files that failed to ingest, quarantined ones included (their batches were asked for again). */
+  readonly failedDeliveries: readonly FailedDelivery[];
   readonly startedAt: string;
   readonly finishedAt: string | null;
+}
+
+export interface FailedDelivery {
+  readonly deliveryId: string;
+  readonly batch: number | null;
+  readonly attempt: number;
+  /** Given up after two attempts that died or failed the same way, rather than failed by its content. */
+  readonly quarantined: boolean;
+  readonly failure: string | null;
 }
 
 /** Nightly runs, newest first, with their export requests counted by state (`recon runs`, `recon nightly`). */
@@ -37,6 +48,7 @@ export async function listNightlyRuns(db: Kysely<Schema>, options: { nightlyRunI
     .limit(options.limit ?? 100);
   if (options.nightlyRunId !== undefined) query = query.where('n.nightly_run_id', '=', options.nightlyRunId);
   const rows = await query.execute();
+  const failed = await failedDeliveries(db, rows.map((row) => String(row.nightly_run_id)));
   return rows.map((row) => ({
     nightlyRunId: String(row.nightly_run_id),
     runDate: row.run_date,
@@ -47,15 +59,44 @@ export async function listNightlyRuns(db: Kysely<Schema>, options: { nightlyRunI
     requests: (typeof row.requests === 'string' ? JSON.parse(row.requests) : row.requests) ?? {},
     reconciliationRunId: row.reconciliation_run_id === null ? null : String(row.reconciliation_run_id),
     failure: row.failure,
+    failedDeliveries: failed.get(String(row.nightly_run_id)) ?? [],
     startedAt: new Date(row.started_at).toISOString(),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at).toISOString(),
   }));
 }
 
-/** One line per run, for a terminal. */
+async function failedDeliveries(db: Kysely<Schema>, nightlyRunIds: readonly string[]): Promise<Map<string, FailedDelivery[]>> {
+  const byRun = new Map<string, FailedDelivery[]>();
+  if (nightlyRunIds.length === 0) return byRun;
+  const rows = await db
+    .selectFrom('recon.deliveries as d')
+    .innerJoin('recon.export_requests as r', 'r.request_id', 'd.request_id')
+    .select(['r.nightly_run_id', 'd.delivery_id', 'r.batch', 'r.attempt', 'd.quarantined_at', 'd.failure'])
+    .where('d.state', '=', 'failed')
+    .where('r.nightly_run_id', 'in', nightlyRunIds)
+    .orderBy('d.delivery_id')
+    .execute();
+  for (const row of rows) {
+    const run = String(row.nightly_run_id);
+    if (!byRun.has(run)) byRun.set(run, []);
+    byRun.get(run)!.push({
+      deliveryId: String(row.delivery_id),
+      batch: row.batch,
+      attempt: row.attempt,
+      quarantined: row.quarantined_at !== null,
+      failure: row.failure,
+    });
+  }
+  return byRun;
+}
+
+/** One line per run, and one more per failed delivery, for a terminal. */
 export function formatNightlyRun(run: NightlyRunReport): string {
   const requests = Object.entries(run.requests).map(([state, count]) => `${count} ${state}`).join(', ') || 'none';
   const reconciliation = run.reconciliationRunId ? `, reconciliation run ${run.reconciliationRunId}` : '';
   const failure = run.failure ? ` (${run.failure})` : '';
-  return `${run.runDate}  run ${run.nightlyRunId}  ${run.state}${failure}  orders ${run.orders ?? '-'} in ${run.batches ?? '-'} batch(es); requests: ${requests}${reconciliation}`;
+  const line = `${run.runDate}  run ${run.nightlyRunId}  ${run.state}${failure}  orders ${run.orders ?? '-'} in ${run.batches ?? '-'} batch(es); requests: ${requests}${reconciliation}`;
+  const deliveries = run.failedDeliveries.map((delivery) =>
+    `  delivery ${delivery.deliveryId} (batch ${delivery.batch ?? '-'}, request ${delivery.attempt}) ${delivery.quarantined ? 'quarantined' : 'failed'}: ${delivery.failure ?? 'no reason recorded'}`);
+  return [line, ...deliveries].join('\n');
 }

@@ -1,7 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import type { Database } from '../db/database.ts';
 import { describeError } from '../errors.ts';
-import { QUEUES } from '../queue/job-queue.ts';
+import { QUEUES, sendIngestJobs } from '../queue/job-queue.ts';
 import { advanceNightlyRun, type NightlyDependencies } from './advance-nightly-run.ts';
 import { ingestDelivery, type IngestDeliveryOptions } from './ingest-delivery.ts';
 
@@ -44,8 +44,12 @@ export async function startNightlyWorker(boss: PgBoss, database: Database, optio
       throw error;
     }
   };
+  const ingest = {
+    ...options.ingest,
+    onQuarantined: (deliveryId: string, reason: string) => options.log?.(`delivery ${deliveryId} ${reason}; its batch is asked for again`),
+  };
   await boss.work<{ deliveryId: string }>(QUEUES.ingestDelivery, polling, reported(QUEUES.ingestDelivery, async (data: { deliveryId: string }) => {
-    const nightlyRunId = await ingestDelivery(database, data.deliveryId, options.ingest);
+    const nightlyRunId = await ingestDelivery(database, data.deliveryId, ingest);
     if (nightlyRunId) await scheduleAdvance(nightlyRunId);
   }));
   await boss.work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, polling, reported(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }) => {
@@ -60,11 +64,14 @@ export async function startNightlyWorker(boss: PgBoss, database: Database, optio
 
 /** A stored delivery younger than this is left to the job its receiver enqueued. */
 const DELIVERY_GRACE_MS = 30_000;
+/** Deliveries looked at per sweep; the next sweep takes the rest. */
+const SWEEP_BATCH = 1000;
 
 /**
  * What a crash may have left without a job: a delivery stored but never enqueued (the process died between the
  * commit and the send), an ingest whose retries ran out while the database was away, a run whose next advance
- * was never sent. A duplicate job is harmless: every job is idempotent.
+ * was never sent. A delivery a job still holds (waiting or running) gets no second one: the ingest queue is
+ * exclusive per delivery. A quarantined delivery is failed, and never swept again.
  */
 async function resumeUnfinishedWork(boss: PgBoss, database: Database, log?: (message: string) => void): Promise<void> {
   const deliveries = await database.db
@@ -72,6 +79,8 @@ async function resumeUnfinishedWork(boss: PgBoss, database: Database, log?: (mes
     .select('delivery_id')
     .where('state', '=', 'received')
     .where('received_at', '<', new Date(Date.now() - DELIVERY_GRACE_MS))
+    .orderBy('delivery_id')
+    .limit(SWEEP_BATCH)
     .execute();
   const runs = await database.db
     .selectFrom('recon.nightly_runs')
@@ -79,7 +88,7 @@ async function resumeUnfinishedWork(boss: PgBoss, database: Database, log?: (mes
     .where('state', 'in', ['requesting', 'waiting', 'reconciling'])
     .where((eb) => eb.or([eb('next_advance_at', 'is', null), eb('next_advance_at', '<=', new Date())]))
     .execute();
-  if (deliveries.length > 0) await boss.insert(QUEUES.ingestDelivery, deliveries.map((row) => ({ data: { deliveryId: String(row.delivery_id) } })));
+  const enqueued = await sendIngestJobs(boss, deliveries.map((row) => String(row.delivery_id)));
   if (runs.length > 0) await boss.insert(QUEUES.advanceNightlyRun, runs.map((row) => ({ data: { nightlyRunId: String(row.nightly_run_id) } })));
-  if (deliveries.length + runs.length > 0) log?.(`resumed ${deliveries.length} delivery(ies) to ingest and ${runs.length} nightly run(s)`);
+  if (enqueued + runs.length > 0) log?.(`resumed ${enqueued} delivery(ies) to ingest and ${runs.length} nightly run(s)`);
 }

@@ -5,11 +5,18 @@ import { describeError } from '../errors.ts';
 
 /** The work between receiving and reconciling, each a pg-boss queue in the `recon_queue` schema. */
 export const QUEUES = {
-  /** `{ deliveryId }`: a stored export delivery to ingest. */
-  ingestDelivery: 'recon-ingest-delivery',
+  /**
+   * `{ deliveryId }`: a stored export delivery to ingest, sent with the delivery id as its singleton key. The queue
+   * is exclusive: one job per delivery at most, waiting or active, so a delivery is ingested by one job at a time and
+   * a sweep or a repeated send while a job holds it adds nothing.
+   */
+  ingestDelivery: 'recon-delivery-ingest',
   /** `{ nightlyRunId }`: move a nightly run on (request, check for timeouts, reconcile). */
   advanceNightlyRun: 'recon-advance-nightly-run',
 } as const;
+
+/** The ingest queue of earlier versions, which let one delivery have several jobs at once: removed at start. */
+const LEGACY_INGEST_QUEUE = 'recon-ingest-delivery';
 
 /** pg-boss's tables live in this schema of recon's database. */
 export const QUEUE_SCHEMA = 'recon_queue';
@@ -55,17 +62,37 @@ export async function openJobQueue(database: Database, options: JobQueueOptions)
   });
   // pg-boss also emits plain objects (a failed maintenance step with its context): say what they hold.
   boss.on('error', (error: unknown) => options.onError?.(`job queue: ${error instanceof Error ? describeError(error) : JSON.stringify(error)}`));
-  await oneProcessAtATime(database, async () => {
-    await boss.start();
-    for (const name of Object.values(QUEUES)) {
-      await boss.createQueue(name, { heartbeatSeconds, expireInSeconds: JOB_EXPIRY_SECONDS, retryLimit: 5, retryDelay: 5, retryBackoff: true });
-      // createQueue leaves an existing queue as it is: a changed setting would otherwise never apply.
-      const queue = await boss.getQueue(name);
-      if (queue?.heartbeatSeconds !== heartbeatSeconds) await boss.updateQueue(name, { heartbeatSeconds });
-      if (queue?.expireInSeconds !== JOB_EXPIRY_SECONDS) await boss.updateQueue(name, { expireInSeconds: JOB_EXPIRY_SECONDS });
-    }
-  });
+  try {
+    await oneProcessAtATime(database, () => installQueues(boss, heartbeatSeconds));
+  } catch (error) {
+    // A half-started queue keeps polling a database its caller is about to close: stop it before failing.
+    await boss.stop({ graceful: false, close: false }).catch(() => {});
+    throw error;
+  }
   return boss;
+}
+
+async function installQueues(boss: PgBoss, heartbeatSeconds: number): Promise<void> {
+  await boss.start();
+  if (await boss.getQueue(LEGACY_INGEST_QUEUE)) await boss.deleteQueue(LEGACY_INGEST_QUEUE);
+  for (const name of Object.values(QUEUES)) {
+    const policy = name === QUEUES.ingestDelivery ? 'exclusive' : 'standard';
+    await boss.createQueue(name, { policy, heartbeatSeconds, expireInSeconds: JOB_EXPIRY_SECONDS, retryLimit: 5, retryDelay: 5, retryBackoff: true });
+    // createQueue leaves an existing queue as it is: a changed setting would otherwise never apply.
+    const queue = await boss.getQueue(name);
+    if (queue?.heartbeatSeconds !== heartbeatSeconds) await boss.updateQueue(name, { heartbeatSeconds });
+    if (queue?.expireInSeconds !== JOB_EXPIRY_SECONDS) await boss.updateQueue(name, { expireInSeconds: JOB_EXPIRY_SECONDS });
+  }
+}
+
+/**
+ * Sends each delivery's ingest job, unless one is already waiting or running for it (see QUEUES.ingestDelivery).
+ * Returns how many were sent.
+ */
+export async function sendIngestJobs(boss: PgBoss, deliveryIds: readonly string[]): Promise<number> {
+  if (deliveryIds.length === 0) return 0;
+  const jobs = deliveryIds.map((deliveryId) => ({ data: { deliveryId }, singletonKey: deliveryId }));
+  return (await boss.insert(QUEUES.ingestDelivery, jobs, { returnId: true }))?.length ?? 0;
 }
 
 /**

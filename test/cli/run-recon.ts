@@ -33,10 +33,15 @@ const NODE_FLAGS = readFileSync(path.join(packageRoot(), 'src', 'cli', 'main.ts'
  * pipes, not a terminal). `env` replaces the database variables of this process's environment entirely,
  * so a PGlite run never inherits the DATABASE_URL of the test environment.
  */
-export function startRecon(args: string[], env: Record<string, string | undefined>): RunningRecon {
+export function startRecon(args: string[], env: Record<string, string | undefined>, options: { maxOpenFiles?: number } = {}): RunningRecon {
   const base = { ...process.env };
   for (const name of Object.keys(base)) if (name === 'DATABASE_URL' || name.startsWith('RECON_')) delete base[name];
-  const child = spawn(process.execPath, [...NODE_FLAGS, path.join('src', 'cli', 'main.ts'), ...args], {
+  const command = [process.execPath, ...NODE_FLAGS, path.join('src', 'cli', 'main.ts'), ...args];
+  // A descriptor limit of its own, as a host with a low `ulimit -n` gives it: the shell sets it, then becomes node.
+  const [file, argv] = options.maxOpenFiles === undefined
+    ? [command[0]!, command.slice(1)]
+    : ['/bin/sh', ['-c', `ulimit -n ${options.maxOpenFiles} && exec "$@"`, 'sh', ...command]];
+  const child = spawn(file, argv, {
     cwd: packageRoot(),
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

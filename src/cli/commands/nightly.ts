@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../config/config.ts';
 import { migrate } from '../../db/migrate.ts';
 import { openDatabase } from '../../db/open-database.ts';
-import { ReconError } from '../../errors.ts';
+import { isTransientDatabaseError } from '../../db/sql-state.ts';
+import { describeError, ReconError } from '../../errors.ts';
 import { formatNightlyRun, listNightlyRuns, type NightlyRunReport } from '../../nightly/nightly-run-report.ts';
 import { dateInZone, triggerNightlyRun } from '../../nightly/nightly-scheduler.ts';
 import { advanceSender } from '../../nightly/nightly-worker.ts';
@@ -51,11 +52,23 @@ export async function run(ctx: CommandContext): Promise<number> {
     }
     ctx.stderr.write(`recon nightly: ${started.created ? 'started' : 'attached to'} the run of ${runDate} (run ${started.nightlyRunId})\n`);
     let report = await current(database.db, started.nightlyRunId);
+    // The run goes on in the workers whatever happens to this process's connection: a database that goes away for a
+    // while is waited out, and the exit code says how the run ended, not how the wait went.
+    let outage: string | undefined;
     while (values.wait && report.state !== 'reconciled' && report.state !== 'failed') {
       await sleep(WAIT_POLL_MS, undefined, { signal: ctx.signal }).catch(() => {
         throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new ReconError('INTERRUPTED', 'interrupted');
       });
-      report = await current(database.db, started.nightlyRunId);
+      try {
+        report = await current(database.db, started.nightlyRunId);
+      } catch (error) {
+        if (!isTransientDatabaseError(error)) throw error;
+        if (outage === undefined) ctx.stderr.write(`recon nightly: the database is unreachable (${describeError(error)}); still waiting\n`);
+        outage = describeError(error);
+        continue;
+      }
+      if (outage !== undefined) ctx.stderr.write('recon nightly: the database is back\n');
+      outage = undefined;
       if (ctx.stderr.isTTY) ctx.stderr.write(`\x1b[2K${report.state}: ${JSON.stringify(report.requests)}\r`);
     }
     if (ctx.stderr.isTTY && values.wait) ctx.stderr.write('\x1b[2K');

@@ -10,6 +10,8 @@ import { startNightlyScheduler } from '../../nightly/nightly-scheduler.ts';
 import { advanceSender } from '../../nightly/nightly-worker.ts';
 import { startReconServices } from '../../nightly/recon-services.ts';
 import { serviceClient } from '../../client/service-client.ts';
+import { DEFAULT_SLOW_CLIENT_RULE } from '../../receive/slow-client-guard.ts';
+import { removeStaleTempFolders } from '../../temp/temp-folder.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { untilAborted, workerSettings } from './worker.ts';
@@ -45,6 +47,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 
   const database = await openDatabase(config);
   try {
+    await removeStaleTempFolders();
     await migrate(database);
     const metrics = createMetricsRegistry();
     registerNightlyMetrics(metrics, database.db);
@@ -54,7 +57,16 @@ export async function run(ctx: CommandContext): Promise<number> {
       log,
       callbackBaseUrl,
       worker: workerSettings(config, client),
-      receiver: { host, port, secret: config.service.secret!, maxFileBytes: config.limits.maxFileBytes, metrics },
+      receiver: {
+        host,
+        port,
+        secret: config.service.secret!,
+        maxFileBytes: config.limits.maxFileBytes,
+        maxUploads: config.serve.maxUploads,
+        slowClient: { ...DEFAULT_SLOW_CLIENT_RULE, minBytesPerSecond: config.serve.minUploadBytesPerSecond },
+        listenerLimits: { maxConnections: config.serve.maxConnections, maxConnectionsPerClient: config.serve.maxConnectionsPerClient },
+        metrics,
+      },
     });
     const scheduler = startNightlyScheduler(database.db, {
       schedule: config.nightly.schedule,
@@ -67,7 +79,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     await untilAborted(ctx.signal);
     log('draining');
     await scheduler.stop();
-    await services.close();
+    await services.close({ drainMs: config.queue.drainSeconds * 1000 });
     return EXIT.ok;
   } finally {
     await database.close();

@@ -5,6 +5,7 @@ import { openDatabase } from '../../db/open-database.ts';
 import { startReconServices, type ReconServicesOptions } from '../../nightly/recon-services.ts';
 import { serviceClient } from '../../client/service-client.ts';
 import { requireCallbackBase } from '../../nightly/callback-base.ts';
+import { removeStaleTempFolders } from '../../temp/temp-folder.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 
@@ -30,6 +31,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const log = (message: string) => ctx.stderr.write(`recon worker: ${message}\n`);
   const database = await openDatabase(config);
   try {
+    await removeStaleTempFolders();
     await migrate(database);
     const services = await startReconServices({
       database,
@@ -41,7 +43,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     log('working');
     await untilAborted(ctx.signal);
     log('draining');
-    await services.close();
+    await services.close({ drainMs: config.queue.drainSeconds * 1000 });
     return EXIT.ok;
   } finally {
     await database.close();
