@@ -225,36 +225,39 @@ async function stageChunk(
   const start = await text.next();
   if (start.done) return false;
   const { direct } = start.value as UnitStart;
-  let chunkEnded = false;
+  let ended: 'chunk' | 'entry' | undefined;
   let rejected = '';
   const kept: Buffer[] = [];
+  // A failed direct COPY leaves the rest of its unit to a second stream, which must stop where the unit ended: the
+  // server's error can arrive after the COPY has read the unit to its end, and the next unit may be for staging.
   async function* unit(): AsyncGenerator<Buffer> {
-    for (;;) {
+    while (!ended) {
       const item = await text.next();
-      if (item.done) return;
-      const value = item.value;
-      if (value === CHUNK_END) {
-        chunkEnded = true;
-        return;
-      }
-      if (Buffer.isBuffer(value)) {
-        if (direct) kept.push(value);
-        yield value;
-      } else if ('rejected' in value) {
-        rejected += value.rejected;
+      if (item.done) {
+        ended = 'entry';
+      } else if (item.value === CHUNK_END) {
+        ended = 'chunk';
+      } else if (Buffer.isBuffer(item.value)) {
+        if (direct) kept.push(item.value);
+        yield item.value;
+      } else if ('rejected' in item.value) {
+        rejected += item.value.rejected;
+      } else {
+        // The next unit's start: reading on would COPY its rows with this unit's column list.
+        throw new Error('the COPY text of a unit ran into the next unit');
       }
     }
   }
   if (!direct) {
     staged.acceptedInStaging = true;
     await stageEntry(connection, entry, unit());
-    return chunkEnded;
+    return ended === 'chunk';
   }
   const chunks = staged.chunks!;
   if (await copyDirect(connection, entry, unit())) {
     chunks.inserted += kept.reduce((rows, buffer) => rows + countLines(buffer), 0);
   } else {
-    // The rest of the unit, which the failed COPY did not read.
+    // The rest of the unit, if the failed COPY did not read it all.
     for await (const buffer of unit()) void buffer;
     await restageDirect(connection, entry, entryIndex, kept);
     staged.acceptedInStaging = true;
@@ -262,7 +265,7 @@ async function stageChunk(
     chunks.direct = false;
   }
   if (rejected) await stageEntry(connection, entry, [rejected]);
-  return chunkEnded;
+  return ended === 'chunk';
 }
 
 /** Rows of COPY text: a newline inside a value is escaped, so each newline byte ends a row. */
