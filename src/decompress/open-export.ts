@@ -69,7 +69,7 @@ export async function openExport(filePath: string, limits: IngestLimits, options
 
   let sources: CsvEntrySource[];
   if (compression === 'zip') {
-    sources = await zipSources(file, budget, track);
+    sources = await zipSources(file, limits, budget, track);
   } else {
     const open = await singleStreamOpener(compression, file, filePath, options);
     sources = [{
@@ -160,11 +160,12 @@ async function bzip2Executable(decoder: 'auto' | 'native' | 'js'): Promise<strin
 
 async function zipSources(
   file: FileReadCounter,
+  limits: IngestLimits,
   budget: DecompressedByteBudget,
   track: (stream: Readable) => Readable,
 ): Promise<CsvEntrySource[]> {
   const { filePath } = file;
-  const all = await readZipDirectory(filePath, filePath);
+  const { entries: all, offset: directoryOffset } = await readZipDirectory(filePath, limits, filePath);
   const csvEntries = all.filter(isCsvEntry);
   if (csvEntries.length === 0) {
     const what = all.length === 0 ? 'no entries at all' : `only ${all.length} directory or metadata entries`;
@@ -182,7 +183,7 @@ async function zipSources(
       name: entry.name,
       label,
       open: async () => track(chainStreams([
-        await openZipEntry(file, entry, label),
+        await openZipEntry(file, entry, directoryOffset, label),
         new MeteredStream(budget, describeArchiveError('zip', label)),
       ])),
     };
