@@ -220,6 +220,14 @@ function directoryPastEndZip(): Buffer {
   return zip;
 }
 
+/** Bytes after the last bzip2 stream, as tape padding or a careless concatenation leaves: bzip2 and lbzip2 ignore them. */
+function trailingGarbageBzip2(): Buffer {
+  const garbage = pseudoRandomBytes(100, 29);
+  // Not the start of another stream ('BZh'), which the decoders would try to read.
+  garbage[0] = 0x00;
+  return Buffer.concat([bzip2(serviceCsv(eurRows(29, 6))), garbage]);
+}
+
 function fixtures(): Fixture[] {
   const reference = referenceRows();
   const multiMemberCsv = serviceCsv(eurRows(6, 9));
@@ -301,6 +309,13 @@ function fixtures(): Fixture[] {
       content: Buffer.concat(splitAt(multiStreamCsv, [700, 1400]).map(bzip2)),
       exercises: 'bzip2, three concatenated streams cut mid-line (as pbzip2/lbzip2 write); all 9 rows must be read',
       expect: loaded(9),
+    },
+    {
+      file: 'trailing-garbage.csv.bz2',
+      content: trailingGarbageBzip2(),
+      exercises: 'bzip2, one stream followed by 100 bytes that are not another stream: ignored (with a warning) by '
+        + 'bzip2, lbzip2 and the JavaScript decoder alike',
+      expect: loaded(6),
     },
     {
       file: 'one-entry.zip',

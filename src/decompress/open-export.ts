@@ -39,6 +39,11 @@ export interface OpenExportOptions {
    * decoder otherwise; `native` and `js` force one (tests exercise both paths).
    */
   readonly bzip2Decoder?: 'auto' | 'native' | 'js';
+  /**
+   * Told, in one line naming the file, what a decoder accepted with a warning: bytes after the last bzip2 stream,
+   * which bzip2 and the JavaScript decoder report and lbzip2 ignores silently.
+   */
+  readonly onWarning?: (message: string) => void;
 }
 
 /** Larger reads than the 64 KiB default: fewer chunks through every stage of the pipeline. */
@@ -140,8 +145,11 @@ async function singleStreamOpener(
       return async () => chainStreams([read(), createGunzip({ chunkSize: INFLATE_CHUNK_BYTES })]);
     case 'bzip2': {
       const executable = await bzip2Executable(options.bzip2Decoder ?? 'auto');
-      if (executable === undefined) return async () => chainStreams([read(), createJsBzip2Decompressor()]);
-      return async () => openNativeBzip2Stream(executable, read(), label);
+      const warn = (detail: string) => options.onWarning?.(`${label}: ${detail}`);
+      if (executable === undefined) {
+        return async () => chainStreams([read(), createJsBzip2Decompressor(() => warn('bytes after the last bzip2 stream ignored'))]);
+      }
+      return async () => openNativeBzip2Stream(executable, read(), label, warn);
     }
   }
 }
