@@ -40,8 +40,8 @@ export interface OpenExportOptions {
    */
   readonly bzip2Decoder?: 'auto' | 'native' | 'js';
   /**
-   * Told, in one line naming the file, what a decoder accepted with a warning: bytes after the last bzip2 stream,
-   * which bzip2 and the JavaScript decoder report and lbzip2 ignores silently.
+   * Told, in one line naming the file, what was accepted with a warning: bytes after the end of a zip archive, or
+   * after the last bzip2 stream (which bzip2 and the JavaScript decoder report and lbzip2 ignores silently).
    */
   readonly onWarning?: (message: string) => void;
 }
@@ -74,7 +74,7 @@ export async function openExport(filePath: string, limits: IngestLimits, options
 
   let sources: CsvEntrySource[];
   if (compression === 'zip') {
-    sources = await zipSources(file, limits, budget, track);
+    sources = await zipSources(file, limits, budget, track, options);
   } else {
     const open = await singleStreamOpener(compression, file, filePath, options);
     sources = [{
@@ -171,9 +171,10 @@ async function zipSources(
   limits: IngestLimits,
   budget: DecompressedByteBudget,
   track: (stream: Readable) => Readable,
+  options: OpenExportOptions,
 ): Promise<CsvEntrySource[]> {
   const { filePath } = file;
-  const { entries: all, offset: directoryOffset } = await readZipDirectory(filePath, limits, filePath);
+  const { entries: all, offset: directoryOffset } = await readZipDirectory(filePath, limits, filePath, options.onWarning);
   const csvEntries = all.filter(isCsvEntry);
   if (csvEntries.length === 0) {
     const what = all.length === 0 ? 'no entries at all' : `only ${all.length} directory or metadata entries`;

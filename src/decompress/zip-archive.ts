@@ -49,12 +49,18 @@ const INFLATE_CHUNK_BYTES = 64 * 1024;
  * directory. The sizes and crc come from the directory, never from local headers, which is what makes entries
  * written with data descriptors (zero sizes in the local header) readable.
  */
-export async function readZipDirectory(filePath: string, limits: Pick<IngestLimits, 'maxZipEntries'>, label: string): Promise<ZipDirectory> {
+export async function readZipDirectory(
+  filePath: string,
+  limits: Pick<IngestLimits, 'maxZipEntries'>,
+  label: string,
+  onWarning: (message: string) => void = () => {},
+): Promise<ZipDirectory> {
   const handle = await open(filePath, 'r');
   try {
     const { size } = await handle.stat();
     const location = await locateDirectory(handle, size, limits, label);
-    const entries = await walkDirectory(handle, size, location, label);
+    if (location.archiveEnd < size) onWarning(`${label}: ${size - location.archiveEnd} bytes after the end of the zip archive ignored`);
+    const entries = await walkDirectory(handle, location, label);
     return { entries, offset: location.offset };
   } catch (error) {
     if (error instanceof ReconError) throw error;
@@ -80,7 +86,7 @@ async function readExactly(handle: FileHandle, length: number, position: number)
 }
 
 /** yauzl's entries (lazily: one read at a time), each checked against the directory's location. */
-function walkDirectory(handle: FileHandle, size: number, location: ZipDirectoryLocation, label: string): Promise<ZipDirectoryEntry[]> {
+function walkDirectory(handle: FileHandle, location: ZipDirectoryLocation, label: string): Promise<ZipDirectoryEntry[]> {
   if (location.entryCount === 0) return Promise.resolve([]);
   return new Promise((resolve, reject) => {
     const entries: ZipDirectoryEntry[] = [];
@@ -90,9 +96,11 @@ function walkDirectory(handle: FileHandle, size: number, location: ZipDirectoryL
       zip?.close();
       reject(error);
     };
-    const reader = new BoundedFileReader(handle, size, fail);
-    const options = { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: false };
-    yauzl.fromRandomAccessReader(reader, size, options, (error, opened) => {
+    // yauzl sees the file up to the archive's end, so it finds the end record checked here (it refuses bytes after it).
+    const reader = new BoundedFileReader(handle, location.archiveEnd, fail);
+    // Sizes are checked against the bytes of every entry that is read (crc32-check.ts), not for the others.
+    const options = { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: false, strictFileNames: false };
+    yauzl.fromRandomAccessReader(reader, location.archiveEnd, options, (error, opened) => {
       if (error) return fail(error);
       zip = opened;
       if (zip.entryCount !== location.entryCount) return fail(corrupt(label, 'its end records read differently twice'));

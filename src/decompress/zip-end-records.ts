@@ -11,6 +11,8 @@ export interface ZipDirectoryLocation {
   readonly entryCount: number;
   readonly offset: number;
   readonly size: number;
+  /** Where the archive ends (its end record's comment included): what follows is not the archive's. */
+  readonly archiveEnd: number;
 }
 
 /** The end record as found, before zip64 replaces its saturated fields. */
@@ -20,6 +22,8 @@ export interface ZipEndRecord {
   readonly directoryOffset: number;
   /** Where the end record starts: the directory must end before it (zip32). */
   readonly offset: number;
+  /** Where the archive ends, with the end record's comment: bytes after it are not the archive's. */
+  readonly end: number;
   /** Where the zip64 end record starts, from the locator just before the end record; null for zip32. */
   readonly zip64RecordOffset: number | null;
   /** Where the zip64 locator starts (the zip64 record must end there); null for zip32. */
@@ -48,24 +52,23 @@ export const ZIP_DIRECTORY_BYTES_PER_ENTRY = 1024;
 export const ZIP_TAIL_BYTES = ZIP64_LOCATOR_BYTES + END_BYTES + MAX_COMMENT_BYTES;
 
 /**
- * Finds the end record in `tail` (the file's last bytes, starting at `tailStart`) the way yauzl does, so both read
- * the same one: the last signature, whose comment must reach exactly to the end of the file; a zip64 locator
- * right before it makes the archive zip64.
+ * Finds the end record in `tail` (the file's last bytes, starting at `tailStart`): the last signature whose comment
+ * fits in the file, as Go's and Python's zip readers take it. Bytes after the comment (a transfer's padding) are
+ * not part of the archive: `end` says where it ends, and the caller shows yauzl the file up to there, so both
+ * read the same record. A zip64 locator right before the end record makes the archive zip64.
  */
 export function parseZipEndRecord(tail: Buffer, tailStart: number, label: string): ZipEndRecord {
   let at = tail.length - END_BYTES;
-  while (at >= 0 && tail.readUInt32LE(at) !== END_SIGNATURE) at--;
+  while (at >= 0 && (tail.readUInt32LE(at) !== END_SIGNATURE || at + END_BYTES + tail.readUInt16LE(at + 20) > tail.length)) at--;
   if (at < 0) throw corrupt(label, 'no end of central directory record');
-  const commentBytes = tail.readUInt16LE(at + 20);
-  if (at + END_BYTES + commentBytes !== tail.length) {
-    throw corrupt(label, 'the end of central directory record does not end the file (bytes after it, or its signature inside the comment)');
-  }
+  const end = tailStart + at + END_BYTES + tail.readUInt16LE(at + 20);
   const hasLocator = at >= ZIP64_LOCATOR_BYTES && tail.readUInt32LE(at - ZIP64_LOCATOR_BYTES) === ZIP64_LOCATOR_SIGNATURE;
   const record = {
     entryCount: tail.readUInt16LE(at + 10),
     directorySize: tail.readUInt32LE(at + 12),
     directoryOffset: tail.readUInt32LE(at + 16),
     offset: tailStart + at,
+    end,
   };
   if (!hasLocator) {
     if (tail.readUInt16LE(at + 4) !== 0 || tail.readUInt16LE(at + 6) !== 0 || tail.readUInt16LE(at + 8) !== record.entryCount) {
@@ -139,7 +142,7 @@ export function checkZipDirectory(end: ZipEndRecord, limits: Pick<IngestLimits, 
         + `(${ZIP_DIRECTORY_BYTES_PER_ENTRY} bytes for each of the RECON_MAX_ZIP_ENTRIES)`,
     );
   }
-  return { entryCount, offset, size };
+  return { entryCount, offset, size, archiveEnd: end.end };
 }
 
 export function corrupt(label: string, detail: string): ReconError {

@@ -39,6 +39,17 @@ describe('zip end records, checked before the directory is read', () => {
     await expectReconError(() => openExport(file, LIMITS), 'ARCHIVE_CORRUPT', file, 'central directory');
   });
 
+  it('reads a zip followed by bytes that are not its own, and warns about them', async () => {
+    const file = path.join(scratch, 'padded.zip');
+    writeFileSync(file, Buffer.concat([readFileSync(fixture('one-entry.zip')), Buffer.from('\r\n--boundary--\r\n')]));
+    const warnings: string[] = [];
+    const opened = await openExport(file, LIMITS, { onWarning: (warning) => warnings.push(warning) });
+    const names: (string | null)[] = [];
+    for await (const entry of opened.entries) names.push(entry.name);
+    expect(names).toEqual(['export.csv']);
+    expect(warnings).toEqual([`${file}: 16 bytes after the end of the zip archive ignored`]);
+  });
+
   it('reads the zip64 fixture', async () => {
     const opened = await openExport(fixture('zip64.zip'), LIMITS);
     const names: (string | null)[] = [];
