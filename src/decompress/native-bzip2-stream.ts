@@ -32,6 +32,8 @@ export function openNativeBzip2Stream(executable: string, compressed: Readable, 
   // A child that exits early (corrupt data) breaks the pipe; its exit status is the error worth reporting.
   pipeline(compressed, child.stdin, () => {});
   let stderr = '';
+  // stderr only carries messages: a failing pipe there loses one, and the exit status still decides.
+  child.stderr.on('error', () => {});
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (text: string) => {
     if (stderr.length < STDERR_KEEP_CHARS) stderr += text;
@@ -39,7 +41,8 @@ export function openNativeBzip2Stream(executable: string, compressed: Readable, 
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   const exited = new Promise<Error | null>((resolve) => {
-    child.once('error', (error) => resolve(new ReconError('FILE_UNREADABLE', `${label}: cannot run ${program} (${error.message})`, { cause: error })));
+    // `on`, not `once`: a child can emit 'error' again (a failed kill), and an unheard 'error' throws.
+    child.on('error', (error) => resolve(new ReconError('FILE_UNREADABLE', `${label}: cannot run ${program} (${error.message})`, { cause: error })));
     child.once('close', (code, signal) => {
       if (readError !== undefined) resolve(readError);
       else if (code === 0) {
