@@ -33,6 +33,8 @@ export interface IngestOptions {
   readonly onProgress?: (progress: IngestProgress) => void;
   /** Called as each file finishes, before the next starts, so a long run reports as it goes. */
   readonly onResult?: (result: FileResult) => void;
+  /** Told what a decoder accepted with a warning (bytes after the last bzip2 stream), in one line naming the file. */
+  readonly onWarning?: (message: string) => void;
   /**
    * Stops between batches and before a file commits: the current file rolls back, is not recorded as failed,
    * and ingestFiles rejects with the signal's reason.
@@ -140,7 +142,7 @@ async function loadFile(connection: Connection, filePath: string, identity: File
     return loaded;
   }
   const staged = await beginStaging(connection);
-  const opened = await openExport(filePath, options.limits);
+  const opened = await openExport(filePath, options.limits, { onWarning: options.onWarning });
   const counters: FileCounters = { rows: 0, rejected: 0, sinceChunk: 0 };
   const chunkRows = options.chunkRows ?? (connection.kind === 'postgres' ? CHUNK_ROWS : Number.POSITIVE_INFINITY);
   const progress = (phase: IngestProgress['phase'], bytesRead: number): IngestProgress => ({

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { pseudoRandomBytes } from './pseudo-random-bytes.ts';
-import { zipArchive } from './zip-archive.ts';
+import { toZip64, zipArchive } from './zip-archive.ts';
 
 const FIXTURES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 
@@ -207,6 +207,27 @@ function newerReferenceRows(): ExportRow[] {
   return rows;
 }
 
+/**
+ * A 205-byte zip64 archive whose zip64 end record puts the central directory of 1,000 bytes at 2^63 - 100: offset
+ * plus size past 2^63, far past the end of the file. A reader that seeks there unchecked throws from inside its
+ * own read callback.
+ */
+function directoryPastEndZip(): Buffer {
+  const zip = Buffer.from(toZip64(zipArchive([{ name: 'export.csv', data: Buffer.from('A;B\n1;2\n3;\n'), method: 'stored' }]), { extraFields: false }));
+  const record = zip.length - 22 - 20 - 56;
+  zip.writeBigUInt64LE(1000n, record + 40);
+  zip.writeBigUInt64LE(2n ** 63n - 100n, record + 48);
+  return zip;
+}
+
+/** Bytes after the last bzip2 stream, as tape padding or a careless concatenation leaves: bzip2 and lbzip2 ignore them. */
+function trailingGarbageBzip2(): Buffer {
+  const garbage = pseudoRandomBytes(100, 29);
+  // Not the start of another stream ('BZh'), which the decoders would try to read.
+  garbage[0] = 0x00;
+  return Buffer.concat([bzip2(serviceCsv(eurRows(29, 6))), garbage]);
+}
+
 function fixtures(): Fixture[] {
   const reference = referenceRows();
   const multiMemberCsv = serviceCsv(eurRows(6, 9));
@@ -290,6 +311,13 @@ function fixtures(): Fixture[] {
       expect: loaded(9),
     },
     {
+      file: 'trailing-garbage.csv.bz2',
+      content: trailingGarbageBzip2(),
+      exercises: 'bzip2, one stream followed by 100 bytes that are not another stream: ignored (with a warning) by '
+        + 'bzip2, lbzip2 and the JavaScript decoder alike',
+      expect: loaded(6),
+    },
+    {
       file: 'one-entry.zip',
       content: oneEntryZip,
       exercises: 'zip, one deflated entry `export.csv`',
@@ -314,6 +342,13 @@ function fixtures(): Fixture[] {
       ]),
       exercises: 'zip entry written with a data descriptor (bit 3: zero crc and sizes in the local header, '
         + 'as streaming zippers write)',
+      expect: loaded(6),
+    },
+    {
+      file: 'zip64.zip',
+      content: toZip64(zipArchive([{ name: 'export.csv', data: serviceCsv(eurRows(30, 6)), method: 'deflate' }]), { extraFields: true }),
+      exercises: 'zip64 form: sizes and local header offset in a zip64 extra field, a zip64 end record and locator, '
+        + 'and an end record with saturated count, size and offset',
       expect: loaded(6),
     },
     {
@@ -432,6 +467,13 @@ function fixtures(): Fixture[] {
       ]),
       exercises: 'two entries with the same name `export.csv` (an extractor would keep only one): refused rather '
         + 'than guessing which is the export',
+      expect: failed('ARCHIVE_CORRUPT'),
+    },
+    {
+      file: 'directory-past-end.zip',
+      content: directoryPastEndZip(),
+      exercises: '205 bytes whose zip64 end record puts the central directory at 2^63 - 100 (offset plus size past '
+        + '2^63): refused from the end records, before anything seeks there',
       expect: failed('ARCHIVE_CORRUPT'),
     },
     {

@@ -40,6 +40,9 @@ const EnvSchema = z.object({
   RECON_MAX_FILE_BYTES: positiveInt.default(2 * 1024 ** 3),
   RECON_MAX_UNCOMPRESSED_BYTES: positiveInt.default(20 * 1024 ** 3),
   RECON_MAX_COMPRESSION_RATIO: positiveInt.default(200),
+  // An export zip holds one csv and perhaps a few metadata entries; ten thousand is far beyond any real one, and far
+  // below the hundreds of thousands of entries whose directory alone fills the heap.
+  RECON_MAX_ZIP_ENTRIES: positiveInt.default(10_000),
   RECON_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   RECON_SANDBOX_HOST: z.string().min(1).default('127.0.0.1'),
   RECON_SANDBOX_IDENTIFIER: z.string().min(1).max(32).default('sandbox-merchant'),
@@ -191,6 +194,8 @@ export interface IngestLimits {
   readonly maxUncompressedBytes: number;
   /** Largest ratio of decompressed to compressed bytes: a zip bomb's signature. */
   readonly maxCompressionRatio: number;
+  /** Most entries a zip's directory may hold; it may also take at most ZIP_DIRECTORY_BYTES_PER_ENTRY bytes per allowed entry. */
+  readonly maxZipEntries: number;
 }
 
 export interface SandboxConfig {
@@ -230,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFileBytes: e.RECON_MAX_FILE_BYTES,
       maxUncompressedBytes: e.RECON_MAX_UNCOMPRESSED_BYTES,
       maxCompressionRatio: e.RECON_MAX_COMPRESSION_RATIO,
+      maxZipEntries: e.RECON_MAX_ZIP_ENTRIES,
     }),
     sandbox: Object.freeze({
       port: e.RECON_SANDBOX_PORT,

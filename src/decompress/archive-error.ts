@@ -31,8 +31,14 @@ export function fileErrorDetail(error: unknown): string {
 
 /**
  * How a zip entry is named in messages and parse labels: the file first, like every message about it, so
- * that a summary line already naming the file can drop that prefix and keep `entry NAME: ...`.
+ * that a summary line already naming the file can drop that prefix and keep `entry NAME: ...`. Control
+ * characters in the name (an archive may hold a line break there) are escaped: a message stays one line.
  */
 export function entryLabel(filePath: string, entryName: string): string {
-  return `${filePath}: entry ${entryName}`;
+  return `${filePath}: entry ${escapeControlCharacters(entryName)}`;
+}
+
+function escapeControlCharacters(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, (character) => `\\x${character.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

@@ -20,8 +20,9 @@ const STDERR_KEEP_CHARS = 2048;
  * `compressed` (a counted read of the file, so progress can tell how far in it is). The output ends only
  * after the child has exited: a non-zero exit (truncated or corrupt data) fails the stream instead of looking
  * like a short file. A consumer that stops early, or a failure anywhere, kills the child and stops the read.
+ * What the child says on stderr while succeeding goes to `onWarning`, its program name first.
  */
-export function openNativeBzip2Stream(executable: string, compressed: Readable, label: string): Readable {
+export function openNativeBzip2Stream(executable: string, compressed: Readable, label: string, onWarning: (detail: string) => void = () => {}): Readable {
   const program = path.basename(executable);
   const child = spawn(executable, ['-d', '-c'], { stdio: ['pipe', 'pipe', 'pipe'] });
   // Everything below is synchronous: a small file's child can exit and close during an await, and a 'close'
@@ -31,6 +32,8 @@ export function openNativeBzip2Stream(executable: string, compressed: Readable, 
   // A child that exits early (corrupt data) breaks the pipe; its exit status is the error worth reporting.
   pipeline(compressed, child.stdin, () => {});
   let stderr = '';
+  // stderr only carries messages: a failing pipe there loses one, and the exit status still decides.
+  child.stderr.on('error', () => {});
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (text: string) => {
     if (stderr.length < STDERR_KEEP_CHARS) stderr += text;
@@ -38,10 +41,16 @@ export function openNativeBzip2Stream(executable: string, compressed: Readable, 
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   const exited = new Promise<Error | null>((resolve) => {
-    child.once('error', (error) => resolve(new ReconError('FILE_UNREADABLE', `${label}: cannot run ${program} (${error.message})`, { cause: error })));
+    // `on`, not `once`: a child can emit 'error' again (a failed kill), and an unheard 'error' throws.
+    child.on('error', (error) => resolve(new ReconError('FILE_UNREADABLE', `${label}: cannot run ${program} (${error.message})`, { cause: error })));
     child.once('close', (code, signal) => {
       if (readError !== undefined) resolve(readError);
-      else if (code === 0) resolve(null);
+      else if (code === 0) {
+        // A message on success is a warning (bzip2: "trailing garbage after EOF ignored").
+        const warning = firstMessage(stderr, program);
+        if (warning !== '') onWarning(`${program}: ${warning}`);
+        resolve(null);
+      }
       else resolve(new ReconError('ARCHIVE_CORRUPT', `${label}: truncated or corrupt bzip2 data (${program}: ${describeFailure(stderr, program, code, signal)})`));
     });
   });
@@ -69,8 +78,13 @@ export function openNativeBzip2Stream(executable: string, compressed: Readable, 
 }
 
 function describeFailure(stderr: string, program: string, code: number | null, signal: NodeJS.Signals | null): string {
-  // bzip2 starts its messages with an empty line.
-  const first = oneLine(stderr.split('\n').find((line) => line.trim() !== '') ?? '').replace(`${program}: `, '');
+  const first = firstMessage(stderr, program);
   if (first !== '') return first.replace(/;$/, '');
   return signal === null ? `exit code ${code}` : `killed by ${signal}`;
+}
+
+/** The child's first line, without its program name and the `(stdin): ` it names its input by. */
+function firstMessage(stderr: string, program: string): string {
+  // bzip2 starts its messages with an empty line.
+  return oneLine(stderr.split('\n').find((line) => line.trim() !== '') ?? '').replace(`${program}: `, '').replace(/^\(stdin\): /, '');
 }

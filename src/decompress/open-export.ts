@@ -39,6 +39,11 @@ export interface OpenExportOptions {
    * decoder otherwise; `native` and `js` force one (tests exercise both paths).
    */
   readonly bzip2Decoder?: 'auto' | 'native' | 'js';
+  /**
+   * Told, in one line naming the file, what was accepted with a warning: bytes after the end of a zip archive, or
+   * after the last bzip2 stream (which bzip2 and the JavaScript decoder report and lbzip2 ignores silently).
+   */
+  readonly onWarning?: (message: string) => void;
 }
 
 /** Larger reads than the 64 KiB default: fewer chunks through every stage of the pipeline. */
@@ -69,7 +74,7 @@ export async function openExport(filePath: string, limits: IngestLimits, options
 
   let sources: CsvEntrySource[];
   if (compression === 'zip') {
-    sources = await zipSources(file, budget, track);
+    sources = await zipSources(file, limits, budget, track, options);
   } else {
     const open = await singleStreamOpener(compression, file, filePath, options);
     sources = [{
@@ -140,8 +145,11 @@ async function singleStreamOpener(
       return async () => chainStreams([read(), createGunzip({ chunkSize: INFLATE_CHUNK_BYTES })]);
     case 'bzip2': {
       const executable = await bzip2Executable(options.bzip2Decoder ?? 'auto');
-      if (executable === undefined) return async () => chainStreams([read(), createJsBzip2Decompressor()]);
-      return async () => openNativeBzip2Stream(executable, read(), label);
+      const warn = (detail: string) => options.onWarning?.(`${label}: ${detail}`);
+      if (executable === undefined) {
+        return async () => chainStreams([read(), createJsBzip2Decompressor(() => warn('bytes after the last bzip2 stream ignored'))]);
+      }
+      return async () => openNativeBzip2Stream(executable, read(), label, warn);
     }
   }
 }
@@ -160,11 +168,13 @@ async function bzip2Executable(decoder: 'auto' | 'native' | 'js'): Promise<strin
 
 async function zipSources(
   file: FileReadCounter,
+  limits: IngestLimits,
   budget: DecompressedByteBudget,
   track: (stream: Readable) => Readable,
+  options: OpenExportOptions,
 ): Promise<CsvEntrySource[]> {
   const { filePath } = file;
-  const all = await readZipDirectory(filePath, filePath);
+  const { entries: all, offset: directoryOffset } = await readZipDirectory(filePath, limits, filePath, options.onWarning);
   const csvEntries = all.filter(isCsvEntry);
   if (csvEntries.length === 0) {
     const what = all.length === 0 ? 'no entries at all' : `only ${all.length} directory or metadata entries`;
@@ -182,7 +192,7 @@ async function zipSources(
       name: entry.name,
       label,
       open: async () => track(chainStreams([
-        await openZipEntry(file, entry, label),
+        await openZipEntry(file, entry, directoryOffset, label),
         new MeteredStream(budget, describeArchiveError('zip', label)),
       ])),
     };

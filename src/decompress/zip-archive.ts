@@ -1,13 +1,18 @@
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
-import StreamZip from 'node-stream-zip';
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import type { IngestLimits } from '../config/config.ts';
 import { ReconError } from '../errors.ts';
+import { BoundedFileReader } from './bounded-file-reader.ts';
 import { chainStreams } from './chain-streams.ts';
 import { Crc32Check } from './crc32-check.ts';
 import type { FileReadCounter } from './file-read-counter.ts';
-import { oneLine } from './archive-error.ts';
+import { entryLabel, oneLine } from './archive-error.ts';
+import {
+  checkZipDirectory, corrupt, parseZip64EndRecord, parseZipEndRecord, ZIP_TAIL_BYTES, ZIP64_RECORD_BYTES, type ZipDirectoryLocation,
+} from './zip-end-records.ts';
 
 export interface ZipDirectoryEntry {
   readonly name: string;
@@ -22,45 +27,122 @@ export interface ZipDirectoryEntry {
   readonly offset: number;
 }
 
+export interface ZipDirectory {
+  readonly entries: readonly ZipDirectoryEntry[];
+  /** Where the central directory starts: every entry's local header and data end before it. */
+  readonly offset: number;
+}
+
 export const ZIP_STORED = 0;
 export const ZIP_DEFLATED = 8;
 
 const LOCAL_HEADER_BYTES = 30;
 const LOCAL_HEADER_SIGNATURE = 0x04034b50;
+const CENTRAL_HEADER_BYTES = 46;
 const READ_CHUNK_BYTES = 256 * 1024;
 const INFLATE_CHUNK_BYTES = 64 * 1024;
 
 /**
- * The entries of a zip's central directory, in order. node-stream-zip reads the directory (random access,
- * zip64, comments); the sizes and crc come from there, never from local headers, which is what makes entries
+ * The entries of a zip's central directory, in order. The end records are checked first (zip-end-records.ts), so
+ * the directory is within the file and within RECON_MAX_ZIP_ENTRIES before yauzl walks it, one entry at a time,
+ * through a reader that refuses to leave the file. Each entry's local header and data must lie before the
+ * directory. The sizes and crc come from the directory, never from local headers, which is what makes entries
  * written with data descriptors (zero sizes in the local header) readable.
  */
-export async function readZipDirectory(filePath: string, label: string): Promise<ZipDirectoryEntry[]> {
+export async function readZipDirectory(
+  filePath: string,
+  limits: Pick<IngestLimits, 'maxZipEntries'>,
+  label: string,
+  onWarning: (message: string) => void = () => {},
+): Promise<ZipDirectory> {
   const handle = await open(filePath, 'r');
   try {
-    const zip = new StreamZip.async({ fd: handle.fd, storeEntries: false, skipEntryNameValidation: true });
-    const entries: ZipDirectoryEntry[] = [];
-    zip.on('entry', (entry) => {
-      entries.push({
-        name: entry.name,
-        isDirectory: entry.isDirectory,
-        encrypted: entry.encrypted,
-        method: entry.method,
-        compressedSize: entry.compressedSize,
-        size: entry.size,
-        crc: entry.crc,
-        offset: entry.offset,
-      });
-    });
-    // Resolves once the whole directory has been read.
-    await zip.entriesCount;
-    return entries;
+    const { size } = await handle.stat();
+    const location = await locateDirectory(handle, size, limits, label);
+    if (location.archiveEnd < size) onWarning(`${label}: ${size - location.archiveEnd} bytes after the end of the zip archive ignored`);
+    const entries = await walkDirectory(handle, location, label);
+    return { entries, offset: location.offset };
   } catch (error) {
+    if (error instanceof ReconError) throw error;
     const detail = error instanceof Error ? oneLine(error.message) : String(error);
     throw new ReconError('ARCHIVE_CORRUPT', `${label}: not a readable zip archive, truncated or corrupt (${detail})`, { cause: error });
   } finally {
     await handle.close();
   }
+}
+
+async function locateDirectory(handle: FileHandle, size: number, limits: Pick<IngestLimits, 'maxZipEntries'>, label: string): Promise<ZipDirectoryLocation> {
+  const tailBytes = Math.min(size, ZIP_TAIL_BYTES);
+  const tail = await readExactly(handle, tailBytes, size - tailBytes);
+  let end = parseZipEndRecord(tail, size - tailBytes, label);
+  if (end.zip64RecordOffset !== null) end = parseZip64EndRecord(await readExactly(handle, ZIP64_RECORD_BYTES, end.zip64RecordOffset), end, label);
+  return checkZipDirectory(end, limits, label);
+}
+
+async function readExactly(handle: FileHandle, length: number, position: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, position);
+  return buffer.subarray(0, bytesRead);
+}
+
+/** yauzl's entries (lazily: one read at a time), each checked against the directory's location. */
+function walkDirectory(handle: FileHandle, location: ZipDirectoryLocation, label: string): Promise<ZipDirectoryEntry[]> {
+  if (location.entryCount === 0) return Promise.resolve([]);
+  return new Promise((resolve, reject) => {
+    const entries: ZipDirectoryEntry[] = [];
+    let directoryBytes = 0;
+    let zip: ZipFile | undefined;
+    const fail = (error: Error) => {
+      zip?.close();
+      reject(error);
+    };
+    // yauzl sees the file up to the archive's end, so it finds the end record checked here (it refuses bytes after it).
+    const reader = new BoundedFileReader(handle, location.archiveEnd, fail);
+    // Sizes are checked against the bytes of every entry that is read (crc32-check.ts), not for the others.
+    const options = { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: false, strictFileNames: false };
+    yauzl.fromRandomAccessReader(reader, location.archiveEnd, options, (error, opened) => {
+      if (error) return fail(error);
+      zip = opened;
+      if (zip.entryCount !== location.entryCount) return fail(corrupt(label, 'its end records read differently twice'));
+      zip.on('error', fail);
+      zip.on('end', () => {
+        zip?.close();
+        resolve(entries);
+      });
+      zip.on('entry', (entry: Entry) => {
+        try {
+          directoryBytes += CENTRAL_HEADER_BYTES + entry.fileNameLength + entry.extraFieldLength + entry.fileCommentLength;
+          if (directoryBytes > location.size) throw corrupt(label, `the directory's entries run past its declared ${location.size} bytes`);
+          entries.push(directoryEntry(entry, location, label));
+          zip?.readEntry();
+        } catch (thrown) {
+          fail(thrown instanceof Error ? thrown : new Error(String(thrown)));
+        }
+      });
+      zip.readEntry();
+    });
+  });
+}
+
+function directoryEntry(entry: Entry, location: ZipDirectoryLocation, label: string): ZipDirectoryEntry {
+  const name = entry.fileName;
+  // A local header and its data must fit before the directory; the exact end is checked once the header is read.
+  if (entry.relativeOffsetOfLocalHeader + LOCAL_HEADER_BYTES + entry.compressedSize > location.offset) {
+    throw new ReconError(
+      'ARCHIVE_CORRUPT',
+      `${entryLabel(label, name)}: corrupt zip (the entry's ${entry.compressedSize} bytes at ${entry.relativeOffsetOfLocalHeader} run past the start of the directory at ${location.offset})`,
+    );
+  }
+  return {
+    name,
+    isDirectory: name.endsWith('/'),
+    encrypted: entry.isEncrypted(),
+    method: entry.compressionMethod,
+    compressedSize: entry.compressedSize,
+    size: entry.uncompressedSize,
+    crc: entry.crc32,
+    offset: entry.relativeOffsetOfLocalHeader,
+  };
 }
 
 /**
@@ -74,8 +156,11 @@ export function isCsvEntry(entry: ZipDirectoryEntry): boolean {
   return !path.posix.basename(entry.name).startsWith('.');
 }
 
-/** The decompressed bytes of one entry, checked against the directory's crc-32 and size at the end. */
-export async function openZipEntry(file: FileReadCounter, entry: ZipDirectoryEntry, label: string): Promise<Readable> {
+/**
+ * The decompressed bytes of one entry, checked against the directory's crc-32 and size at the end. Its data must
+ * end before the directory at `directoryOffset`.
+ */
+export async function openZipEntry(file: FileReadCounter, entry: ZipDirectoryEntry, directoryOffset: number, label: string): Promise<Readable> {
   const header = Buffer.alloc(LOCAL_HEADER_BYTES);
   const handle = await open(file.filePath, 'r');
   let bytesRead: number;
@@ -89,6 +174,9 @@ export async function openZipEntry(file: FileReadCounter, entry: ZipDirectoryEnt
   }
   // The local name and extra field may differ in length from the central directory's copies.
   const dataStart = entry.offset + LOCAL_HEADER_BYTES + header.readUInt16LE(26) + header.readUInt16LE(28);
+  if (dataStart + entry.compressedSize > directoryOffset) {
+    throw new ReconError('ARCHIVE_CORRUPT', `${label}: corrupt zip (the entry's data runs into the central directory)`);
+  }
   const compressed = entry.compressedSize === 0
     ? Readable.from([])
     : file.read({ start: dataStart, end: dataStart + entry.compressedSize - 1, highWaterMark: READ_CHUNK_BYTES });

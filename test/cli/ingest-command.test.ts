@@ -156,6 +156,16 @@ describe('recon ingest usage', () => {
     expect(allowed.stdout).toMatch(/^fixtures\/bomb\.csv\.gz: loaded rows=1 .*\nfixtures\/bomb\.zip: loaded rows=1 /);
   });
 
+  it('warns on stderr about bytes after the last bzip2 stream, and loads the rows', async () => {
+    // No bzip2 binary on PATH: the JavaScript decoder reads the file, and reports the bytes it ignored.
+    const result = await runRecon(['ingest', fixture('trailing-garbage.csv.bz2')], { RECON_DATA_DIR: dataDir, PATH: '' });
+    expect(result).toEqual({
+      code: 0,
+      stdout: 'fixtures/trailing-garbage.csv.bz2: loaded rows=6 inserted=6 updated=0 unchanged=0 rejected=0\n',
+      stderr: 'recon ingest: warning: fixtures/trailing-garbage.csv.bz2: bytes after the last bzip2 stream ignored\n',
+    });
+  });
+
   it('exits 1 with one line naming a malformed limit variable', async () => {
     const result = await runRecon(['ingest', fixture('comma-quoted.csv')], { RECON_DATA_DIR: dataDir, RECON_MAX_COMPRESSION_RATIO: 'lots' });
     expect(result).toMatchObject({ code: 1, stdout: '' });

@@ -22,7 +22,7 @@ export interface RunningRecon {
  * The V8 flags of the executable's shebang (`#!/usr/bin/env -S node FLAGS`): recon runs with them as users run it.
  * They matter on PGlite, whose wasm they keep off the optimizing compiler (seconds and hundreds of MB a process).
  */
-const NODE_FLAGS = readFileSync(path.join(packageRoot(), 'src', 'cli', 'main.ts'), 'utf8')
+export const NODE_FLAGS = readFileSync(path.join(packageRoot(), 'src', 'cli', 'main.ts'), 'utf8')
   .split('\n', 1)[0]!
   .replace(/^#!\/usr\/bin\/env -S node\s*/, '')
   .split(/\s+/)

@@ -26,9 +26,11 @@ const GOOD_FIXTURES: [string, number, number, number][] = [
   ['gzip-named-csv.csv', 4, 4, 0],
   ['single-stream.csv.bz2', 6, 6, 0],
   ['multi-stream.csv.bz2', 9, 9, 0],
+  ['trailing-garbage.csv.bz2', 6, 6, 0],
   ['one-entry.zip', 6, 6, 0],
   ['two-entries.zip', 9, 9, 0],
   ['data-descriptor.zip', 6, 6, 0],
+  ['zip64.zip', 6, 6, 0],
   ['bad-rows.csv', 13, 6, 7],
 ];
 
@@ -47,6 +49,7 @@ const FAILING_FIXTURES: [string, string][] = [
   ['empty.zip', 'ARCHIVE_EMPTY'],
   ['no-csv-entry.zip', 'ARCHIVE_EMPTY'],
   ['duplicate-entry.zip', 'ARCHIVE_CORRUPT'],
+  ['directory-past-end.zip', 'ARCHIVE_CORRUPT'],
   ['bomb.zip', 'LIMIT_EXCEEDED'],
   ['bomb.csv.gz', 'LIMIT_EXCEEDED'],
 ];
@@ -117,7 +120,7 @@ describe.each(BACKENDS)('ingestFiles on %s', (backend) => {
       name: fixture('semicolon-bom-crlf.csv'), status: 'loaded', compression: 'none', rows_total: 10, rows_inserted: 10,
       rows_updated: 0, rows_unchanged: 0, rows_rejected: 0, error: null, finished: true,
     });
-    expect(files.map((f) => f.compression)).toEqual(['none', 'none', 'none', 'none', 'none', 'gzip', 'gzip', 'gzip', 'bzip2', 'bzip2', 'zip', 'zip', 'zip', 'none']);
+    expect(files.map((f) => f.compression)).toEqual(['none', 'none', 'none', 'none', 'none', 'gzip', 'gzip', 'gzip', 'bzip2', 'bzip2', 'bzip2', 'zip', 'zip', 'zip', 'zip', 'none']);
     expect((await tableCounts()).transactions).toBe(GOOD_FIXTURES.reduce((sum, [, , good]) => sum + good, 0));
   });
 

@@ -51,6 +51,10 @@ export async function run(ctx: CommandContext): Promise<number> {
       limits: config.limits,
       signal: ctx.signal,
       onProgress: progress?.update,
+      onWarning(message) {
+        progress?.clear();
+        ctx.stderr.write(`recon ingest: warning: ${message}\n`);
+      },
       onResult(result) {
         progress?.clear();
         ctx.stdout.write((values.json ? formatFileJson(result) : formatFileSummary(result)) + '\n');

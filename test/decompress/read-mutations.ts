@@ -1,0 +1,70 @@
+/**
+ * The fuzz test's child: `node read-mutations.ts FIXTURE DECODER SEED COUNT` writes each mutation of FIXTURE in
+ * turn to RECON_FUZZ_DIR, opens it with openExport (bzip2Decoder DECODER, the limits of the environment), reads
+ * every entry to its end and prints one JSON line per mutation: `read` with the sha256 of the bytes, `refused`
+ * with the ReconError's code and message, or `bad-error` for anything else thrown. A mutation still unsettled
+ * after MUTATION_TIMEOUT_MS prints `hang` and ends the process with 3. A crash (an uncaught exception, an
+ * unhandled rejection, the heap) ends it on its own; the parent sees which mutation by the lines before.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../src/config/config.ts';
+import { openExport } from '../../src/decompress/open-export.ts';
+import { isReconError } from '../../src/errors.ts';
+import { exportMutations } from '../support/export-mutations.ts';
+
+const MUTATION_TIMEOUT_MS = 10_000;
+
+type Outcome =
+  | { outcome: 'read'; digest: string }
+  | { outcome: 'refused'; code: string; message: string }
+  | { outcome: 'bad-error'; message: string }
+  | { outcome: 'hang' };
+
+const [fixture, decoder, seedText, countText] = process.argv.slice(2);
+const directory = process.env['RECON_FUZZ_DIR'];
+if (!fixture || (decoder !== 'auto' && decoder !== 'native' && decoder !== 'js') || !directory) {
+  throw new Error('usage: RECON_FUZZ_DIR=DIR node read-mutations.ts FIXTURE auto|native|js SEED COUNT');
+}
+const limits = loadConfig(process.env).limits;
+const file = path.join(directory, path.basename(fixture));
+
+async function readEverything(): Promise<Outcome> {
+  try {
+    const opened = await openExport(file, limits, { bzip2Decoder: decoder as 'auto' | 'native' | 'js' });
+    const hash = createHash('sha256');
+    try {
+      for await (const entry of opened.entries) {
+        hash.update(`${entry.name}\n`);
+        for await (const chunk of await entry.open()) hash.update(chunk as Buffer);
+      }
+    } finally {
+      await opened.close();
+    }
+    return { outcome: 'read', digest: hash.digest('hex') };
+  } catch (error) {
+    if (isReconError(error) && !error.message.includes('\n')) return { outcome: 'refused', code: error.code, message: error.message };
+    return { outcome: 'bad-error', message: error instanceof Error ? `${error.name}: ${error.message} ${error.stack ?? ''}` : String(error) };
+  }
+}
+
+function timeout(): { promise: Promise<Outcome>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<Outcome>((resolve) => {
+    timer = setTimeout(() => resolve({ outcome: 'hang' }), MUTATION_TIMEOUT_MS);
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+let index = 0;
+for (const mutation of exportMutations(readFileSync(fixture), Number(seedText), Number(countText))) {
+  writeFileSync(file, mutation.bytes);
+  const started = performance.now();
+  const limit = timeout();
+  const result = await Promise.race([readEverything(), limit.promise]);
+  limit.cancel();
+  process.stdout.write(`${JSON.stringify({ index, kind: mutation.kind, ...result, ms: Math.round(performance.now() - started) })}\n`);
+  if (result.outcome === 'hang') process.exit(3);
+  index++;
+}
