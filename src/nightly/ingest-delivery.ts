@@ -10,6 +10,8 @@ import { endFailedAttempt, startIngestAttempt } from './delivery-attempts.ts';
 export interface IngestDeliveryOptions {
   readonly timezone: string;
   readonly limits: IngestLimits;
+  /** What a decoder accepted with a warning (bytes after an archive's end). */
+  readonly onWarning?: (message: string) => void;
   /** Told when a delivery is quarantined (failed for good after two equal failures). */
   readonly onQuarantined?: (deliveryId: string, reason: string) => void;
 }

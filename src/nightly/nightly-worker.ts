@@ -46,6 +46,7 @@ export async function startNightlyWorker(boss: PgBoss, database: Database, optio
   };
   const ingest = {
     ...options.ingest,
+    onWarning: (message: string) => options.log?.(`warning: ${message}`),
     onQuarantined: (deliveryId: string, reason: string) => options.log?.(`delivery ${deliveryId} ${reason}; its batch is asked for again`),
   };
   await boss.work<{ deliveryId: string }>(QUEUES.ingestDelivery, polling, reported(QUEUES.ingestDelivery, async (data: { deliveryId: string }) => {
