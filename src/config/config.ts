@@ -20,11 +20,16 @@ function isTimeZone(name: string): boolean {
   }
 }
 
-/** A connection string pg can use; checked here so that a typo is a configuration error naming the variable. */
+/**
+ * A connection string pg can use, checked here so that a typo is a configuration error naming the variable: a
+ * postgres:// URL naming its host (in the authority, or as `?host=` for a Unix socket), or a socket: one.
+ */
 function isPostgresUrl(text: string): boolean {
+  if (/^socket:\/./.test(text)) return true;
+  if (!/^postgres(ql)?:\/\//.test(text)) return false;
+  if (/[?&]host=[^&]/.test(text)) return true;
   try {
-    const url = new URL(text);
-    return ['postgres:', 'postgresql:', 'socket:'].includes(url.protocol) && (url.protocol === 'socket:' || url.hostname !== '' || url.searchParams.has('host'));
+    return new URL(text).hostname !== '';
   } catch {
     return false;
   }

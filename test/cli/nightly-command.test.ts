@@ -1,8 +1,11 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NightlyRunReport } from '../../src/nightly/nightly-run-report.ts';
 import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
 import { DAY, insertOrders } from '../reconcile/reconcile-scenario.ts';
+import { holdTransaction, lockWaiters, type HeldTransaction } from '../support/held-transaction.ts';
 import { refusingBaseUrl } from '../support/loopback.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
 import { runRecon, startRecon, type RunningRecon } from './run-recon.ts';
@@ -126,4 +129,36 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toMatch(/^2026-11-23 {2}run \d+ {2}failed \(1 export batch\(es\) given up, their orders reconciled without them: batch 1 \(no export delivered within 1 s\)\) {2}orders \d+ in 1 batch\(es\); requests: 1 given_up, reconciliation run \d+\n$/);
   });
+
+  it('rides out a database outage while it waits, and exits by the run\'s outcome', async () => {
+    const { baseUrl, port } = await refusingBaseUrl();
+    const serveEnv = { RECON_PORT: String(port), RECON_CALLBACK_BASE_URL: `${baseUrl}/`, RECON_EXPORT_BATCH_SIZE: '1000' };
+    const db = testDb.database.db;
+    const target = new URL(testDb.env.DATABASE_URL!);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
+    // The run cannot finish while the test holds recon.transactions: its ingest waits to merge.
+    let held: HeldTransaction | undefined = await holdTransaction(testDb.env.DATABASE_URL!, ['LOCK TABLE recon.transactions IN SHARE ROW EXCLUSIVE MODE']);
+    try {
+      const listening = (recon: RunningRecon) => new Promise((resolve) => recon.onStdoutLine(resolve));
+      const result = await beside(['serve'], serveEnv, listening, async () => {
+        const waiting = startRecon(['nightly', '--date', '2026-11-24', '--wait'], { ...testDb.env, DATABASE_URL: proxy.through(testDb.env.DATABASE_URL!), ...service, ...serveEnv });
+        await waitUntil('the run\'s ingest waiting to merge', async () => (await lockWaiters(db)).some((waiter) => waiter.relation === 'recon.transactions'), { timeoutMs: 30_000 });
+        await proxy.cut();
+        await waitUntil('recon nightly to notice the outage', () => waiting.stderrSoFar().includes('the database is unreachable'));
+        expect(waiting.child.exitCode).toBeNull();
+        await held!.release();
+        held = undefined;
+        await waitUntil('the run reconciled', async () =>
+          (await db.selectFrom('recon.nightly_runs').select('state').where('run_date', '=', sql<string>`'2026-11-24'::date`).executeTakeFirst())?.state === 'reconciled', { timeoutMs: 60_000 });
+        await proxy.restore();
+        return waiting.done;
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/recon nightly: the database is unreachable \(.+\); still waiting\nrecon nightly: the database is back\n$/);
+      expect(result.stdout).toMatch(/^2026-11-24 {2}run \d+ {2}reconciled /);
+    } finally {
+      await held?.release();
+      await proxy.close();
+    }
+  }, 120_000);
 });

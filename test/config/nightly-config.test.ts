@@ -12,7 +12,15 @@ it('reads the nightly settings with their defaults', () => {
     exportTimeoutSeconds: 3600,
     exportAttempts: 3,
   });
-  expect(loadConfig({}).serve).toEqual({ port: 8090, host: '127.0.0.1', callbackBaseUrl: undefined });
+  expect(loadConfig({}).serve).toEqual({
+    port: 8090,
+    host: '127.0.0.1',
+    maxConnections: 256,
+    maxConnectionsPerClient: 64,
+    maxUploads: 8,
+    minUploadBytesPerSecond: 1024,
+    callbackBaseUrl: undefined,
+  });
 });
 
 it('takes RECON_EXPORT_COMPRESSION in any letter case, as the service does, and keeps it lower-case', async () => {

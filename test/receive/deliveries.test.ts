@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { buffer } from 'node:stream/consumers';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStoredDelivery } from '../../src/receive/open-stored-delivery.ts';
 import { spoolDelivery } from '../../src/receive/spool-delivery.ts';
@@ -42,6 +43,11 @@ describe.each(BACKENDS)('export deliveries on %s', (backend) => {
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  async function chunksTableBytes(): Promise<string> {
+    const { rows } = await sql<{ bytes: string }>`SELECT pg_total_relation_size('recon.delivery_chunks')::text AS bytes`.execute(testDb.database.db);
+    return rows[0]!.bytes;
   }
 
   async function requestState(requestId: string) {
@@ -197,6 +203,7 @@ describe.each(BACKENDS)('export deliveries on %s', (backend) => {
   it.skipIf(skip)('refuses a body over RECON_MAX_FILE_BYTES with 413 while it is still being sent, and stores nothing', async () => {
     const issued = await receiver.issue();
     const chunksBefore = await chunkCount();
+    const bytesBefore = await chunksTableBytes();
     // Chunked, and never ended before the answer: a server that buffered the whole body first could not answer.
     const upload = open(issued.callbackUrl, { headers: { 'content-type': 'application/octet-stream' } });
     upload.request.write(randomBytes(LIMIT));
@@ -206,6 +213,8 @@ describe.each(BACKENDS)('export deliveries on %s', (backend) => {
     expect(answer).toMatchObject({ status: 413, text: `body over RECON_MAX_FILE_BYTES (${LIMIT} bytes)` });
     expect(await deliveriesOf(issued.requestId)).toEqual([]);
     expect(await chunkCount()).toBe(chunksBefore);
+    // Not even dead rows: the body never reached the database (a rolled-back insert still grows the table).
+    expect(await chunksTableBytes()).toBe(bytesBefore);
     expect((await requestState(issued.requestId)).state).toBe('requested');
     // Nothing was used up: the token still takes its delivery.
     expect((await send(issued.callbackUrl, { body: GZIP })).status).toBe(200);

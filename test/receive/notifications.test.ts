@@ -85,6 +85,27 @@ describe.each(BACKENDS)('notifications on %s', (backend) => {
     expect(await stored('TX-UNSIGNED')).toEqual([expect.objectContaining({ hash_valid: false })]);
   });
 
+  it.skipIf(skip)('keeps a notification whatever its bytes: a NUL in a value or a name stored escaped, the raw query kept byte for byte', async () => {
+    const fields = { ...notification('TX-NUL\u0000A'), MESSAGE: 'ok\u0000then', 'ODD\u0000NAME': 'x' };
+    const query = encodeNotification(fields, SECRET);
+    expect(await send(`${receiver.url}/notify?${query}`, { method: 'GET' })).toMatchObject({ status: 200, text: 'OK' });
+    const [row] = await testDb.database.db
+      .selectFrom('recon.notifications')
+      .select(['transaction_id', 'hash_valid', 'params', 'raw'])
+      .where('transaction_id', '=', 'TX-NUL\\u0000A')
+      .execute();
+    expect(row).toMatchObject({ transaction_id: 'TX-NUL\\u0000A', hash_valid: true });
+    expect(row!.params).toMatchObject({ MESSAGE: 'ok\\u0000then', 'ODD\\u0000NAME': 'x' });
+    expect(Buffer.from(row!.raw!).toString('latin1')).toBe(query);
+
+    // The same bytes with a wrong HASH: kept too, answered 400.
+    const forged = query.replace(/HASH=[0-9a-f]+/, `HASH=${'0'.repeat(64)}`);
+    expect(await send(`${receiver.url}/notify`, { headers: FORM, body: forged })).toMatchObject({ status: 400 });
+    const rows = await testDb.database.db.selectFrom('recon.notifications').select(['hash_valid', 'raw']).where('transaction_id', '=', 'TX-NUL\\u0000A').execute();
+    expect(rows.map((each) => each.hash_valid).sort()).toEqual([false, true]);
+    expect(rows.map((each) => Buffer.from(each.raw!).toString('latin1'))).toContain(forged);
+  });
+
   it.skipIf(skip)('refuses without storing what is not a notification: no fields, a repeated field, another body type, too large', async () => {
     const before = await storedCount();
     expect(await send(`${receiver.url}/notify`, { method: 'GET' })).toMatchObject({ status: 400, text: 'no notification fields' });

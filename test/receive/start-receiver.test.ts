@@ -9,7 +9,8 @@ import { createReceiver } from '../../src/receive/receiver.ts';
 import { startReceiver } from '../../src/receive/start-receiver.ts';
 import { createArrivals } from '../support/arrivals.ts';
 import { expectReconError } from '../support/expect-recon-error.ts';
-import { closeServer, listenOnLoopback } from '../support/loopback.ts';
+import { closeServer, listenOnLoopback, refusingBaseUrl } from '../support/loopback.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { open, send, SECRET } from './receiver-harness.ts';
 
@@ -61,6 +62,22 @@ describe.each(BACKENDS)('startReceiver on %s', (backend) => {
       expect((await send(`${running.url}/healthz`, { method: 'POST', body: '' })).status).toBe(405);
     } finally {
       await running.close();
+    }
+  });
+
+  it.skipIf(skip)('answers /healthz 503 naming the failure when the database does not answer', async () => {
+    const { baseUrl } = await refusingBaseUrl();
+    const unreachable = await openDatabase({ databaseUrl: `postgres://recon@${new URL(baseUrl).host}/nowhere`, dataDir: '/nonexistent' });
+    const receiver = createReceiver({ db: unreachable.db, secret: SECRET, callbackBaseUrl: 'http://127.0.0.1:9/', maxFileBytes: 1, metrics: createMetricsRegistry() });
+    const server = createServer(receiver.handle);
+    const url = await listenOnLoopback(server);
+    try {
+      const health = await send(`${url}/healthz`, { method: 'GET' });
+      expect(health.status).toBe(503);
+      expect(health.text).toMatch(/^database unreachable: .*ECONNREFUSED/);
+    } finally {
+      await closeServer(server);
+      await unreachable.close();
     }
   });
 
