@@ -63,16 +63,16 @@ export async function backfill(database: Database, client: BackfillClient, optio
   options.signal?.throwIfAborted();
   const run = await reconcile(database, {
     scope: { kind: 'orders', orderIds: options.orderIds },
+    origin: { kind: 'backfill' },
     asOf: now(),
     toleranceMinor: options.toleranceMinor,
     graceHours: options.graceHours,
   });
   const current = new Map((await loadCurrentVerdicts(database.db, options.orderIds)).map((verdict) => [verdict.orderId, verdict]));
-  const notFound = new Set(run.notFound);
   const verdicts = options.orderIds.flatMap((orderId): BackfillVerdict[] => {
     const verdict = current.get(orderId);
     // An id this run found nothing for may still have an older verdict: it is not the answer to this backfill.
-    if (verdict === undefined || notFound.has(orderId)) return [];
+    if (verdict === undefined || verdict.runId !== run.runId) return [];
     const lags = exportMayLag(verdict, run.asOf, options.graceHours);
     return [{ ...verdict, lagNote: lags ? exportLagNote(orderId, verdict.orderCreatedAt!, run.asOf) : null }];
   });

@@ -153,15 +153,30 @@ export interface ReconciliationRunsTable {
   finished_at: Timestamp | null;
   orders_in_scope: number | null;
   counts: ColumnType<Partial<Record<VerdictStatus, number>> | null, string | null, string | null>;
+  /** The first 100 of them; not_found_count says how many. */
   not_found: ColumnType<string[], string[] | undefined, string[]>;
+  not_found_count: ColumnType<number, number | undefined, number>;
   suspect: Generated<boolean>;
   suspect_reason: string | null;
+  kind: ColumnType<RunKind, RunKind | undefined, RunKind>;
+  nightly_run_id: string | null;
+  description: string;
 }
 
+export const RUN_KINDS = ['nightly', 'backfill', 'manual'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/** Never the ORDERIDs themselves: a named scope's are in recon.run_scope_orders (or a nightly run's requests). */
 export type RunScopeJson =
   | { kind: 'all' }
-  | { kind: 'orders'; order_ids: string[] }
+  | { kind: 'orders'; count: number }
   | { kind: 'created_since'; since: string };
+
+/** The ORDERIDs a run over named orders was asked to judge (not a nightly run's: its export requests hold them). */
+export interface RunScopeOrdersTable {
+  run_id: string;
+  order_id: string;
+}
 
 export interface VerdictsTable {
   run_id: string;
@@ -301,6 +316,7 @@ export interface Schema {
   'recon.rejected_order_rows': RejectedOrderRowsTable;
   'recon.notifications': NotificationsTable;
   'recon.reconciliation_runs': ReconciliationRunsTable;
+  'recon.run_scope_orders': RunScopeOrdersTable;
   'recon.verdicts': VerdictsTable;
   'recon.run_totals': RunTotalsTable;
   'recon.export_requests': ExportRequestsTable;

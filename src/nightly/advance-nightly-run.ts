@@ -291,6 +291,7 @@ async function finishRun(deps: NightlyDependencies, run: NightlyRun, now: Date):
       .execute();
     const summary = await reconcile(deps.database, {
       scope: { kind: 'orders', orderIds: orders.map((row) => row.order_id) },
+      origin: { kind: 'nightly', nightlyRunId: run.nightlyRunId, runDate: run.runDate },
       asOf: run.asOf,
       ...deps.reconcile,
     });

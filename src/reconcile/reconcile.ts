@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.ts';
-import { VERDICT_STATUSES, type Schema, type VerdictStatus } from '../db/schema.ts';
-import { scopeToJson, type ReconcileScope } from './reconcile-scope.ts';
+import { VERDICT_STATUSES, type RunKind, type Schema, type VerdictStatus } from '../db/schema.ts';
+import { describeRun, scopeToJson, type ReconcileScope, type RunOrigin } from './reconcile-scope.ts';
 import { WHOLE_RANGE, type OrderIdRange } from './order-facts-sql.ts';
 import { inTurns } from './in-turns.ts';
 import { sliceRanges } from './slice-ranges.ts';
@@ -9,6 +9,8 @@ import { writeVerdictsSql, type VerdictParameters, type WrittenVerdictGroup } fr
 
 export interface ReconcileOptions {
   readonly scope: ReconcileScope;
+  /** What started the run (recorded as its kind, with a description of its scope); `manual` when absent. */
+  readonly origin?: RunOrigin;
   /** The instant every age is measured at; now when absent. */
   readonly asOf?: Date;
   readonly toleranceMinor: bigint;
@@ -34,6 +36,9 @@ export interface CurrencyTotal {
 
 export interface RunSummary {
   readonly runId: string;
+  readonly kind: RunKind;
+  /** The scope in words ('nightly run of 2026-11-26: 19,999 orders'), never its ORDERIDs. */
+  readonly description: string;
   readonly asOf: Date;
   readonly scope: ReconcileScope;
   /** Orders and unknown ORDERIDs given a verdict: the sum of `counts`. */
@@ -41,10 +46,15 @@ export interface RunSummary {
   readonly counts: Readonly<Record<VerdictStatus, number>>;
   readonly lifecycle: { readonly new: number; readonly persisting: number; readonly resolved: number };
   readonly totals: readonly CurrencyTotal[];
+  /** The first NOT_FOUND_KEPT ORDERIDs named that are neither an order nor an ORDERID with transactions. */
   readonly notFound: readonly string[];
+  readonly notFoundCount: number;
   readonly suspect: boolean;
   readonly suspectReason: string | null;
 }
+
+/** A run keeps this many of its not-found ORDERIDs (and counts them all): a run row never lists a large scope. */
+export const NOT_FOUND_KEPT = 100;
 
 /** Two runs at once would each read the other's previous verdicts half-written: runs take turns. */
 const RECONCILE_LOCK = 0x7265636f6e01;
@@ -118,17 +128,35 @@ async function writeSlice(trx: Kysely<Schema>, parameters: VerdictParameters, ra
 }
 
 async function startRun(db: Kysely<Schema>, options: ReconcileOptions, asOf: Date): Promise<string> {
+  const origin = originOf(options);
+  const scope = scopeToJson(options.scope);
   const run = await db
     .insertInto('recon.reconciliation_runs')
     .values({
       as_of: asOf,
-      scope: JSON.stringify(scopeToJson(options.scope)),
+      scope: JSON.stringify(scope),
+      kind: origin.kind,
+      nightly_run_id: origin.kind === 'nightly' ? origin.nightlyRunId : null,
+      description: describeRun(origin, scope),
       tolerance_minor: options.toleranceMinor.toString(),
       grace_hours: options.graceHours,
     })
     .returning('run_id')
     .executeTakeFirstOrThrow();
-  return String(run.run_id);
+  const runId = String(run.run_id);
+  // A nightly run's ORDERIDs are its export requests' already; any other named scope keeps its own.
+  if (options.scope.kind === 'orders' && origin.kind !== 'nightly') {
+    await db
+      .insertInto('recon.run_scope_orders')
+      .columns(['run_id', 'order_id'])
+      .expression(sql`SELECT ${runId}::bigint, id FROM unnest(${[...new Set(options.scope.orderIds)]}::text[]) AS id`)
+      .execute();
+  }
+  return runId;
+}
+
+function originOf(options: ReconcileOptions): RunOrigin {
+  return options.origin ?? { kind: 'manual' };
 }
 
 async function finishRun(
@@ -154,28 +182,33 @@ async function finishRun(
       })))
       .execute();
   }
-  const notFound = options.scope.kind === 'orders' ? await findNotFound(trx, runId, options.scope.orderIds) : [];
+  const notFound = options.scope.kind === 'orders' ? await findNotFound(trx, runId, options.scope.orderIds) : { first: [], count: 0 };
   await trx
     .updateTable('recon.reconciliation_runs')
     .set({
       finished_at: sql<Date>`clock_timestamp()`,
       orders_in_scope: ordersInScope,
       counts: JSON.stringify(counts),
-      not_found: notFound,
+      not_found: notFound.first,
+      not_found_count: notFound.count,
       suspect: suspectReason !== null,
       suspect_reason: suspectReason,
     })
     .where('run_id', '=', runId)
     .execute();
+  const origin = originOf(options);
   return {
     runId,
+    kind: origin.kind,
+    description: describeRun(origin, scopeToJson(options.scope)),
     asOf,
     scope: options.scope,
     ordersInScope,
     counts,
     lifecycle,
     totals,
-    notFound,
+    notFound: notFound.first,
+    notFoundCount: notFound.count,
     suspect: suspectReason !== null,
     suspectReason,
   };
@@ -246,9 +279,10 @@ function findSuspectReason(groups: readonly WrittenVerdictGroup[]): string | nul
     + 'the exports are probably missing (not ingested yet?), so this run proves nothing';
 }
 
-async function findNotFound(trx: Kysely<Schema>, runId: string, orderIds: readonly string[]): Promise<string[]> {
-  const { rows } = await sql<{ order_id: string }>`SELECT id AS order_id FROM unnest(${[...new Set(orderIds)]}::text[]) AS id
+async function findNotFound(trx: Kysely<Schema>, runId: string, orderIds: readonly string[]): Promise<{ first: string[]; count: number }> {
+  const { rows } = await sql<{ order_id: string; count: number }>`SELECT id AS order_id, count(*) OVER ()::integer AS count
+    FROM unnest(${[...new Set(orderIds)]}::text[]) AS id
     WHERE NOT EXISTS (SELECT 1 FROM recon.verdicts v WHERE v.order_id = id AND v.run_id = ${runId}::bigint)
-    ORDER BY id`.execute(trx);
-  return rows.map((row) => row.order_id);
+    ORDER BY id LIMIT ${NOT_FOUND_KEPT}`.execute(trx);
+  return { first: rows.map((row) => row.order_id), count: rows[0]?.count ?? 0 };
 }

@@ -2,7 +2,7 @@ import { csvLine } from './csv-cell.ts';
 import { decodeExplanation, describeConflict, describeTransaction } from './explanation.ts';
 import { differenceMinor, minorToDecimal } from './money-format.ts';
 import { isoInstant } from './report-time.ts';
-import { describeScope, isException, reportWarnings, STATUS_DISPLAY_ORDER, verdictsPerDay, verdictTotals, type OpenException, type RunReport } from './run-report.ts';
+import { isException, reportWarnings, STATUS_DISPLAY_ORDER, verdictsPerDay, verdictTotals, type OpenException, type RunReport } from './run-report.ts';
 
 /**
  * The report as one csv file of sections (run, bridge, verdicts by status, per day, open exceptions), each a
@@ -23,12 +23,15 @@ export async function* renderCsv(
   head += section('run', ['field', 'value'], [
     ['run_id', run.runId],
     ['as_of', isoInstant(run.asOf)],
-    ['scope', describeScope(run.scope, Infinity)],
+    ['kind', run.kind],
+    ['scope', run.description],
+    ['nightly_date', run.nightlyDate],
     ['tolerance_minor', run.toleranceMinor],
     ['grace_hours', run.graceHours],
     ['started_at', isoInstant(run.startedAt)],
     ['finished_at', run.finishedAt === null ? null : isoInstant(run.finishedAt)],
     ['orders_in_scope', run.ordersInScope],
+    ['not_found_count', run.notFoundCount],
     ['not_found', run.notFound.join(' ')],
     ['suspect', run.suspect ? 'yes' : 'no'],
     ['suspect_reason', run.suspectReason],

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
-import { NOT_EXCEPTIONS, type CurrencyBridge, type OpenException, type RunFacts, type RunReport, type VerdictGroup } from './run-report.ts';
+import { NOT_EXCEPTIONS, type CurrencyBridge, type OpenException, type RunChoice, type RunFacts, type RunReport, type VerdictGroup } from './run-report.ts';
 
 /**
  * The reads behind `recon report`. Each is one set-based statement whose result is bounded by currencies,
@@ -9,43 +9,69 @@ import { NOT_EXCEPTIONS, type CurrencyBridge, type OpenException, type RunFacts,
  * Amounts are cast to text in SQL so that neither driver turns them into a number on the way.
  */
 
-/** The run named, or the latest finished one. */
+/** The run named, or the run a report shows by default (see findRun). */
 export async function loadRunReport(db: Kysely<Schema>, runId?: string): Promise<RunReport> {
   const run = await findRun(db, runId);
   const [bridge, verdictGroups] = await Promise.all([loadBridge(db, run.runId), loadVerdictGroups(db, run.runId)]);
   return { run, bridge, verdictGroups };
 }
 
+/**
+ * The run named; by default the latest finished nightly run, or, before there is one, the latest finished run over
+ * all orders (`--all`, `--created-since`): a backfill of two orders is never what a report shows unasked.
+ */
 export async function findRun(db: Kysely<Schema>, runId?: string): Promise<RunFacts> {
-  let query = db
-    .selectFrom('recon.reconciliation_runs')
+  const runs = () => db
+    .selectFrom('recon.reconciliation_runs as r')
+    .leftJoin('recon.nightly_runs as n', 'n.nightly_run_id', 'r.nightly_run_id')
     .select([
-      sql<string>`run_id::text`.as('run_id'),
-      'as_of',
-      'scope',
-      sql<string>`tolerance_minor::text`.as('tolerance_minor'),
-      'grace_hours',
-      'started_at',
-      'finished_at',
-      'orders_in_scope',
-      'counts',
-      'not_found',
-      'suspect',
-      'suspect_reason',
+      sql<string>`r.run_id::text`.as('run_id'),
+      'r.kind',
+      'r.description',
+      sql<string | null>`r.nightly_run_id::text`.as('nightly_run_id'),
+      sql<string | null>`n.run_date::text`.as('nightly_date'),
+      'r.as_of',
+      'r.scope',
+      sql<string>`r.tolerance_minor::text`.as('tolerance_minor'),
+      'r.grace_hours',
+      'r.started_at',
+      'r.finished_at',
+      'r.orders_in_scope',
+      'r.counts',
+      'r.not_found',
+      'r.not_found_count',
+      'r.suspect',
+      'r.suspect_reason',
     ]);
-  // A run is committed whole by reconcile; one without finished_at was cut short and is shown only when named.
-  query = runId === undefined
-    ? query.where('finished_at', 'is not', null).orderBy('run_id', 'desc').limit(1)
-    : query.where('run_id', '=', runId);
-  const row = await query.executeTakeFirst();
+  let row;
+  let choice: RunChoice = 'named';
+  if (runId !== undefined) {
+    // A run is committed whole by reconcile; one without finished_at was cut short and is shown only when named.
+    row = await runs().where('r.run_id', '=', runId).executeTakeFirst();
+  } else {
+    const finished = runs().where('r.finished_at', 'is not', null).orderBy('r.run_id', 'desc').limit(1);
+    row = await finished.where('r.kind', '=', 'nightly').executeTakeFirst();
+    choice = 'latest_nightly';
+    if (!row) {
+      row = await finished.where(sql<string>`r.scope ->> 'kind'`, 'in', ['all', 'created_since']).executeTakeFirst();
+      choice = 'latest_over_all_orders';
+    }
+  }
   if (!row) {
     throw new ReconError(
       'RUN_NOT_FOUND',
-      runId === undefined ? 'no reconciliation run yet: run `recon reconcile` first' : `no reconciliation run ${runId}`,
+      runId === undefined
+        ? 'no nightly run and no run over all orders has finished yet: run `recon nightly --wait` or `recon reconcile --all`, or name a run with --run'
+        : `no reconciliation run ${runId}`,
     );
   }
   return {
     runId: row.run_id,
+    kind: row.kind,
+    description: row.description,
+    nightlyRunId: row.nightly_run_id,
+    nightlyDate: row.nightly_date,
+    choice,
     asOf: row.as_of,
     scope: row.scope,
     toleranceMinor: row.tolerance_minor,
@@ -55,6 +81,7 @@ export async function findRun(db: Kysely<Schema>, runId?: string): Promise<RunFa
     ordersInScope: row.orders_in_scope,
     counts: row.counts ?? {},
     notFound: row.not_found,
+    notFoundCount: row.not_found_count,
     suspect: row.suspect,
     suspectReason: row.suspect_reason,
   };

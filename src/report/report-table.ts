@@ -2,7 +2,7 @@ import { formatTextTable } from '../terminal/text-table.ts';
 import { decodeExplanation } from './explanation.ts';
 import { differenceMinor, formatAmount } from './money-format.ts';
 import { humanInstant } from './report-time.ts';
-import { describeScope, isException, reportWarnings, STATUS_DISPLAY_ORDER, verdictTotals, type OpenException, type RunReport } from './run-report.ts';
+import { describeNotFound, isException, reportWarnings, runChoiceNote, runTitle, STATUS_DISPLAY_ORDER, verdictTotals, type OpenException, type RunReport } from './run-report.ts';
 
 /**
  * The report for a terminal: the run, the bridge, counts per status, then the oldest open exceptions (at most
@@ -13,17 +13,15 @@ export function renderTable(report: RunReport, oldest: readonly OpenException[],
   const { run } = report;
   const totals = verdictTotals(report.verdictGroups);
   const warnings = reportWarnings(report).map((warning) => `!!! ${printable(warning)}`);
-  const lines: string[] = [`Reconciliation run ${run.runId}, as of ${humanInstant(run.asOf)}`, ...warnings];
+  const note = runChoiceNote(run.choice);
+  const lines: string[] = [`Reconciliation run ${run.runId}: ${printable(runTitle(run))}, as of ${humanInstant(run.asOf)}${note ? ` (${note})` : ''}`, ...warnings];
   lines.push(
-    `scope: ${printable(describeScope(run.scope))}; tolerance ${run.toleranceMinor} minor units; grace ${run.graceHours} h`,
+    `tolerance ${run.toleranceMinor} minor units; grace ${run.graceHours} h`,
     `started ${humanInstant(run.startedAt)}, finished ${run.finishedAt === null ? 'never' : humanInstant(run.finishedAt)}; report generated ${humanInstant(options.generatedAt)}`,
     `${totals.verdicts} verdicts: ${totals.matched} matched, ${totals.pending} pending, ${totals.exceptions} open exceptions`
       + ` (${totals.byLifecycle.new} new, ${totals.byLifecycle.persisting} persisting), ${totals.byLifecycle.resolved} resolved in this run`,
   );
-  if (run.notFound.length > 0) {
-    const shown = run.notFound.slice(0, 10).map(printable).join(', ');
-    lines.push(`not found: ${shown}${run.notFound.length > 10 ? ` and ${run.notFound.length - 10} more` : ''}`);
-  }
+  if (run.notFoundCount > 0) lines.push(`not found: ${describeNotFound(run, 10, printable)}`);
 
   lines.push('', 'Bridge per currency (difference = settled - expected)');
   lines.push(formatTextTable(

@@ -1,4 +1,4 @@
-import { VERDICT_STATUSES, type Lifecycle, type RunScopeJson, type VerdictStatus } from '../db/schema.ts';
+import { VERDICT_STATUSES, type Lifecycle, type RunKind, type RunScopeJson, type VerdictStatus } from '../db/schema.ts';
 
 /**
  * What `recon report` shows of one reconciliation run. Everything here is bounded by the number of
@@ -14,6 +14,14 @@ export interface RunReport {
 
 export interface RunFacts {
   readonly runId: string;
+  readonly kind: RunKind;
+  /** The scope in words, as the run stored it ('nightly run of 2026-11-26: 19,999 orders'). */
+  readonly description: string;
+  readonly nightlyRunId: string | null;
+  /** YYYY-MM-DD of the nightly run, for a nightly run's reconciliation. */
+  readonly nightlyDate: string | null;
+  /** How the report came to show this run: named with --run, or the default (see findRun). */
+  readonly choice: RunChoice;
   readonly asOf: Date;
   readonly scope: RunScopeJson;
   readonly toleranceMinor: string;
@@ -23,10 +31,15 @@ export interface RunFacts {
   readonly ordersInScope: number | null;
   /** As stored by the run: one key per status that occurred. */
   readonly counts: Partial<Record<VerdictStatus, number>>;
+  /** The first of the ORDERIDs named that are neither an order nor an ORDERID with transactions. */
   readonly notFound: readonly string[];
+  readonly notFoundCount: number;
   readonly suspect: boolean;
   readonly suspectReason: string | null;
 }
+
+/** `named`: --run; otherwise the latest finished nightly run or, before the first, the latest run over all orders. */
+export type RunChoice = 'named' | 'latest_nightly' | 'latest_over_all_orders';
 
 export interface CurrencyBridge {
   readonly currency: string;
@@ -130,23 +143,28 @@ export function reportWarnings(report: RunReport): string[] {
   return warnings;
 }
 
-/** The scope in words: `all orders`, `orders created since ...`, `3 orders: A, B, C`. */
-export function describeScope(scope: RunScopeJson, maxIds = 10): string {
-  switch (scope.kind) {
-    case 'all':
-      return 'all orders and unknown ORDERIDs';
-    case 'created_since':
-      return `orders created since ${scope.since}`;
-    case 'orders': {
-      const ids = scope.order_ids;
-      const shown = ids.slice(0, maxIds).join(', ');
-      const more = ids.length > maxIds ? ` and ${ids.length - maxIds} more` : '';
-      return `${ids.length} order${ids.length === 1 ? '' : 's'}: ${shown}${more}`;
-    }
-    default:
-      // A scope kind added after this code was written still prints, as stored.
-      return JSON.stringify(scope);
+/** What the run was, in a few words: 'nightly run of 2026-11-26: 2,000 orders', 'backfill of 2 orders', ... */
+export function runTitle(run: Pick<RunFacts, 'kind' | 'description'>): string {
+  return run.kind === 'backfill' ? `backfill of ${run.description}` : run.description;
+}
+
+/** Why this run is the one shown, when it was not named: the header says which default it is. */
+export function runChoiceNote(choice: RunChoice): string | null {
+  switch (choice) {
+    case 'named':
+      return null;
+    case 'latest_nightly':
+      return 'the latest nightly run';
+    case 'latest_over_all_orders':
+      return 'the latest run over all orders: no nightly run has finished yet';
   }
+}
+
+/** `a, b, c and 97 more` of the not-found ORDERIDs, at most `shown` of them. */
+export function describeNotFound(run: Pick<RunFacts, 'notFound' | 'notFoundCount'>, shown: number, format: (id: string) => string = (id) => id): string {
+  const listed = run.notFound.slice(0, shown);
+  const more = run.notFoundCount - listed.length;
+  return `${listed.map(format).join(', ')}${more > 0 ? ` and ${more.toLocaleString('en-US')} more` : ''}`;
 }
 
 export interface DayVerdicts {

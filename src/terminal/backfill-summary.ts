@@ -1,6 +1,7 @@
 import type { BackfillResult } from '../backfill/backfill-result.ts';
 import { formatAmount } from '../report/money-format.ts';
 import { printable } from '../report/report-table.ts';
+import { describeNotFound } from '../report/run-report.ts';
 import { fileJson, formatFileSummary } from './file-summary.ts';
 import { runJson } from './run-summary.ts';
 import { formatTextTable } from './text-table.ts';
@@ -31,9 +32,7 @@ export function formatBackfillSummary(result: BackfillResult): string {
     ));
   }
   const notes = result.verdicts.flatMap((verdict) => (verdict.lagNote === null ? [] : [`note: ${printable(verdict.lagNote)}`]));
-  if (run.notFound.length > 0) {
-    notes.push(`not found (no order, no succeeded transaction): ${run.notFound.map(printable).join(', ')}`);
-  }
+  if (run.notFoundCount > 0) notes.push(`not found (no order, no succeeded transaction): ${describeNotFound(run, 10, printable)}`);
   if (notes.length > 0) lines.push('', ...notes);
   return lines.join('\n');
 }

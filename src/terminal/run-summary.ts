@@ -1,11 +1,11 @@
 import type { RunSummary } from '../reconcile/reconcile.ts';
 import { scopeToJson } from '../reconcile/reconcile-scope.ts';
 import { differenceMinor, formatAmount } from '../report/money-format.ts';
-import { describeScope } from '../report/run-report.ts';
+import { describeNotFound } from '../report/run-report.ts';
 
 /** `recon reconcile`'s lines on a terminal: the run, its counts per status, its lifecycle and its bridge. */
 export function formatRunSummary(summary: RunSummary): string {
-  const lines = [`run ${summary.runId} as of ${summary.asOf.toISOString()}: ${describeScope(scopeToJson(summary.scope))}, ${summary.ordersInScope} verdicts`];
+  const lines = [`run ${summary.runId} as of ${summary.asOf.toISOString()}: ${summary.description}, ${summary.ordersInScope} verdicts`];
   const counts = Object.entries(summary.counts).filter(([, n]) => n > 0);
   lines.push(`  ${counts.length === 0 ? 'no verdicts' : counts.map(([status, n]) => `${status}=${n}`).join(' ')}`);
   const { new: added, persisting, resolved } = summary.lifecycle;
@@ -18,7 +18,7 @@ export function formatRunSummary(summary: RunSummary): string {
         + `delta ${formatAmount(delta, total.currency)}`,
     );
   }
-  if (summary.notFound.length > 0) lines.push(`  not found (no order, no succeeded transaction): ${summary.notFound.join(', ')}`);
+  if (summary.notFoundCount > 0) lines.push(`  not found (no order, no succeeded transaction): ${describeNotFound(summary, 10)}`);
   return lines.join('\n');
 }
 

@@ -143,6 +143,15 @@ describe('recon backfill', () => {
       expect(text.stdout.split('\n')[0]).toMatch(new RegExp(`^backfill:getTransactions \\S+Z ${paid}: duplicate of file ${first.requests[0].fileId}, nothing changed$`));
     });
 
+    it.skipIf(skip)('takes --order-id A,B as one ORDERID, as a comma may be part of one, and warns that several are given by repeating it', async () => {
+      const result = await backfillCli(['--order-id', `${paid},cli-second`, '--json']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe(`recon backfill: warning: --order-id '${paid},cli-second' is taken as one ORDERID (a comma may be part of one); for several orders, repeat --order-id\n`);
+      const output = JSON.parse(result.stdout);
+      expect(output.requests.map((request: { orderIds: string[] }) => request.orderIds)).toEqual([[`${paid},cli-second`]]);
+      expect(output.run).toMatchObject({ kind: 'backfill', description: '1 order' });
+    });
+
     it.skipIf(skip)('merges --orders-file with --order-id, each id asked once, RECON_EXPORT_BATCH_SIZE per request', async () => {
       const file = path.join(tmp, `ids-${backend}.txt`);
       await writeFile(file, `# from the ticket\n${fresh}\r\n\n  ${paid}  \ncli-other\n`);
@@ -150,7 +159,8 @@ describe('recon backfill', () => {
       expect(result.code).toBe(0);
       const output = JSON.parse(result.stdout);
       expect(output.requests.map((request: { orderIds: string[] }) => request.orderIds)).toEqual([[paid, fresh], ['cli-other']]);
-      expect(output.run.scope).toEqual({ kind: 'orders', order_ids: [paid, fresh, 'cli-other'] });
+      // The run says what it was, and counts its orders rather than listing them.
+      expect(output.run).toMatchObject({ kind: 'backfill', description: '3 orders', scope: { kind: 'orders', count: 3 } });
     });
 
     it.skipIf(skip)('exits 3 when the service answered rows the normalizer rejects, the rest loaded and reconciled', async () => {

@@ -41,7 +41,7 @@ describe.each(BACKENDS)('recon reconcile on %s', (backend) => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n')).toEqual([
-      expect.stringMatching(/^run \d+ as of 2026-11-20T12:00:00.000Z: 3 orders: cli-ok, cli-short, nobody, 2 verdicts$/),
+      expect.stringMatching(/^run \d+ as of 2026-11-20T12:00:00.000Z: 3 orders, 2 verdicts$/),
       '  amount_mismatch=1 matched=1',
       '  exceptions: 1 new, 0 persisting; 0 resolved',
       '  bridge EUR: 1 orders + 0 unknown, expected 100.00, settled 100.00, delta 0.00',

@@ -31,7 +31,7 @@ describe.each(BACKENDS)('recon report on %s', (backend) => {
     const result = await report();
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/^Reconciliation run 2, as of 2026-11-20 12:00 UTC\n/);
+    expect(result.stdout).toMatch(/^Reconciliation run 2: all orders and unknown ORDERIDs, as of 2026-11-20 12:00 UTC \(the latest run over all orders: no nightly run has finished yet\)\n/);
     expect(result.stdout).toContain('16 verdicts: 10 matched, 1 pending, 5 open exceptions (2 new, 3 persisting), 1 resolved in this run');
     expect(result.stdout).toMatch(/KWD\s+2\s+0\s+13\.345\s+14\.345\s+1\.000\n/);
   });
@@ -92,7 +92,7 @@ describe.each(BACKENDS)('recon report before and after a suspect run on %s', (ba
 
   it.skipIf(skip)('says to run recon reconcile when there is no run, then flags the suspect run in every format', async () => {
     expect(await runRecon(['report'], testDb.env)).toEqual({
-      code: 2, stdout: '', stderr: 'recon report: no reconciliation run yet: run `recon reconcile` first\n',
+      code: 2, stdout: '', stderr: 'recon report: no nightly run and no run over all orders has finished yet: run `recon nightly --wait` or `recon reconcile --all`, or name a run with --run\n',
     });
 
     const database = await testDb.reopen();

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { runOrderIds } from '../../src/nightly/run-order-ids.ts';
+import { recordNotification } from '../../src/notifications/record-notification.ts';
+import { signParams } from '../../src/protocol/hash.ts';
 import { reconcile } from '../../src/reconcile/reconcile.ts';
 import { insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
@@ -35,4 +37,31 @@ describe.each(BACKENDS)("a nightly run's orders on %s", (backend) => {
     await reconcile(testDb.database, { scope: { kind: 'orders', orderIds: ['old-open'] }, asOf: ago(1), ...loadConfig({}).reconcile });
     expect(await runOrderIds(testDb.database.db, AS_OF, 30)).toEqual(['young']);
   });
+
+  it.skipIf(skip)('include the ORDERID of every notification with a valid HASH received in the lookback that is not an order', async () => {
+    await insertOrders(testDb.database, [{ id: 'booked', amount: 100n, status: 'paid', createdAt: ago(2) }]);
+    const notification = (orderId: string, fields: { hashValid?: boolean; receivedAt?: Date } = {}) =>
+      recordNotification(testDb.database.db, signed(orderId), { secret: fields.hashValid === false ? 'another-secret' : SECRET, receivedAt: fields.receivedAt ?? ago(1) });
+    await notification('lost-order');
+    await notification('lost-order');
+    await notification('booked');
+    await notification('forged', { hashValid: false });
+    await notification('too-old', { receivedAt: ago(31) });
+    await notification('after-the-run', { receivedAt: new Date(AS_OF.getTime() + DAY) });
+    // What a request cannot carry: it would fail its whole batch.
+    await notification('two;ids');
+    await notification('x'.repeat(41));
+    const ids = await runOrderIds(testDb.database.db, AS_OF, 30);
+    expect(ids).toContain('lost-order');
+    expect(ids.filter((id) => id === 'lost-order' || id === 'booked')).toEqual(['booked', 'lost-order']);
+    for (const absent of ['forged', 'too-old', 'after-the-run', 'two;ids', 'x'.repeat(41)]) expect(ids).not.toContain(absent);
+  });
 });
+
+const SECRET = 'run-order-ids-secret';
+
+/** A payment notification of `orderId`, signed with SECRET. */
+function signed(orderId: string): Record<string, string> {
+  const fields = { OPERATIONTYPE: 'payment', TRANSACTIONID: `T-${orderId}`, ORDERID: orderId, EXECCODE: '0000', AMOUNT: '100', CURRENCY: 'EUR', VERSION: '3.0' };
+  return signParams(SECRET, fields) as Record<string, string>;
+}

@@ -125,7 +125,7 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
     // What a process killed in the middle of a run leaves: its run row, unfinished, and the slices it committed.
     const { run_id: cutShort } = await db
       .insertInto('recon.reconciliation_runs')
-      .values({ as_of: AS_OF, scope: '{"kind":"all"}', tolerance_minor: '0', grace_hours: 24 })
+      .values({ as_of: AS_OF, scope: '{"kind":"all"}', description: 'all orders and unknown ORDERIDs', tolerance_minor: '0', grace_hours: 24 })
       .returning('run_id')
       .executeTakeFirstOrThrow();
     await sql`INSERT INTO recon.verdicts (run_id, order_id, known_order, status, expected_minor, settled_minor, delta_minor, transaction_ids, explanation)

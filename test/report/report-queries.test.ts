@@ -61,7 +61,7 @@ describe.each(BACKENDS)('report queries on %s', (backend) => {
   it.skipIf(skip)('skips an unfinished run unless it is named, and then says it never finished', async () => {
     const { run_id } = await testDb.database.db
       .insertInto('recon.reconciliation_runs')
-      .values({ as_of: AS_OF, scope: JSON.stringify({ kind: 'all' }), tolerance_minor: '0', grace_hours: 24 })
+      .values({ as_of: AS_OF, scope: JSON.stringify({ kind: 'all' }), description: 'all orders and unknown ORDERIDs', tolerance_minor: '0', grace_hours: 24 })
       .returning('run_id')
       .executeTakeFirstOrThrow();
     expect((await loadRunReport(testDb.database.db)).run.runId).toBe(runs.second.runId);
@@ -102,6 +102,6 @@ describe.each(BACKENDS)('report queries on an empty %s database', (backend) => {
   afterAll(async () => testDb?.drop());
 
   it.skipIf(skip)('says to run recon reconcile when there is no run yet', async () => {
-    await expectReconError(() => loadRunReport(testDb.database.db), 'RUN_NOT_FOUND', 'no reconciliation run yet', 'recon reconcile');
+    await expectReconError(() => loadRunReport(testDb.database.db), 'RUN_NOT_FOUND', 'no nightly run and no run over all orders has finished yet', 'recon reconcile --all');
   });
 });

@@ -15,6 +15,11 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
   return {
     run: {
       runId: '7',
+      kind: 'manual',
+      description: 'all orders and unknown ORDERIDs',
+      nightlyRunId: null,
+      nightlyDate: null,
+      choice: 'named',
       asOf: new Date('2026-11-20T12:00:00Z'),
       scope: { kind: 'all' },
       toleranceMinor: '0',
@@ -24,6 +29,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
       ordersInScope: 6,
       counts: { matched: 2, pending: 1, missing_at_provider: 2, unknown_order: 1 },
       notFound: [],
+      notFoundCount: 0,
       suspect: false,
       suspectReason: null,
       ...overrides,

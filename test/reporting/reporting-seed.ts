@@ -10,6 +10,7 @@ export const REPORTING_VIEWS = [
   'orders',
   'reconciliation',
   'rejected_rows',
+  'run_orders',
   'run_totals',
   'runs',
   'transactions',
@@ -136,7 +137,7 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
       (
         await db
           .insertInto('recon.reconciliation_runs')
-          .values({ as_of: asOf, scope: '{"kind":"all"}', tolerance_minor: '0', grace_hours: 24, started_at: asOf, ...fields })
+          .values({ as_of: asOf, scope: '{"kind":"all"}', description: 'all orders and unknown ORDERIDs', tolerance_minor: '0', grace_hours: 24, started_at: asOf, ...fields })
           .returning('run_id')
           .executeTakeFirstOrThrow()
       ).run_id,
@@ -146,12 +147,13 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
     counts: JSON.stringify({ amount_mismatch: 1, pending: 1, matched: 1, missing_at_provider: 1, unknown_order: 1 }),
   });
   const run2 = await run(asOf2, {
-    scope: JSON.stringify({ kind: 'orders', order_ids: ['O1', 'O4', 'UNK-0', 'NOPE'] }), tolerance_minor: '5',
-    finished_at: new Date(asOf2.getTime() + 1000), orders_in_scope: 3, not_found: ['NOPE'],
+    scope: JSON.stringify({ kind: 'orders', count: 4 }), description: '4 orders', tolerance_minor: '5',
+    finished_at: new Date(asOf2.getTime() + 1000), orders_in_scope: 3, not_found: ['NOPE'], not_found_count: 1,
     counts: JSON.stringify({ amount_mismatch: 1, matched: 1, unknown_order: 1 }),
   });
+  await db.insertInto('recon.run_scope_orders').values(['O1', 'O4', 'UNK-0', 'NOPE'].map((order_id) => ({ run_id: run2, order_id }))).execute();
   const run3 = await run(asOf3, {
-    scope: JSON.stringify({ kind: 'created_since', since: '2026-04-01' }), finished_at: new Date(asOf3.getTime() + 1000),
+    scope: JSON.stringify({ kind: 'created_since', since: '2026-04-01' }), description: 'orders created since 2026-04-01', finished_at: new Date(asOf3.getTime() + 1000),
     orders_in_scope: 0, counts: '{}', suspect: true, suspect_reason: 'orders expect money but no transaction at all was found',
   });
   const run4 = await run(asOf4, {});

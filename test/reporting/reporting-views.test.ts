@@ -200,26 +200,34 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         started_at: utcText(seed.asOf1), finished_at: utcText(new Date(seed.asOf1.getTime() + 2000)), orders_in_scope: 5,
         counts: { amount_mismatch: 1, pending: 1, matched: 1, missing_at_provider: 1, unknown_order: 1 },
         matched: 1, pending: 1, exceptions: 3, suspect: false, suspect_reason: null, not_found: '{}',
+        kind: 'manual', description: 'all orders and unknown ORDERIDs', nightly_run_id: null, nightly_date: null, not_found_count: 0,
       },
       {
-        run_id: seed.run2, as_of: utcText(seed.asOf2), scope: { kind: 'orders', order_ids: ['O1', 'O4', 'UNK-0', 'NOPE'] },
+        run_id: seed.run2, as_of: utcText(seed.asOf2), scope: { kind: 'orders', count: 4 },
         tolerance_minor: '5', grace_hours: 24, started_at: utcText(seed.asOf2), finished_at: utcText(new Date(seed.asOf2.getTime() + 1000)),
         orders_in_scope: 3, counts: { amount_mismatch: 1, matched: 1, unknown_order: 1 }, matched: 1, pending: 0, exceptions: 2,
         suspect: false, suspect_reason: null, not_found: '{NOPE}',
+        kind: 'manual', description: '4 orders', nightly_run_id: null, nightly_date: null, not_found_count: 1,
       },
       {
         run_id: seed.run3, as_of: utcText(seed.asOf3), scope: { kind: 'created_since', since: '2026-04-01' }, tolerance_minor: '0',
         grace_hours: 24, started_at: utcText(seed.asOf3), finished_at: utcText(new Date(seed.asOf3.getTime() + 1000)), orders_in_scope: 0,
         counts: {}, matched: 0, pending: 0, exceptions: 0, suspect: true,
         suspect_reason: 'orders expect money but no transaction at all was found', not_found: '{}',
+        kind: 'manual', description: 'orders created since 2026-04-01', nightly_run_id: null, nightly_date: null, not_found_count: 0,
       },
       // Still running (or died): no counts yet, so no figures rather than zeros.
       {
         run_id: seed.run4, as_of: utcText(seed.asOf4), scope: { kind: 'all' }, tolerance_minor: '0', grace_hours: 24,
         started_at: utcText(seed.asOf4), finished_at: null, orders_in_scope: null, counts: null, matched: null, pending: null,
         exceptions: null, suspect: false, suspect_reason: null, not_found: '{}',
+        kind: 'manual', description: 'all orders and unknown ORDERIDs', nightly_run_id: null, nightly_date: null, not_found_count: 0,
       },
     ]);
+    // Which orders each run judged: the named ones, or those a run over all orders or a date gave a verdict.
+    const scoped = await read('run_orders', 'run_id, order_id');
+    expect(scoped.filter((row) => row.run_id === seed.run2).map((row) => row.order_id)).toEqual(['NOPE', 'O1', 'O4', 'UNK-0']);
+    expect(scoped.filter((row) => row.run_id === seed.run1).map((row) => row.order_id)).toEqual(['O1', 'O2', 'O3', 'O4', 'UNK-9']);
     expect(await read('run_totals', 'run_id, currency')).toEqual([
       { run_id: seed.run1, currency: 'EUR', orders: 3, unknown_orders: 1, expected_minor: (4250n + BIG).toString(), settled_minor: '1700' },
       { run_id: seed.run1, currency: 'JPY', orders: 1, unknown_orders: 0, expected_minor: '0', settled_minor: '0' },

@@ -28,8 +28,11 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database of its own: a new PostgreSQL database, or a PGlite directory. */
-export async function createTestDatabase(backend: Backend): Promise<TestDatabase> {
+/**
+ * A fresh, migrated database of its own: a new PostgreSQL database, or a PGlite directory. `migrationsDir` migrates
+ * it with those files instead of the shipped ones (a schema as an earlier version left it).
+ */
+export async function createTestDatabase(backend: Backend, options: { migrationsDir?: string } = {}): Promise<TestDatabase> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'recon-test-'));
   let databaseUrl: string | undefined;
   let dbName: string | undefined;
@@ -42,9 +45,9 @@ export async function createTestDatabase(backend: Backend): Promise<TestDatabase
     url.pathname = `/${dbName}`;
     databaseUrl = url.toString();
   }
-  const options = { databaseUrl, dataDir };
-  let database = await openDatabase(options);
-  await migrate(database);
+  const location = { databaseUrl, dataDir };
+  let database = await openDatabase(location);
+  await migrate(database, options.migrationsDir);
   let open = true;
   const handle: TestDatabase = {
     backend,
@@ -57,7 +60,7 @@ export async function createTestDatabase(backend: Backend): Promise<TestDatabase
       open = false;
     },
     async reopen() {
-      if (!open) database = await openDatabase(options);
+      if (!open) database = await openDatabase(location);
       open = true;
       return database;
     },

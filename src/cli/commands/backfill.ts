@@ -7,6 +7,7 @@ import { loadConfig } from '../../config/config.ts';
 import { migrate } from '../../db/migrate.ts';
 import { openDatabase } from '../../db/open-database.ts';
 import { ReconError } from '../../errors.ts';
+import { printable } from '../../report/report-table.ts';
 import { formatBackfillJson, formatBackfillSummary } from '../../terminal/backfill-summary.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -20,7 +21,7 @@ run and prints their verdicts. An answer identical to one loaded before is not l
 reconciled all the same.
 
 options:
-  --order-id ID       this order (repeat the option for several)
+  --order-id ID       this order (repeat the option for several: a comma is part of an ORDERID, not a separator)
   --orders-file FILE  one ORDERID per line; blank lines and lines starting with # are skipped
   --json              one JSON object on stdout: the requests, the run and the verdicts
   -h, --help          this help
@@ -45,7 +46,12 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(USAGE);
     return EXIT.ok;
   }
-  const orderIds = await chooseOrderIds(values['order-id'] ?? [], values['orders-file']);
+  const given = values['order-id'] ?? [];
+  // A comma is legal inside an ORDERID, so `A,B` is one; but it is more often a list typed the wrong way.
+  for (const id of given.filter((each) => each.includes(','))) {
+    ctx.stderr.write(`recon backfill: warning: --order-id '${printable(id)}' is taken as one ORDERID (a comma may be part of one); for several orders, repeat --order-id\n`);
+  }
+  const orderIds = await chooseOrderIds(given, values['orders-file']);
   const config = loadConfig(ctx.env);
   const client = serviceClient(config.service);
 
