@@ -140,6 +140,11 @@ describe('expectedVerdict', () => {
   });
   const authorizedAgo = (ms: number) => [tx({ operationType: 'authorization', amount: 10_000n, createdAt: ago(ms) })];
   const waitingSince = (ms: number) => [tx({ operationType: 'authorization', amount: 10_000n, execCode: '0003', createdAt: ago(ms) })];
+  const refusedAgo = (ms: number) => [tx({ operationType: 'authorization', amount: 10_000n, execCode: '4001', status: 'refused', createdAt: ago(ms) })];
+  const paidAgo = (ms: number) => [tx({ operationType: 'payment', method: 'wallet', amount: 10_000n, createdAt: ago(ms) })];
+  const abandonedAgo = (ms: number) => [
+    tx({ operationType: 'payment', method: 'wallet', amount: 10_000n, execCode: '0002', status: 'awaiting-cardholder', createdAt: ago(ms) }),
+  ];
 
   it.each([
     ['an approval awaited exactly 6 days', order({}), waitingSince(6 * DAY), 'approval_expired'],
@@ -148,11 +153,16 @@ describe('expectedVerdict', () => {
     ['an authorization a second younger', order({}), authorizedAgo(7 * DAY - SECOND), 'capture_at_risk'],
     ['an authorization exactly 5 days old', order({}), authorizedAgo(5 * DAY), 'capture_at_risk'],
     ['an authorization a second younger than 5 days', order({}), authorizedAgo(5 * DAY - SECOND), 'matched'],
-    ['an order exactly as old as the grace period', order({ createdAt: ago(24 * HOUR) }), authorizedAgo(HOUR), 'matched'],
-    ['an order a second younger', order({ createdAt: ago(24 * HOUR - SECOND) }), authorizedAgo(HOUR), 'pending'],
+    ['an order exactly as old as the grace period, without its authorization', order({ createdAt: ago(24 * HOUR) }), [], 'missing_at_provider'],
+    ['an order a second younger, without its authorization', order({ createdAt: ago(24 * HOUR - SECOND) }), [], 'pending'],
+    ['a young order whose authorization is in', order({ createdAt: ago(2 * HOUR) }), authorizedAgo(HOUR), 'matched'],
+    ['a young order whose authorization was refused', order({ createdAt: ago(2 * HOUR) }), refusedAgo(HOUR), 'pending'],
+    ['a young order whose authorization is of another amount', order({ amount: 9_999n, createdAt: ago(2 * HOUR) }), authorizedAgo(HOUR), 'amount_mismatch'],
     ['an authorization of another amount', order({ amount: 9_999n }), authorizedAgo(HOUR), 'amount_mismatch'],
     ['an order with no transaction, old', order({ status: 'paid' }), [], 'missing_at_provider'],
     ['an order with no transaction, in grace', order({ status: 'paid', createdAt: ago(HOUR) }), [], 'pending'],
+    ['a young order whose payment is in', order({ status: 'paid', paymentMethod: 'wallet', createdAt: ago(HOUR) }), paidAgo(HOUR), 'matched'],
+    ['a young order whose payment was abandoned (0002)', order({ status: 'paid', paymentMethod: 'wallet', createdAt: ago(HOUR) }), abandonedAgo(HOUR), 'pending'],
   ])('%s: %s', (_case, merchant, transactions, status) => {
     expect(expectedVerdict(merchant, transactions, AS_OF, DEFAULTS)).toBe(status);
   });

@@ -46,7 +46,7 @@ export function expectedVerdict(
   const expected = status === 'paid' ? order.amount : status === 'partially_refunded' ? order.amount - order.refunded : 0n;
   const settled = facts.paid - facts.refunded;
   const expectsPayment = status === 'paid' || status === 'partially_refunded' || status === 'refunded';
-  const expectsMoney = expectsPayment || status === 'authorized';
+  const awaitsItsMoney = (expectsPayment && facts.paymentCount === 0) || (status === 'authorized' && facts.authorizationCount === 0);
   const inGrace = order.createdAt.getTime() > before(settings.graceHours * HOUR_MS);
   const approvalWaitOver = atOrBefore(facts.latestApprovalWaitAt, 6 * DAY_MS);
   const approvalWaiting = facts.latestApprovalWaitAt !== undefined && !approvalWaitOver;
@@ -70,10 +70,8 @@ export function expectedVerdict(
   if (order.paymentMethod === 'instalment' && approvalWaitOver && facts.succeededCount === 0) return 'approval_expired';
   if (uncapturedAuthorization && captureWindowClosed) return 'capture_expired';
   if (uncapturedAuthorization && captureWindowClosing) return 'capture_at_risk';
-  if ((expectsMoney && inGrace) || (approvalWaiting && facts.succeededCount === 0)) return 'pending';
-  if ((expectsPayment && facts.paymentCount === 0) || (status === 'authorized' && facts.authorizationCount === 0)) {
-    return 'missing_at_provider';
-  }
+  if ((awaitsItsMoney && inGrace) || (approvalWaiting && facts.succeededCount === 0)) return 'pending';
+  if (awaitsItsMoney) return 'missing_at_provider';
   return 'matched';
 }
 

@@ -74,7 +74,7 @@ const PLANS: readonly DiscrepancyPlan[] = [
  * one of each kind. The others are plain: most come out `matched`, and those the service's own state makes
  * exceptions come out as such without any mistake: `duplicate_payment` (paid-twice), `approval_expired`
  * (pending-expired), `capture_expired` (capture-window-passed), `capture_at_risk` (capture-window-closing) and
- * `pending` (an approval still awaited, or an order younger than the grace period).
+ * `pending` (an approval still awaited, or an order younger than the grace period whose money is not in yet).
  *
  * The csv does not depend on `asOf`: the age-based verdicts (pending, capture_at_risk, capture_expired,
  * approval_expired) are decided by expectedVerdict from the sandbox clock's dates of the transactions, which the
