@@ -40,8 +40,9 @@ describe('scenarioOrders', () => {
       'cancelled-but-captured': 'status_mismatch',
       'partial-capture-not-booked': 'amount_mismatch',
       'paid-but-failed': 'missing_at_provider',
+      'booked-before-paid': 'pending',
     });
-    expect(mistakes).toHaveLength(5);
+    expect(mistakes).toHaveLength(6);
     expect(orders.filter((order) => order.order === undefined).map((order) => order.discrepancy)).toEqual(['left-out']);
 
     const statuses = orders.map((order) => order.expected);
@@ -56,6 +57,27 @@ describe('scenarioOrders', () => {
     expect(byOutcome('capture-window-closing')).toEqual(['capture_at_risk']);
     expect(byOutcome('pending').every((status) => status === 'pending')).toBe(true);
     if (count >= 40) expect(statuses.filter((status) => status === 'matched').length).toBeGreaterThan(count / 2);
+  });
+
+  it.each([
+    [1, 40],
+    [3, 15],
+    [8, 300],
+    [1, 2000],
+  ])('seed %i, %i orders: at the seeding instant, a young order whose money is in is matched, one whose money is awaited pending', (seed, count) => {
+    const { store, scenario } = seeded(seed, count);
+    const orders = scenarioOrders(store, scenario, SEEDED_AT);
+    const young = orders.filter(({ order }) => order && SEEDED_AT.getTime() - order.createdAt.getTime() < DAY);
+    const codes = (orderId: string) => store.byOrderId(orderId).map((transaction) => transaction.execCode);
+    const moneyIn = young.filter(({ orderId, expected }) => expected === 'matched' && codes(orderId).includes('0000'));
+    expect(moneyIn.length).toBeGreaterThan(0);
+    // Awaited without an approval wait: only the grace period keeps it pending.
+    const awaited = young.filter(({ orderId, expected }) => expected === 'pending' && !codes(orderId).some((code) => code === '0000' || code === '0003'));
+    expect(awaited.map(({ discrepancy, order }) => [discrepancy, order!.status])).toEqual([['booked-before-paid', expect.stringMatching(/^(paid|authorized)$/)]]);
+    // A day on, its money still not in, it is missing; the young orders whose money was in stay matched.
+    const dayLater = new Map(scenarioOrders(store, scenario, new Date(SEEDED_AT.getTime() + DAY)).map((order) => [order.orderId, order.expected]));
+    expect(dayLater.get(awaited[0]!.orderId)).toBe('missing_at_provider');
+    expect(moneyIn.filter(({ orderId }) => dayLater.get(orderId) !== 'matched')).toEqual([]);
   });
 
   it('books every order truly except the mistakes: amounts, refunds and statuses from the service\'s records', () => {

@@ -16,15 +16,20 @@ export interface ScenarioOrder {
 }
 
 /**
- * The merchant's mistakes the csv carries, one order each, and the verdict each makes:
+ * How the csv departs on purpose from what the service recorded, one order each, and the verdict each makes: five
+ * mistakes, and an order booked before its money.
  * - `left-out` (unknown_order): an order with money moved is missing from the merchant's books.
  * - `other-currency` (currency_mismatch): the books say USD where the service charged EUR (or EUR for USD).
  * - `cancelled-but-captured` (status_mismatch): the shop cancelled an order whose money was captured.
  * - `partial-capture-not-booked` (amount_mismatch): a partial capture, the order still at the authorized amount.
  * - `paid-but-failed` (missing_at_provider, or pending while in grace): the shop marked paid an order whose payment
  *   was refused or abandoned at the redirect; the oldest such order, so it is out of the grace period if any is.
+ * - `booked-before-paid` (pending, missing_at_provider once past the grace period): no mistake yet, the shop booked
+ *   as paid (or authorized) the order whose shopper is on the payment page now, the youngest still awaiting the
+ *   cardholder (the seeder places one minutes before its clock's reading): money still awaited.
  */
-export type Discrepancy = 'left-out' | 'other-currency' | 'cancelled-but-captured' | 'partial-capture-not-booked' | 'paid-but-failed';
+export type Discrepancy =
+  | 'left-out' | 'other-currency' | 'cancelled-but-captured' | 'partial-capture-not-booked' | 'paid-but-failed' | 'booked-before-paid';
 
 export const DEFAULT_VERDICT_SETTINGS: VerdictSettings = { graceHours: 24, toleranceMinor: 0n };
 
@@ -32,7 +37,8 @@ interface DiscrepancyPlan {
   readonly discrepancy: Discrepancy;
   /** The outcomes whose orders may carry it, preferred first; every scenario has an order of each outcome. */
   readonly from: readonly ScenarioOutcome[];
-  readonly oldestFirst?: boolean;
+  /** Which of the outcomes' orders it takes first, by creation; by default the first created in the scenario's list. */
+  readonly prefer?: 'oldest' | 'youngest';
   /** The row as the merchant wrongly keeps it; undefined: not kept at all. */
   alter(truth: MerchantOrder, transactions: readonly SandboxTransaction[]): MerchantOrder | undefined;
 }
@@ -61,8 +67,14 @@ const PLANS: readonly DiscrepancyPlan[] = [
   {
     discrepancy: 'paid-but-failed',
     from: ['refused', 'pending-refused', 'awaiting-cardholder'],
-    oldestFirst: true,
+    prefer: 'oldest',
     alter: (truth) => ({ ...truth, status: 'paid', refunded: 0n }),
+  },
+  {
+    discrepancy: 'booked-before-paid',
+    from: ['awaiting-cardholder'],
+    prefer: 'youngest',
+    alter: (truth, transactions) => ({ ...truth, status: transactions[0]?.operationType === 'payment' ? 'paid' : 'authorized', refunded: 0n }),
   },
 ];
 
@@ -70,11 +82,14 @@ const PLANS: readonly DiscrepancyPlan[] = [
  * The merchant's orders of a seeded scenario as the store holds it now, each with the verdict a reconciliation at
  * `asOf` should give it, for tests that import the orders, ingest an export of the same store and compare.
  *
- * Each order is first booked as the service recorded it (bookedOrder), then a few carry a deliberate mistake (PLANS),
+ * Each order is first booked as the service recorded it (bookedOrder), then a few depart from it on purpose (PLANS),
  * one of each kind. The others are plain: most come out `matched`, and those the service's own state makes
  * exceptions come out as such without any mistake: `duplicate_payment` (paid-twice), `approval_expired`
  * (pending-expired), `capture_expired` (capture-window-passed), `capture_at_risk` (capture-window-closing) and
- * `pending` (an approval still awaited, or an order younger than the grace period whose money is not in yet).
+ * `pending` (an approval still awaited, or an order younger than the grace period whose money is not in yet). The
+ * seeder dates an order validated hours before its clock's reading, and the shopper of `booked-before-paid` on the
+ * payment page minutes before it: at that instant, every scenario holds a young order whose money is in (`matched`)
+ * and one whose money is awaited (`pending`).
  *
  * The csv does not depend on `asOf`: the age-based verdicts (pending, capture_at_risk, capture_expired,
  * approval_expired) are decided by expectedVerdict from the sandbox clock's dates of the transactions, which the
@@ -118,7 +133,8 @@ function chooseDiscrepancies(store: SandboxStore, scenario: ScenarioSummary): Ma
   const firstCreated = (orderId: string) => store.byOrderId(orderId)[0]?.createdAt.getTime() ?? Infinity;
   for (const plan of PLANS) {
     const candidates = plan.from.flatMap((outcome) => scenario.ordersByOutcome[outcome]).filter((id) => !chosen.has(id));
-    if (plan.oldestFirst) candidates.sort((a, b) => firstCreated(a) - firstCreated(b));
+    if (plan.prefer === 'oldest') candidates.sort((a, b) => firstCreated(a) - firstCreated(b));
+    if (plan.prefer === 'youngest') candidates.sort((a, b) => firstCreated(b) - firstCreated(a));
     const orderId = candidates[0];
     if (orderId !== undefined) chosen.set(orderId, plan);
   }

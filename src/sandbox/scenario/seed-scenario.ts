@@ -81,6 +81,15 @@ const REFUSALS: readonly Partial<SandboxTransaction>[] = [
 const RARE_OUTCOMES: ReadonlySet<ScenarioOutcome> = new Set([
   'pending-expired', 'capture-window-closing', 'capture-window-passed', 'paid-twice',
 ]);
+/**
+ * How long ago the last step of the first order of these outcomes lies, [youngest, oldest] in ms: every scenario then
+ * holds a young order whose money is in (validated hours ago) and one whose money is awaited (a shopper on the
+ * payment page now), whatever the draw places the others.
+ */
+const JUST_NOW: Partial<Readonly<Record<ScenarioOutcome, readonly [number, number]>>> = {
+  validated: [10 * MINUTE, 12 * HOUR],
+  'awaiting-cardholder': [2 * MINUTE, 30 * MINUTE],
+};
 /** Outcomes drawn beyond the first of each, weighted like a shop's everyday mix. */
 const EVERYDAY_OUTCOMES: readonly ScenarioOutcome[] = [
   ...SCENARIO_OUTCOMES.filter((outcome) => !RARE_OUTCOMES.has(outcome)),
@@ -110,8 +119,9 @@ export function seedScenario(target: ScenarioTarget, options: ScenarioOptions): 
   const ordersByOutcome = Object.fromEntries(SCENARIO_OUTCOMES.map((outcome) => [outcome, [] as string[]]));
   const orderIds = outcomes.map((outcome, index) => {
     const orderId = `ORD-${options.seed}-${String(index + 1).padStart(4, '0')}`;
+    const justNow = ordersByOutcome[outcome]!.length === 0 ? JUST_NOW[outcome] : undefined;
     ordersByOutcome[outcome]!.push(orderId);
-    events.push(...planOrder(target, random, now, { orderId, outcome, index }));
+    events.push(...planOrder(target, random, now, { orderId, outcome, index, justNow }));
     return orderId;
   });
 
@@ -142,6 +152,8 @@ interface OrderToPlan {
   readonly orderId: string;
   readonly outcome: ScenarioOutcome;
   readonly index: number;
+  /** Where its last step lies instead of where its outcome usually puts it (JUST_NOW). */
+  readonly justNow: readonly [number, number] | undefined;
 }
 
 /**
@@ -229,7 +241,7 @@ function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, orde
   }
 
   const spent = steps.reduce((total, step) => total + step.gap, 0);
-  const [youngest, oldest] = lastStepAge(outcome, HISTORY_MS - spent);
+  const [youngest, oldest] = order.justNow ?? lastStepAge(outcome, HISTORY_MS - spent);
   const startedAt = now.getTime() - random.int(youngest, oldest) - spent;
   const events: PlannedEvent[] = [
     {

@@ -12,7 +12,9 @@ import type { SandboxStore, SandboxTransaction } from '../../../src/sandbox/stor
 const IDENTIFIER = 'seeded-shop';
 const SECRET = 'seeded-secret';
 const NOW = new Date('2026-09-15T09:00:00Z');
-const DAY = 24 * 60 * 60 * 1000;
+const MINUTE = 60 * 1000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 
 function seeded(seed: number, orders?: number) {
   const store = createSandboxStore();
@@ -95,6 +97,19 @@ describe('seedScenario', () => {
       for (const outcome of ['pending-expired', 'capture-window-closing', 'capture-window-passed', 'paid-twice'] as const) {
         expect(summary.counts[outcome], `${outcome} of ${orders}`).toBe(1);
       }
+    }
+  });
+
+  it('dates the first validated order hours before the clock, and the first awaiting the cardholder minutes before it', () => {
+    for (const [seed, orders] of [[3, 15], [9, 40], [1, 2000]] as const) {
+      const { store, summary } = seeded(seed, orders);
+      const ageOf = (orderId: string) => NOW.getTime() - store.byOrderId(orderId)[0]!.createdAt.getTime();
+      const [validated] = summary.ordersByOutcome['validated'];
+      const [onThePage] = summary.ordersByOutcome['awaiting-cardholder'];
+      expect(ageOf(validated!), `seed ${seed}`).toBeLessThanOrEqual(12 * HOUR + 30 * MINUTE);
+      expect(store.byOrderId(validated!)[0]!.execCode).toBe('0000');
+      expect(ageOf(onThePage!), `seed ${seed}`).toBeGreaterThanOrEqual(2 * MINUTE);
+      expect(ageOf(onThePage!), `seed ${seed}`).toBeLessThanOrEqual(30 * MINUTE);
     }
   });
 
