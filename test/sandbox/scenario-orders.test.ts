@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { createCsvOrderNormalizer, planOrderHeader } from '../../src/orders/order-csv.ts';
+import type { ReconcileScope } from '../../src/reconcile/reconcile-scope.ts';
 import { createSandboxClock } from '../../src/sandbox/clock.ts';
 import { expectedVerdict, type MerchantOrder } from '../../src/sandbox/scenario/expected-verdict.ts';
 import { formatOrdersCsv } from '../../src/sandbox/scenario/orders-csv.ts';
@@ -78,6 +79,33 @@ describe('scenarioOrders', () => {
     const dayLater = new Map(scenarioOrders(store, scenario, new Date(SEEDED_AT.getTime() + DAY)).map((order) => [order.orderId, order.expected]));
     expect(dayLater.get(awaited[0]!.orderId)).toBe('missing_at_provider');
     expect(moneyIn.filter(({ orderId }) => dayLater.get(orderId) !== 'matched')).toEqual([]);
+  });
+
+  it('gives each ORDERID the verdict of a run of the scope it is told: the left-out order is unknown_order where the scope holds it', () => {
+    const { store, scenario } = seeded(42);
+    const expectedIn = (scope?: ReconcileScope) => new Map(scenarioOrders(store, scenario, SEEDED_AT, scope ? { scope } : {}).map((order) => [order.orderId, order.expected]));
+    const all = expectedIn();
+    const leftOut = scenarioOrders(store, scenario, SEEDED_AT).find((order) => order.discrepancy === 'left-out')!.orderId;
+    const booked = scenario.orderIds.filter((orderId) => orderId !== leftOut);
+    expect(all.get(leftOut)).toBe('unknown_order');
+    expect(expectedIn({ kind: 'all' })).toEqual(all);
+
+    // A nightly run that asks about the merchant's orders alone never judges it; one that also asks about the
+    // ORDERIDs of its notifications does.
+    const ofBooks = expectedIn({ kind: 'orders', orderIds: booked });
+    expect(ofBooks.get(leftOut)).toBeNull();
+    expect([...ofBooks].filter(([orderId]) => orderId !== leftOut)).toEqual([...all].filter(([orderId]) => orderId !== leftOut));
+    expect(expectedIn({ kind: 'orders', orderIds: [...booked, leftOut] })).toEqual(all);
+
+    // A few orders by id, or by creation date: the others, and the left-out order, get no verdict.
+    const few = expectedIn({ kind: 'orders', orderIds: booked.slice(0, 3) });
+    expect([...few].filter(([, expected]) => expected !== null).map(([orderId]) => orderId)).toEqual(booked.slice(0, 3));
+    const since = new Date(SEEDED_AT.getTime() - 2 * DAY);
+    const recent = expectedIn({ kind: 'created_since', since });
+    const createdSince = scenarioOrders(store, scenario, SEEDED_AT).filter(({ order }) => order && order.createdAt >= since).map(({ orderId }) => orderId);
+    expect(createdSince.length).toBeGreaterThan(0);
+    expect([...recent].filter(([, expected]) => expected !== null).map(([orderId]) => orderId)).toEqual(createdSince);
+    expect(recent.get(leftOut)).toBeNull();
   });
 
   it('books every order truly except the mistakes: amounts, refunds and statuses from the service\'s records', () => {

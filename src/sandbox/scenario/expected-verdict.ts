@@ -22,14 +22,15 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 /**
- * The verdict `recon reconcile` (scope all, no notification recorded) gives an ORDERID, as of `asOf`, when its orders
- * hold `order` (undefined: the ORDERID is not among them) and its ingested export holds `transactions`: the rules
- * of src/reconcile/verdicts-sql.ts written again over the sandbox's records, the first that holds giving the status.
- * Null when the reconciliation gives it no verdict at all (an ORDERID without order nor succeeded transaction).
+ * The verdict `recon reconcile` gives an ORDERID its run judges (judgedInScope says which), as of `asOf`, when its
+ * orders hold `order` (undefined: the ORDERID is not among them, unknown_order once it has a succeeded transaction)
+ * and its ingested export holds `transactions`: the rules of src/reconcile/verdicts-sql.ts written again over the
+ * sandbox's records, the first that holds giving the status. Null when the reconciliation gives it no verdict at all
+ * (an ORDERID without order nor succeeded transaction).
  *
  * The ages are measured as recon measures them: from what the export shows, the DATE of each transaction, which is
  * when it was created (to the second), never when the sandbox last changed it. notification_conflict needs a
- * notification that contradicts the export, and nothing here records notifications: it never comes out.
+ * notification that contradicts the export, and the sandbox notifies what it records: it never comes out.
  */
 export function expectedVerdict(
   order: MerchantOrder | undefined,

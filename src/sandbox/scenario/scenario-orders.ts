@@ -1,6 +1,8 @@
 import type { VerdictStatus } from '../../db/schema.ts';
+import type { ReconcileScope } from '../../reconcile/reconcile-scope.ts';
 import type { SandboxStore, SandboxTransaction } from '../store.ts';
 import { expectedVerdict, exportedDate, type MerchantOrder, type VerdictSettings } from './expected-verdict.ts';
+import { judgedInScope } from './judged-in-scope.ts';
 import type { ScenarioOutcome, ScenarioSummary } from './seed-scenario.ts';
 
 /** One order of the scenario: what the merchant's csv says of it, and the verdict a reconciliation should give it. */
@@ -11,8 +13,22 @@ export interface ScenarioOrder {
   readonly order: MerchantOrder | undefined;
   /** How the row departs on purpose from what the service recorded; undefined for an order booked truly. */
   readonly discrepancy: Discrepancy | undefined;
-  /** What `recon reconcile` (scope all) gives the ORDERID at `asOf`; null for no verdict at all. */
+  /**
+   * What a run of the options' scope (all unless told) gives the ORDERID at `asOf`; null for no verdict at all: outside
+   * the scope, or an ORDERID without order nor succeeded transaction.
+   */
   readonly expected: VerdictStatus | null;
+}
+
+export interface ScenarioOrdersOptions {
+  /** Grace period and tolerance of the run; recon's defaults unless told. */
+  readonly settings?: VerdictSettings;
+  /**
+   * The run's scope, as `reconcile` takes it; `{ kind: 'all' }` unless told. The order left out of the csv is
+   * `unknown_order` in a scope that holds its ORDERID (all, or a list naming it, as a run that also asks about the
+   * ORDERIDs of its notifications does), and has no verdict in any other.
+   */
+  readonly scope?: ReconcileScope;
 }
 
 /**
@@ -106,7 +122,7 @@ export function scenarioOrders(
   store: SandboxStore,
   scenario: ScenarioSummary,
   asOf: Date,
-  settings: VerdictSettings = DEFAULT_VERDICT_SETTINGS,
+  { settings = DEFAULT_VERDICT_SETTINGS, scope = { kind: 'all' } }: ScenarioOrdersOptions = {},
 ): ScenarioOrder[] {
   const outcomeOf = new Map<string, ScenarioOutcome>();
   for (const [outcome, orderIds] of Object.entries(scenario.ordersByOutcome)) {
@@ -123,7 +139,7 @@ export function scenarioOrders(
       outcome: outcomeOf.get(orderId)!,
       order,
       discrepancy: plan?.discrepancy,
-      expected: expectedVerdict(order, transactions, asOf, settings),
+      expected: judgedInScope(scope, orderId, order) ? expectedVerdict(order, transactions, asOf, settings) : null,
     };
   });
 }
