@@ -18,7 +18,7 @@ const DEFAULTS = { graceHours: 24, toleranceMinor: 0n };
 function seeded(seed: number, orders?: number) {
   const store = createSandboxStore();
   const clock = createSandboxClock({ start: SEEDED_AT, ticking: false });
-  const scenario = seedScenario({ store, clock, identifier: 'SHOP', secret: 'k' }, { seed, ...(orders ? { orders } : {}) });
+  const scenario = seedScenario({ store, clock, identifier: 'SHOP', secret: 'k', notify: () => {} }, { seed, ...(orders ? { orders } : {}) });
   return { store, scenario };
 }
 

@@ -43,6 +43,12 @@ export interface ScenarioTarget {
   readonly identifier: string;
   /** Signs the recorded requests, so each reads as the request the service received. */
   readonly secret: string;
+  /**
+   * Told of each operation the service notifies, as it ends: the cardholder's step and the later answer to a pending
+   * approval (0000, 0003 or a refusal), every capture and every refund, never a 0002 nor an expiry (the sandbox
+   * passes them to its outbox, as it does its live operations).
+   */
+  readonly notify: (transaction: SandboxTransaction) => void;
 }
 
 export interface ScenarioOptions {
@@ -100,7 +106,8 @@ const EVERYDAY_OUTCOMES: readonly ScenarioOutcome[] = [
  * Creates a realistic population of orders of both payment methods directly in the store, ending in every
  * outcome the interface shows, dated over the last 14 days of the sandbox clock (which it does not move).
  * The same seed on a fresh store and the same clock reading gives an identical store. Transactions are added
- * in the order they happened, so their ids grow with time as the service's do.
+ * in the order they happened, so their ids grow with time as the service's do, and `notify` hears of each
+ * operation the service notifies in that order too.
  */
 export function seedScenario(target: ScenarioTarget, options: ScenarioOptions): ScenarioSummary {
   const orderCount = options.orders ?? 40;
@@ -185,6 +192,7 @@ function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, orde
   const store = target.store;
   const settle = (patchFor: (start: SandboxTransaction) => Partial<SandboxTransaction>) => (at: Date) => {
     origin = store.update(origin!.transactionId, { ...patchFor(origin!), updatedAt: at });
+    target.notify(origin);
   };
 
   if (outcome !== 'awaiting-cardholder') {
@@ -213,7 +221,7 @@ function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, orde
     steps.push({
       gap: random.int(2 * MINUTE, 30 * MINUTE),
       apply: (at) => {
-        store.update(again!.transactionId, { ...succeededStart(again!), updatedAt: at });
+        target.notify(store.update(again!.transactionId, { ...succeededStart(again!), updatedAt: at }));
       },
     });
   }
@@ -385,17 +393,21 @@ function addCapture(
 ): SandboxTransaction {
   target.store.update(authorization.transactionId, { capturedAmount: amount });
   const request = followUpRequest(target, 'capture', authorization, `Shipment of order ${authorization.orderId}`, partial ? amount : undefined);
-  return target.store.add({
+  const capture = target.store.add({
     ...followUpRecord(target.store, authorization, 'capture', amount, request, at),
     restingAmount: amount,
     ...(authorization.paymentOption ? { schedule: firstInstalment(authorization.paymentOption) } : {}),
   });
+  target.notify(capture);
+  return capture;
 }
 
 function addRefund(target: ScenarioTarget, refunded: SandboxTransaction, amount: bigint, at: Date): SandboxTransaction {
   target.store.update(refunded.transactionId, { restingAmount: (refunded.restingAmount ?? 0n) - amount });
   const request = followUpRequest(target, 'refund', refunded, `Refund on order ${refunded.orderId}`, amount);
-  return target.store.add(followUpRecord(target.store, refunded, 'refund', amount, request, at));
+  const refund = target.store.add(followUpRecord(target.store, refunded, 'refund', amount, request, at));
+  target.notify(refund);
+  return refund;
 }
 
 /** The signed request of a capture or refund acting on `acted`; AMOUNT only when not the whole amount. */
