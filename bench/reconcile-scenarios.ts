@@ -37,7 +37,7 @@ export interface BenchTransaction {
   occurredMs: number;
 }
 
-/** What the generator meant an order to be; recon's verdict may differ by age (a recent order is `pending`). */
+/** What the generator meant an order to be; recon's verdict may differ by age (a recent order without its money is `pending`). */
 export type ScenarioKind =
   | 'settled' | 'partially_refunded' | 'refunded' | 'authorized' | 'awaiting_approval' | 'cancelled_unpaid'
   | 'cancelled_refused' | 'abandoned' | 'missing_at_provider' | 'amount_mismatch' | 'duplicate_payment'

@@ -84,6 +84,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const [imported] = await importOrderFiles(database, [ordersFile], { limits: config.limits, signal: options.signal });
     if (imported?.status !== 'loaded') throw new ReconError('ORDERS_SOURCE', `the demo's orders did not import: ${imported && 'error' in imported ? imported.error : 'no result'}`);
 
+    // The service notified every operation of the scenario as it seeded it: the receiver stores them all before the
+    // nightly run starts, so that the run finds in them the ORDERIDs the merchant's orders lack.
+    progress("receiving the scenario's notifications");
+    await sandbox.notifications.idle();
+
     const client = createPaymentClient({ baseUrl: sandboxUrl, identifier: IDENTIFIER, secret, timeoutMs: 10_000, retry: { attempts: 3, baseDelayMs: 100 } });
     const worker = await startNightlyWorker(services.boss, database, {
       client,

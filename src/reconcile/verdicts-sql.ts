@@ -71,6 +71,10 @@ export function writeVerdictsSql(p: VerdictParameters, range: OrderIdRange): Raw
   const settled = sql`(f.paid - f.refunded)`;
   const expectsPayment = sql`coalesce(f.status IN ('paid', 'partially_refunded', 'refunded'), false)`;
   const succeeded = sql`(f.bits & ${TX.succeeded} <> 0)`;
+  // S holds nothing of the kind the order's status needs (an abandoned 0002 is no money): pending while the order
+  // is younger than the grace period, missing_at_provider after. An order whose money is in is judged by it, at once.
+  const awaitsItsMoney = sql`((${expectsPayment} AND f.bits & ${TX.money} = 0)
+    OR (f.status = 'authorized' AND f.bits & ${TX.authorization} = 0))`;
   // Read by the rules and by the pending verdict's reason: one condition, kept as a column of `ruled`.
   const waitingForApproval = sql`coalesce(f.latest_approval_wait_at > ${daysBefore(APPROVAL_WAIT_DAYS)} AND NOT ${succeeded}, false)`;
   // Every step ends with OFFSET 0, which keeps it a step of its own: otherwise PostgreSQL inlines each step into the
@@ -119,10 +123,8 @@ facts AS (
         AND f.first_authorized_at <= ${daysBefore(CAPTURE_WINDOW_DAYS)} THEN 'capture_expired'
       WHEN f.status = 'authorized' AND f.bits & ${TX.capture} = 0
         AND f.first_authorized_at <= ${daysBefore(CAPTURE_AT_RISK_DAYS)} THEN 'capture_at_risk'
-      WHEN (f.status IN ('paid', 'partially_refunded', 'refunded', 'authorized') AND f.created_at > ${graceStart})
-        OR ${waitingForApproval} THEN 'pending'
-      WHEN (${expectsPayment} AND f.bits & ${TX.money} = 0)
-        OR (f.status = 'authorized' AND f.bits & ${TX.authorization} = 0) THEN 'missing_at_provider'
+      WHEN (f.created_at > ${graceStart} AND ${awaitsItsMoney}) OR ${waitingForApproval} THEN 'pending'
+      WHEN ${awaitsItsMoney} THEN 'missing_at_provider'
       ELSE 'matched'
     END AS verdict
   FROM facts f
@@ -218,6 +220,7 @@ function inOrderCurrency(kind: RawBuilder<unknown>): RawBuilder<unknown> {
 /** One sentence per rule, saying why in the numbers an accountant can check, in the currency's own units. */
 function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number): RawBuilder<unknown> {
   const money = (column: string) => sql.raw(`recon.format_money(w.${column}, coalesce(w.order_currency, w.first_currency))`);
+  const neededKind = sql`CASE WHEN w.status = 'authorized' THEN 'authorization' ELSE 'payment or capture' END`;
   return sql`CASE w.verdict
     WHEN 'unknown_order' THEN format('%s succeeded transaction(s) carry this ORDERID but there is no such order',
       (SELECT count(*) FROM recon.transactions t WHERE t.order_id = w.order_id AND t.exec_code = '0000'))
@@ -249,8 +252,9 @@ function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number): RawBuild
     WHEN 'pending' THEN CASE
       WHEN w.waiting_for_approval THEN format('waiting for the approval (0003) given on %s, less than 6 days ago',
         w.latest_approval_wait_at)
-      ELSE format('created %s, within the grace period of %s hours', w.created_at, ${graceHours}::integer) END
+      ELSE format('awaiting its %s: created %s, within the grace period of %s hours', ${neededKind},
+        w.created_at, ${graceHours}::integer) END
     WHEN 'missing_at_provider' THEN format('the order is %s but the service has no succeeded %s for it, %s transaction(s) seen',
-      w.status, CASE WHEN w.status = 'authorized' THEN 'authorization' ELSE 'payment or capture' END, cardinality(w.transaction_ids))
+      w.status, ${neededKind}, cardinality(w.transaction_ids))
   END`;
 }

@@ -15,6 +15,7 @@ import {
   type NotificationRetryOptions,
   type OutboxEvent,
 } from './notifications/notification-outbox.ts';
+import { notifyOperation } from './notifications/notify-operation.ts';
 import { neverThrowing } from './never-throwing.ts';
 import { handleProcessRequest } from './process/handle-process-request.ts';
 import { seedScenario, type ScenarioSummary } from './scenario/seed-scenario.ts';
@@ -33,7 +34,10 @@ export interface SandboxOptions {
   readonly smtp?: { readonly host: string; readonly port: number };
   /** Default: a clock running with real time from now. */
   readonly clock?: SandboxClock;
-  /** Fills the store at creation with the deterministic scenario of this seed (orders of both methods, every outcome). */
+  /**
+   * Fills the store at creation with the deterministic scenario of this seed (orders of both methods, every outcome),
+   * and notifies its operations as the service would have, to `notifyUrl` when set.
+   */
   readonly seed?: number;
   /** Orders in the seeded scenario; the seeder's default when absent. */
   readonly seedOrders?: number;
@@ -132,7 +136,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const scenario = options.seed === undefined
     ? undefined
     : seedScenario(
-      { store, clock, identifier: options.identifier, secret: options.secret },
+      { store, clock, identifier: options.identifier, secret: options.secret, notify: (transaction) => notifyOperation(ctx, transaction) },
       { seed: options.seed, ...(options.seedOrders === undefined ? {} : { orders: options.seedOrders }) },
     );
   const stopExpiring = clock.onAdvance((now) => expireOverdueApprovals(store, now));

@@ -119,7 +119,7 @@ describe('recon backfill', () => {
       ]);
       expect(lines[3]).toMatch(/^order id +status +lifecycle +expected +settled +delta +currency +reason$/);
       expect(lines[5]).toMatch(new RegExp(`^${paid} +matched +90\\.00 +90\\.00 +0\\.00 +EUR +settled 90\\.00 EUR equals the expected 90\\.00 EUR$`));
-      expect(lines[6]).toMatch(new RegExp(`^${fresh} +pending +5\\.00 +0\\.00 +-5\\.00 +EUR +created .*, within the grace period of 24 hours$`));
+      expect(lines[6]).toMatch(new RegExp(`^${fresh} +pending +5\\.00 +0\\.00 +-5\\.00 +EUR +awaiting its payment or capture: created .*, within the grace period of 24 hours$`));
       expect(lines.slice(7)).toEqual([
         '',
         `note: ${fresh} was created 10 minutes ago and the service returned no transaction for it: its export may lag behind very recent operations, so backfill it again later before taking it as missing`,

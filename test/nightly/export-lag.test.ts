@@ -52,8 +52,7 @@ describe.each(BACKENDS)('export lag on %s', (backend) => {
     const youngPayment = await pay(young);
     const now = sandbox.clock.now();
     await insertOrders(testDb.database, [
-      // Past the grace period, so that its exported payment makes it matched rather than pending.
-      { id: settled, amount: 2500n, status: 'paid', createdAt: new Date(T0.getTime() - 48 * HOUR) },
+      { id: settled, amount: 2500n, status: 'paid', createdAt: T0 },
       { id: young, amount: 2500n, status: 'paid', createdAt: now },
     ]);
     const harness = await startNightlyHarness(testDb.database, sandboxUrl);
@@ -87,11 +86,11 @@ describe.each(BACKENDS)('export lag on %s', (backend) => {
     const result = await backfill(testDb.database, client, { orderIds: [orderId], batchSize: 200, toleranceMinor: 0n, graceHours: 24, now: () => now });
     expect(result.verdicts).toEqual([expect.objectContaining({ orderId, status: 'pending', transactions: 0, lagNote: expect.stringContaining('its export may lag') })]);
 
-    // An hour on, the payment is in the export: the same backfill finds it, and the note is gone (the order, still
-    // within its grace period, stays pending by the rules' order even with its money in).
+    // An hour on, the payment is in the export: the same backfill finds it, the order is matched at once though
+    // still within its grace period, and the note is gone.
     sandbox.clock.advance(HOUR + 1000);
     const later = new Date(now.getTime() + HOUR + 1000);
     const again = await backfill(testDb.database, client, { orderIds: [orderId], batchSize: 200, toleranceMinor: 0n, graceHours: 24, now: () => later });
-    expect(again.verdicts).toEqual([expect.objectContaining({ orderId, status: 'pending', transactions: 1, settledMinor: '2500', lagNote: null })]);
+    expect(again.verdicts).toEqual([expect.objectContaining({ orderId, status: 'matched', transactions: 1, settledMinor: '2500', lagNote: null })]);
   });
 });

@@ -118,6 +118,12 @@ describe.each([
         'approval_expired', 'capture_expired', 'capture_at_risk', 'missing_at_provider',
       ]));
       expect(statuses.filter((status) => status === 'matched').length).toBeGreaterThan(statuses.length / 2);
+      // Young orders of both kinds: the money in is matched at once, the money awaited (no approval wait either) is
+      // pending.
+      const young = scenarioOrders(sandbox.store, sandbox.scenario!, SEEDED_AT).filter(({ order }) => order && SEEDED_AT.getTime() - order.createdAt.getTime() < DAY);
+      const codes = (orderId: string) => sandbox.store.byOrderId(orderId).map((transaction) => transaction.execCode);
+      expect(young.some(({ orderId, expected }) => expected === 'matched' && codes(orderId).includes('0000'))).toBe(true);
+      expect(young.some(({ orderId, expected }) => expected === 'pending' && !codes(orderId).some((code) => code === '0000' || code === '0003'))).toBe(true);
     });
 
     it.skipIf(skip)('keeps agreeing as the orders age: 2, 8 and 30 days later', async () => {

@@ -306,7 +306,7 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
     expect(ids.map((id) => v.get(id)!.status)).toEqual([...cases.map(([, , , status]) => status), 'missing_at_provider', 'pending']);
     // Each pending verdict says which wait it is.
     expect(v.get(p + 'approval-6d-less-1s')!.explanation.reason).toMatch(/^waiting for the approval \(0003\) given on .*, less than 6 days ago$/);
-    expect(v.get(p + 'grace-24h-less-1s')!.explanation.reason).toMatch(/^created .*, within the grace period of 24 hours$/);
+    expect(v.get(p + 'grace-24h-less-1s')!.explanation.reason).toMatch(/^awaiting its payment or capture: created .*, within the grace period of 24 hours$/);
 
     // The same data replayed a day earlier: everything is a day younger.
     const { verdicts: earlier } = await verdictsOf(ids, { asOf: ago(AS_OF, DAY) });
@@ -316,6 +316,72 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
     // A longer grace period keeps the older order pending too.
     const { verdicts: graceful } = await verdictsOf([p + 'grace-24h'], { graceHours: 48 });
     expect(graceful.get(p + 'grace-24h')!.status).toBe('pending');
+  });
+
+  it.skipIf(skip)('a young order is pending only while its money is awaited: money in and right is matched at once', async () => {
+    const p = newPrefix();
+    const young = created(3 * HOUR);
+    const order = (id: string, status: TestOrder['status'], rest: Partial<TestOrder> = {}): TestOrder => ({ id: p + id, amount: 10000n, status, createdAt: young, ...rest });
+    const t = (id: string, orderId: string, type: TestTransaction['type'], amount: string, exec = '0'): TestTransaction => ({
+      id: p + id, orderId: p + orderId, type, amount, exec, at: at(2 * HOUR),
+    });
+    const cases: [string, string][] = [
+      ['paid-in', 'matched'],
+      ['authorized-in', 'matched'],
+      ['refunded-in', 'matched'],
+      ['partially-refunded-in', 'matched'],
+      ['paid-short', 'amount_mismatch'],
+      ['paid-nothing', 'pending'],
+      ['paid-abandoned', 'pending'],
+      ['paid-refused', 'pending'],
+      ['authorized-refused', 'pending'],
+      ['authorized-waiting', 'pending'],
+      ['paid-only-authorized', 'status_mismatch'],
+      ['cancelled-nothing', 'matched'],
+    ];
+    await given(
+      [
+        order('paid-in', 'paid'),
+        order('authorized-in', 'authorized'),
+        order('refunded-in', 'refunded'),
+        order('partially-refunded-in', 'partially_refunded', { refunded: 2500n }),
+        order('paid-short', 'paid'),
+        order('paid-nothing', 'paid'),
+        order('paid-abandoned', 'paid'),
+        order('paid-refused', 'paid'),
+        order('authorized-refused', 'authorized'),
+        order('authorized-waiting', 'authorized', { method: 'instalment' }),
+        order('paid-only-authorized', 'paid'),
+        order('cancelled-nothing', 'cancelled'),
+      ],
+      [
+        t('pi', 'paid-in', 'payment', '100.00'),
+        t('ai', 'authorized-in', 'authorization', '100.00'),
+        t('ri', 'refunded-in', 'payment', '100.00'),
+        t('ri-r', 'refunded-in', 'refund', '100.00'),
+        t('pri', 'partially-refunded-in', 'payment', '100.00'),
+        t('pri-r', 'partially-refunded-in', 'refund', '25.00'),
+        t('ps', 'paid-short', 'payment', '99.00'),
+        t('pa', 'paid-abandoned', 'payment', '100.00', '2'),
+        t('pr', 'paid-refused', 'payment', '100.00', '4001'),
+        t('ar', 'authorized-refused', 'authorization', '100.00', '4001'),
+        t('aw', 'authorized-waiting', 'authorization', '100.00', '3'),
+        t('poa', 'paid-only-authorized', 'authorization', '100.00'),
+      ],
+    );
+    const ids = cases.map(([id]) => p + id);
+    const { verdicts: v } = await verdictsOf(ids);
+    expect(ids.map((id) => v.get(id)!.status)).toEqual(cases.map(([, status]) => status));
+    // Each pending verdict names the money it awaits.
+    expect(v.get(p + 'paid-nothing')!.explanation.reason).toMatch(/^awaiting its payment or capture: created .*, within the grace period of 24 hours$/);
+    expect(v.get(p + 'authorized-refused')!.explanation.reason).toMatch(/^awaiting its authorization: created .*, within the grace period of 24 hours$/);
+    expect(v.get(p + 'authorized-waiting')!.explanation.reason).toMatch(/^waiting for the approval \(0003\) given on .*, less than 6 days ago$/);
+    expect(v.get(p + 'paid-abandoned')!.warnings).toEqual([`abandoned at the redirect step (0002), no money moved: ${p}pa`]);
+
+    // Past the grace period, the money still awaited is missing; what was judged by its money is judged the same.
+    const { verdicts: later } = await verdictsOf(ids, { asOf: ago(AS_OF, -DAY) });
+    expect(ids.map((id) => later.get(id)!.status)).toEqual(cases.map(([id, status]) =>
+      status !== 'pending' ? status : id === 'authorized-waiting' ? 'pending' : 'missing_at_provider'));
   });
 
   it.skipIf(skip)('a tolerance lets small differences match', async () => {

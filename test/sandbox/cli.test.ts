@@ -129,10 +129,18 @@ describe('recon sandbox (CLI)', () => {
       expect(mail.messages[0]!.to).toEqual(['ops@example.org']);
       expect(mail.messages[0]!.mail.attachments[0]?.filename).toMatch(/\.csv\.gz$/);
 
+      // The seeded scenario's operations are notified too, as many as the same seed notifies in process.
+      const inProcess = createSandbox({ identifier: 'ENV-SHOP', secret: 'env-secret', seed: 7 });
+      const seededNotifications = inProcess.notifications.deliveries().length;
+      await inProcess.close();
+      expect(seededNotifications).toBeGreaterThan(40);
       const payment = await postSigned(cli.baseUrl, 'payment', walletParams({ IDENTIFIER: 'ENV-SHOP' }), 'env-secret');
       await answerCardholderPage(cardholderPageUrl(payment), 'validated');
-      await receiver.acceptedCount(1);
-      expect(new URLSearchParams(receiver.accepted()[0]).get('TRANSACTIONID')).toBe(payment['TRANSACTIONID']);
+      await receiver.acceptedCount(seededNotifications + 1);
+      const notified = receiver.accepted().map((body) => new URLSearchParams(body));
+      expect(notified.filter((fields) => fields.get('TRANSACTIONID') === payment['TRANSACTIONID'])).toHaveLength(1);
+      const others = notified.filter((fields) => fields.get('TRANSACTIONID') !== payment['TRANSACTIONID']);
+      expect(others.filter((fields) => !fields.get('ORDERID')?.startsWith('ORD-7-'))).toEqual([]);
       expect(await stop(cli, 'SIGINT')).toBe(0);
     } finally {
       await receiver.close();

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeNotification, encodeNotification } from '../../src/protocol/notification-encoding.ts';
+import { createBoundedServer, DEFAULT_LISTENER_LIMITS } from '../../src/receive/bounded-http-server.ts';
 import { createNotificationOutbox, type NotificationOutboxOptions, type OutboxEvent } from '../../src/sandbox/notifications/notification-outbox.ts';
 import { closeServer, listenOnLoopback, refusingBaseUrl } from '../support/loopback.ts';
 import { startNotificationReceiver, type NotificationReceiver } from './support/notification-receiver.ts';
@@ -45,6 +46,20 @@ describe('notification outbox', () => {
     await outbox.idle();
     const arrivals = merchant.received.map(({ body, answeredOk }) => [new URLSearchParams(body).get('EXECCODE'), answeredOk]);
     expect(arrivals).toEqual([['0003', false], ['0003', true], ['0000', true]]);
+  });
+
+  it('POSTs at most maxInFlight at once: a merchant that takes two connections per client gets thirty at the first attempt', async () => {
+    const merchant = createBoundedServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.end('OK'));
+    }, { ...DEFAULT_LISTENER_LIMITS, maxConnectionsPerClient: 2 });
+    const baseUrl = await listenOnLoopback(merchant);
+    cleanups.push(() => closeServer(merchant));
+    const outbox = createNotificationOutbox({ url: `${baseUrl}/`, encode, maxInFlight: 2, maxAttempts: 1 });
+    cleanups.push(() => outbox.close());
+    for (let n = 1; n <= 30; n++) outbox.send({ TRANSACTIONID: `T${n}`, EXECCODE: '0000' });
+    await outbox.idle();
+    expect(outbox.deliveries().map((delivery) => [delivery.state, delivery.attempts])).toEqual(Array.from({ length: 30 }, () => ['delivered', 1]));
   });
 
   it('retries a merchant that cannot be reached, and reports why', async () => {

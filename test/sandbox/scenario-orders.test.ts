@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { createCsvOrderNormalizer, planOrderHeader } from '../../src/orders/order-csv.ts';
+import type { ReconcileScope } from '../../src/reconcile/reconcile-scope.ts';
 import { createSandboxClock } from '../../src/sandbox/clock.ts';
 import { expectedVerdict, type MerchantOrder } from '../../src/sandbox/scenario/expected-verdict.ts';
 import { formatOrdersCsv } from '../../src/sandbox/scenario/orders-csv.ts';
@@ -17,7 +18,7 @@ const DEFAULTS = { graceHours: 24, toleranceMinor: 0n };
 function seeded(seed: number, orders?: number) {
   const store = createSandboxStore();
   const clock = createSandboxClock({ start: SEEDED_AT, ticking: false });
-  const scenario = seedScenario({ store, clock, identifier: 'SHOP', secret: 'k' }, { seed, ...(orders ? { orders } : {}) });
+  const scenario = seedScenario({ store, clock, identifier: 'SHOP', secret: 'k', notify: () => {} }, { seed, ...(orders ? { orders } : {}) });
   return { store, scenario };
 }
 
@@ -40,8 +41,9 @@ describe('scenarioOrders', () => {
       'cancelled-but-captured': 'status_mismatch',
       'partial-capture-not-booked': 'amount_mismatch',
       'paid-but-failed': 'missing_at_provider',
+      'booked-before-paid': 'pending',
     });
-    expect(mistakes).toHaveLength(5);
+    expect(mistakes).toHaveLength(6);
     expect(orders.filter((order) => order.order === undefined).map((order) => order.discrepancy)).toEqual(['left-out']);
 
     const statuses = orders.map((order) => order.expected);
@@ -56,6 +58,54 @@ describe('scenarioOrders', () => {
     expect(byOutcome('capture-window-closing')).toEqual(['capture_at_risk']);
     expect(byOutcome('pending').every((status) => status === 'pending')).toBe(true);
     if (count >= 40) expect(statuses.filter((status) => status === 'matched').length).toBeGreaterThan(count / 2);
+  });
+
+  it.each([
+    [1, 40],
+    [3, 15],
+    [8, 300],
+    [1, 2000],
+  ])('seed %i, %i orders: at the seeding instant, a young order whose money is in is matched, one whose money is awaited pending', (seed, count) => {
+    const { store, scenario } = seeded(seed, count);
+    const orders = scenarioOrders(store, scenario, SEEDED_AT);
+    const young = orders.filter(({ order }) => order && SEEDED_AT.getTime() - order.createdAt.getTime() < DAY);
+    const codes = (orderId: string) => store.byOrderId(orderId).map((transaction) => transaction.execCode);
+    const moneyIn = young.filter(({ orderId, expected }) => expected === 'matched' && codes(orderId).includes('0000'));
+    expect(moneyIn.length).toBeGreaterThan(0);
+    // Awaited without an approval wait: only the grace period keeps it pending.
+    const awaited = young.filter(({ orderId, expected }) => expected === 'pending' && !codes(orderId).some((code) => code === '0000' || code === '0003'));
+    expect(awaited.map(({ discrepancy, order }) => [discrepancy, order!.status])).toEqual([['booked-before-paid', expect.stringMatching(/^(paid|authorized)$/)]]);
+    // A day on, its money still not in, it is missing; the young orders whose money was in stay matched.
+    const dayLater = new Map(scenarioOrders(store, scenario, new Date(SEEDED_AT.getTime() + DAY)).map((order) => [order.orderId, order.expected]));
+    expect(dayLater.get(awaited[0]!.orderId)).toBe('missing_at_provider');
+    expect(moneyIn.filter(({ orderId }) => dayLater.get(orderId) !== 'matched')).toEqual([]);
+  });
+
+  it('gives each ORDERID the verdict of a run of the scope it is told: the left-out order is unknown_order where the scope holds it', () => {
+    const { store, scenario } = seeded(42);
+    const expectedIn = (scope?: ReconcileScope) => new Map(scenarioOrders(store, scenario, SEEDED_AT, scope ? { scope } : {}).map((order) => [order.orderId, order.expected]));
+    const all = expectedIn();
+    const leftOut = scenarioOrders(store, scenario, SEEDED_AT).find((order) => order.discrepancy === 'left-out')!.orderId;
+    const booked = scenario.orderIds.filter((orderId) => orderId !== leftOut);
+    expect(all.get(leftOut)).toBe('unknown_order');
+    expect(expectedIn({ kind: 'all' })).toEqual(all);
+
+    // A nightly run that asks about the merchant's orders alone never judges it; one that also asks about the
+    // ORDERIDs of its notifications does.
+    const ofBooks = expectedIn({ kind: 'orders', orderIds: booked });
+    expect(ofBooks.get(leftOut)).toBeNull();
+    expect([...ofBooks].filter(([orderId]) => orderId !== leftOut)).toEqual([...all].filter(([orderId]) => orderId !== leftOut));
+    expect(expectedIn({ kind: 'orders', orderIds: [...booked, leftOut] })).toEqual(all);
+
+    // A few orders by id, or by creation date: the others, and the left-out order, get no verdict.
+    const few = expectedIn({ kind: 'orders', orderIds: booked.slice(0, 3) });
+    expect([...few].filter(([, expected]) => expected !== null).map(([orderId]) => orderId)).toEqual(booked.slice(0, 3));
+    const since = new Date(SEEDED_AT.getTime() - 2 * DAY);
+    const recent = expectedIn({ kind: 'created_since', since });
+    const createdSince = scenarioOrders(store, scenario, SEEDED_AT).filter(({ order }) => order && order.createdAt >= since).map(({ orderId }) => orderId);
+    expect(createdSince.length).toBeGreaterThan(0);
+    expect([...recent].filter(([, expected]) => expected !== null).map(([orderId]) => orderId)).toEqual(createdSince);
+    expect(recent.get(leftOut)).toBeNull();
   });
 
   it('books every order truly except the mistakes: amounts, refunds and statuses from the service\'s records', () => {
@@ -140,6 +190,11 @@ describe('expectedVerdict', () => {
   });
   const authorizedAgo = (ms: number) => [tx({ operationType: 'authorization', amount: 10_000n, createdAt: ago(ms) })];
   const waitingSince = (ms: number) => [tx({ operationType: 'authorization', amount: 10_000n, execCode: '0003', createdAt: ago(ms) })];
+  const refusedAgo = (ms: number) => [tx({ operationType: 'authorization', amount: 10_000n, execCode: '4001', status: 'refused', createdAt: ago(ms) })];
+  const paidAgo = (ms: number) => [tx({ operationType: 'payment', method: 'wallet', amount: 10_000n, createdAt: ago(ms) })];
+  const abandonedAgo = (ms: number) => [
+    tx({ operationType: 'payment', method: 'wallet', amount: 10_000n, execCode: '0002', status: 'awaiting-cardholder', createdAt: ago(ms) }),
+  ];
 
   it.each([
     ['an approval awaited exactly 6 days', order({}), waitingSince(6 * DAY), 'approval_expired'],
@@ -148,11 +203,16 @@ describe('expectedVerdict', () => {
     ['an authorization a second younger', order({}), authorizedAgo(7 * DAY - SECOND), 'capture_at_risk'],
     ['an authorization exactly 5 days old', order({}), authorizedAgo(5 * DAY), 'capture_at_risk'],
     ['an authorization a second younger than 5 days', order({}), authorizedAgo(5 * DAY - SECOND), 'matched'],
-    ['an order exactly as old as the grace period', order({ createdAt: ago(24 * HOUR) }), authorizedAgo(HOUR), 'matched'],
-    ['an order a second younger', order({ createdAt: ago(24 * HOUR - SECOND) }), authorizedAgo(HOUR), 'pending'],
+    ['an order exactly as old as the grace period, without its authorization', order({ createdAt: ago(24 * HOUR) }), [], 'missing_at_provider'],
+    ['an order a second younger, without its authorization', order({ createdAt: ago(24 * HOUR - SECOND) }), [], 'pending'],
+    ['a young order whose authorization is in', order({ createdAt: ago(2 * HOUR) }), authorizedAgo(HOUR), 'matched'],
+    ['a young order whose authorization was refused', order({ createdAt: ago(2 * HOUR) }), refusedAgo(HOUR), 'pending'],
+    ['a young order whose authorization is of another amount', order({ amount: 9_999n, createdAt: ago(2 * HOUR) }), authorizedAgo(HOUR), 'amount_mismatch'],
     ['an authorization of another amount', order({ amount: 9_999n }), authorizedAgo(HOUR), 'amount_mismatch'],
     ['an order with no transaction, old', order({ status: 'paid' }), [], 'missing_at_provider'],
     ['an order with no transaction, in grace', order({ status: 'paid', createdAt: ago(HOUR) }), [], 'pending'],
+    ['a young order whose payment is in', order({ status: 'paid', paymentMethod: 'wallet', createdAt: ago(HOUR) }), paidAgo(HOUR), 'matched'],
+    ['a young order whose payment was abandoned (0002)', order({ status: 'paid', paymentMethod: 'wallet', createdAt: ago(HOUR) }), abandonedAgo(HOUR), 'pending'],
   ])('%s: %s', (_case, merchant, transactions, status) => {
     expect(expectedVerdict(merchant, transactions, AS_OF, DEFAULTS)).toBe(status);
   });

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { neverThrowing } from '../never-throwing.ts';
+import { createBoundedFormPoster } from './bounded-form-poster.ts';
 
 /**
  * Sends notifications to the merchant's URL as form POSTs and retries with exponential backoff until the
@@ -7,7 +8,8 @@ import { neverThrowing } from '../never-throwing.ts';
  * caused it and never throws: each delivery runs in the background and reports through `onEvent`.
  * Notifications of one TRANSACTIONID are delivered in the order they were sent, each after the previous one
  * is delivered or given up: a pending approval's 0003 retried after its final 0000 would otherwise reach the
- * merchant last and read as the transaction's current state.
+ * merchant last and read as the transaction's current state. At most `maxInFlight` POSTs are in flight at once, on
+ * as many connections.
  */
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'unsent';
 
@@ -38,6 +40,8 @@ export interface NotificationRetryOptions {
 export interface NotificationOutboxOptions extends NotificationRetryOptions {
   /** Where to POST; without it notifications are recorded as `unsent`. */
   readonly url: string | undefined;
+  /** POSTs in flight at once, whatever their transaction, and connections open; the others wait their turn. Default 8. */
+  readonly maxInFlight?: number;
   /** Turns signed fields into the form body. */
   readonly encode: (fields: Record<string, string>) => { body: string; fields: Record<string, string> };
   readonly onEvent?: (event: OutboxEvent) => void;
@@ -58,6 +62,7 @@ export function createNotificationOutbox(options: NotificationOutboxOptions): No
   const baseDelayMs = options.baseDelayMs ?? 1000;
   const maxDelayMs = options.maxDelayMs ?? 60_000;
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const poster = createBoundedFormPoster(options.maxInFlight ?? 8);
   const closing = new AbortController();
   const records: NotificationDelivery[] = [];
   /** The last delivery queued per TRANSACTIONID, which the next one of that transaction waits for. */
@@ -81,17 +86,12 @@ export function createNotificationOutbox(options: NotificationOutboxOptions): No
     for (const wake of waiters) wake();
   }
 
+  /** One POST, in its turn: a delivery waiting to retry holds no place in line. */
   async function attempt(url: string, body: string): Promise<string | undefined> {
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body,
-        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), closing.signal]),
-      });
-      const text = await response.text();
-      if (response.ok && text.trim() === 'OK') return undefined;
-      return `HTTP ${response.status} answered ${JSON.stringify(text.slice(0, 80))} instead of OK`;
+      const { status, text } = await poster.post(url, body, { timeoutMs, signal: closing.signal });
+      if (status >= 200 && status < 300 && text.trim() === 'OK') return undefined;
+      return `HTTP ${status} answered ${JSON.stringify(text.slice(0, 80))} instead of OK`;
     } catch (error) {
       return error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
     }
@@ -155,6 +155,7 @@ export function createNotificationOutbox(options: NotificationOutboxOptions): No
     deliveries: () => [...records],
     close() {
       closing.abort();
+      poster.close();
     },
   };
 }

@@ -33,6 +33,6 @@ export function refund(ctx: SandboxContext, params: Params): SandboxTransaction 
 
   ctx.store.update(refunded.transactionId, { restingAmount: resting - amount });
   const refund = ctx.store.add(followUpRecord(ctx.store, refunded, 'refund', amount, params, now));
-  notifyOperation(ctx, refund, refund.method === 'instalment' ? ctx.nextExternalReference() : undefined);
+  notifyOperation(ctx, refund);
   return refund;
 }

@@ -22,14 +22,15 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 /**
- * The verdict `recon reconcile` (scope all, no notification recorded) gives an ORDERID, as of `asOf`, when its orders
- * hold `order` (undefined: the ORDERID is not among them) and its ingested export holds `transactions`: the rules
- * of src/reconcile/verdicts-sql.ts written again over the sandbox's records, the first that holds giving the status.
- * Null when the reconciliation gives it no verdict at all (an ORDERID without order nor succeeded transaction).
+ * The verdict `recon reconcile` gives an ORDERID its run judges (judgedInScope says which), as of `asOf`, when its
+ * orders hold `order` (undefined: the ORDERID is not among them, unknown_order once it has a succeeded transaction)
+ * and its ingested export holds `transactions`: the rules of src/reconcile/verdicts-sql.ts written again over the
+ * sandbox's records, the first that holds giving the status. Null when the reconciliation gives it no verdict at all
+ * (an ORDERID without order nor succeeded transaction).
  *
  * The ages are measured as recon measures them: from what the export shows, the DATE of each transaction, which is
  * when it was created (to the second), never when the sandbox last changed it. notification_conflict needs a
- * notification that contradicts the export, and nothing here records notifications: it never comes out.
+ * notification that contradicts the export, and the sandbox notifies what it records: it never comes out.
  */
 export function expectedVerdict(
   order: MerchantOrder | undefined,
@@ -46,7 +47,7 @@ export function expectedVerdict(
   const expected = status === 'paid' ? order.amount : status === 'partially_refunded' ? order.amount - order.refunded : 0n;
   const settled = facts.paid - facts.refunded;
   const expectsPayment = status === 'paid' || status === 'partially_refunded' || status === 'refunded';
-  const expectsMoney = expectsPayment || status === 'authorized';
+  const awaitsItsMoney = (expectsPayment && facts.paymentCount === 0) || (status === 'authorized' && facts.authorizationCount === 0);
   const inGrace = order.createdAt.getTime() > before(settings.graceHours * HOUR_MS);
   const approvalWaitOver = atOrBefore(facts.latestApprovalWaitAt, 6 * DAY_MS);
   const approvalWaiting = facts.latestApprovalWaitAt !== undefined && !approvalWaitOver;
@@ -70,10 +71,8 @@ export function expectedVerdict(
   if (order.paymentMethod === 'instalment' && approvalWaitOver && facts.succeededCount === 0) return 'approval_expired';
   if (uncapturedAuthorization && captureWindowClosed) return 'capture_expired';
   if (uncapturedAuthorization && captureWindowClosing) return 'capture_at_risk';
-  if ((expectsMoney && inGrace) || (approvalWaiting && facts.succeededCount === 0)) return 'pending';
-  if ((expectsPayment && facts.paymentCount === 0) || (status === 'authorized' && facts.authorizationCount === 0)) {
-    return 'missing_at_provider';
-  }
+  if ((awaitsItsMoney && inGrace) || (approvalWaiting && facts.succeededCount === 0)) return 'pending';
+  if (awaitsItsMoney) return 'missing_at_provider';
   return 'matched';
 }
 

@@ -1,6 +1,8 @@
 import type { VerdictStatus } from '../../db/schema.ts';
+import type { ReconcileScope } from '../../reconcile/reconcile-scope.ts';
 import type { SandboxStore, SandboxTransaction } from '../store.ts';
 import { expectedVerdict, exportedDate, type MerchantOrder, type VerdictSettings } from './expected-verdict.ts';
+import { judgedInScope } from './judged-in-scope.ts';
 import type { ScenarioOutcome, ScenarioSummary } from './seed-scenario.ts';
 
 /** One order of the scenario: what the merchant's csv says of it, and the verdict a reconciliation should give it. */
@@ -11,20 +13,39 @@ export interface ScenarioOrder {
   readonly order: MerchantOrder | undefined;
   /** How the row departs on purpose from what the service recorded; undefined for an order booked truly. */
   readonly discrepancy: Discrepancy | undefined;
-  /** What `recon reconcile` (scope all) gives the ORDERID at `asOf`; null for no verdict at all. */
+  /**
+   * What a run of the options' scope (all unless told) gives the ORDERID at `asOf`; null for no verdict at all: outside
+   * the scope, or an ORDERID without order nor succeeded transaction.
+   */
   readonly expected: VerdictStatus | null;
 }
 
+export interface ScenarioOrdersOptions {
+  /** Grace period and tolerance of the run; recon's defaults unless told. */
+  readonly settings?: VerdictSettings;
+  /**
+   * The run's scope, as `reconcile` takes it; `{ kind: 'all' }` unless told. The order left out of the csv is
+   * `unknown_order` in a scope that holds its ORDERID (all, or a list naming it, as a run that also asks about the
+   * ORDERIDs of its notifications does), and has no verdict in any other.
+   */
+  readonly scope?: ReconcileScope;
+}
+
 /**
- * The merchant's mistakes the csv carries, one order each, and the verdict each makes:
+ * How the csv departs on purpose from what the service recorded, one order each, and the verdict each makes: five
+ * mistakes, and an order booked before its money.
  * - `left-out` (unknown_order): an order with money moved is missing from the merchant's books.
  * - `other-currency` (currency_mismatch): the books say USD where the service charged EUR (or EUR for USD).
  * - `cancelled-but-captured` (status_mismatch): the shop cancelled an order whose money was captured.
  * - `partial-capture-not-booked` (amount_mismatch): a partial capture, the order still at the authorized amount.
  * - `paid-but-failed` (missing_at_provider, or pending while in grace): the shop marked paid an order whose payment
  *   was refused or abandoned at the redirect; the oldest such order, so it is out of the grace period if any is.
+ * - `booked-before-paid` (pending, missing_at_provider once past the grace period): no mistake yet, the shop booked
+ *   as paid (or authorized) the order whose shopper is on the payment page now, the youngest still awaiting the
+ *   cardholder (the seeder places one minutes before its clock's reading): money still awaited.
  */
-export type Discrepancy = 'left-out' | 'other-currency' | 'cancelled-but-captured' | 'partial-capture-not-booked' | 'paid-but-failed';
+export type Discrepancy =
+  | 'left-out' | 'other-currency' | 'cancelled-but-captured' | 'partial-capture-not-booked' | 'paid-but-failed' | 'booked-before-paid';
 
 export const DEFAULT_VERDICT_SETTINGS: VerdictSettings = { graceHours: 24, toleranceMinor: 0n };
 
@@ -32,7 +53,8 @@ interface DiscrepancyPlan {
   readonly discrepancy: Discrepancy;
   /** The outcomes whose orders may carry it, preferred first; every scenario has an order of each outcome. */
   readonly from: readonly ScenarioOutcome[];
-  readonly oldestFirst?: boolean;
+  /** Which of the outcomes' orders it takes first, by creation; by default the first created in the scenario's list. */
+  readonly prefer?: 'oldest' | 'youngest';
   /** The row as the merchant wrongly keeps it; undefined: not kept at all. */
   alter(truth: MerchantOrder, transactions: readonly SandboxTransaction[]): MerchantOrder | undefined;
 }
@@ -61,8 +83,14 @@ const PLANS: readonly DiscrepancyPlan[] = [
   {
     discrepancy: 'paid-but-failed',
     from: ['refused', 'pending-refused', 'awaiting-cardholder'],
-    oldestFirst: true,
+    prefer: 'oldest',
     alter: (truth) => ({ ...truth, status: 'paid', refunded: 0n }),
+  },
+  {
+    discrepancy: 'booked-before-paid',
+    from: ['awaiting-cardholder'],
+    prefer: 'youngest',
+    alter: (truth, transactions) => ({ ...truth, status: transactions[0]?.operationType === 'payment' ? 'paid' : 'authorized', refunded: 0n }),
   },
 ];
 
@@ -70,11 +98,14 @@ const PLANS: readonly DiscrepancyPlan[] = [
  * The merchant's orders of a seeded scenario as the store holds it now, each with the verdict a reconciliation at
  * `asOf` should give it, for tests that import the orders, ingest an export of the same store and compare.
  *
- * Each order is first booked as the service recorded it (bookedOrder), then a few carry a deliberate mistake (PLANS),
+ * Each order is first booked as the service recorded it (bookedOrder), then a few depart from it on purpose (PLANS),
  * one of each kind. The others are plain: most come out `matched`, and those the service's own state makes
  * exceptions come out as such without any mistake: `duplicate_payment` (paid-twice), `approval_expired`
  * (pending-expired), `capture_expired` (capture-window-passed), `capture_at_risk` (capture-window-closing) and
- * `pending` (an approval still awaited, or an order younger than the grace period).
+ * `pending` (an approval still awaited, or an order younger than the grace period whose money is not in yet). The
+ * seeder dates an order validated hours before its clock's reading, and the shopper of `booked-before-paid` on the
+ * payment page minutes before it: at that instant, every scenario holds a young order whose money is in (`matched`)
+ * and one whose money is awaited (`pending`).
  *
  * The csv does not depend on `asOf`: the age-based verdicts (pending, capture_at_risk, capture_expired,
  * approval_expired) are decided by expectedVerdict from the sandbox clock's dates of the transactions, which the
@@ -91,7 +122,7 @@ export function scenarioOrders(
   store: SandboxStore,
   scenario: ScenarioSummary,
   asOf: Date,
-  settings: VerdictSettings = DEFAULT_VERDICT_SETTINGS,
+  { settings = DEFAULT_VERDICT_SETTINGS, scope = { kind: 'all' } }: ScenarioOrdersOptions = {},
 ): ScenarioOrder[] {
   const outcomeOf = new Map<string, ScenarioOutcome>();
   for (const [outcome, orderIds] of Object.entries(scenario.ordersByOutcome)) {
@@ -108,7 +139,7 @@ export function scenarioOrders(
       outcome: outcomeOf.get(orderId)!,
       order,
       discrepancy: plan?.discrepancy,
-      expected: expectedVerdict(order, transactions, asOf, settings),
+      expected: judgedInScope(scope, orderId, order) ? expectedVerdict(order, transactions, asOf, settings) : null,
     };
   });
 }
@@ -118,7 +149,8 @@ function chooseDiscrepancies(store: SandboxStore, scenario: ScenarioSummary): Ma
   const firstCreated = (orderId: string) => store.byOrderId(orderId)[0]?.createdAt.getTime() ?? Infinity;
   for (const plan of PLANS) {
     const candidates = plan.from.flatMap((outcome) => scenario.ordersByOutcome[outcome]).filter((id) => !chosen.has(id));
-    if (plan.oldestFirst) candidates.sort((a, b) => firstCreated(a) - firstCreated(b));
+    if (plan.prefer === 'oldest') candidates.sort((a, b) => firstCreated(a) - firstCreated(b));
+    if (plan.prefer === 'youngest') candidates.sort((a, b) => firstCreated(b) - firstCreated(a));
     const orderId = candidates[0];
     if (orderId !== undefined) chosen.set(orderId, plan);
   }

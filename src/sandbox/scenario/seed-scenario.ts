@@ -43,6 +43,12 @@ export interface ScenarioTarget {
   readonly identifier: string;
   /** Signs the recorded requests, so each reads as the request the service received. */
   readonly secret: string;
+  /**
+   * Told of each operation the service notifies, as it ends: the cardholder's step and the later answer to a pending
+   * approval (0000, 0003 or a refusal), every capture and every refund, never a 0002 nor an expiry (the sandbox
+   * passes them to its outbox, as it does its live operations).
+   */
+  readonly notify: (transaction: SandboxTransaction) => void;
 }
 
 export interface ScenarioOptions {
@@ -81,6 +87,15 @@ const REFUSALS: readonly Partial<SandboxTransaction>[] = [
 const RARE_OUTCOMES: ReadonlySet<ScenarioOutcome> = new Set([
   'pending-expired', 'capture-window-closing', 'capture-window-passed', 'paid-twice',
 ]);
+/**
+ * How long ago the last step of the first order of these outcomes lies, [youngest, oldest] in ms: every scenario then
+ * holds a young order whose money is in (validated hours ago) and one whose money is awaited (a shopper on the
+ * payment page now), whatever the draw places the others.
+ */
+const JUST_NOW: Partial<Readonly<Record<ScenarioOutcome, readonly [number, number]>>> = {
+  validated: [10 * MINUTE, 12 * HOUR],
+  'awaiting-cardholder': [2 * MINUTE, 30 * MINUTE],
+};
 /** Outcomes drawn beyond the first of each, weighted like a shop's everyday mix. */
 const EVERYDAY_OUTCOMES: readonly ScenarioOutcome[] = [
   ...SCENARIO_OUTCOMES.filter((outcome) => !RARE_OUTCOMES.has(outcome)),
@@ -91,7 +106,8 @@ const EVERYDAY_OUTCOMES: readonly ScenarioOutcome[] = [
  * Creates a realistic population of orders of both payment methods directly in the store, ending in every
  * outcome the interface shows, dated over the last 14 days of the sandbox clock (which it does not move).
  * The same seed on a fresh store and the same clock reading gives an identical store. Transactions are added
- * in the order they happened, so their ids grow with time as the service's do.
+ * in the order they happened, so their ids grow with time as the service's do, and `notify` hears of each
+ * operation the service notifies in that order too.
  */
 export function seedScenario(target: ScenarioTarget, options: ScenarioOptions): ScenarioSummary {
   const orderCount = options.orders ?? 40;
@@ -110,8 +126,9 @@ export function seedScenario(target: ScenarioTarget, options: ScenarioOptions): 
   const ordersByOutcome = Object.fromEntries(SCENARIO_OUTCOMES.map((outcome) => [outcome, [] as string[]]));
   const orderIds = outcomes.map((outcome, index) => {
     const orderId = `ORD-${options.seed}-${String(index + 1).padStart(4, '0')}`;
+    const justNow = ordersByOutcome[outcome]!.length === 0 ? JUST_NOW[outcome] : undefined;
     ordersByOutcome[outcome]!.push(orderId);
-    events.push(...planOrder(target, random, now, { orderId, outcome, index }));
+    events.push(...planOrder(target, random, now, { orderId, outcome, index, justNow }));
     return orderId;
   });
 
@@ -142,6 +159,8 @@ interface OrderToPlan {
   readonly orderId: string;
   readonly outcome: ScenarioOutcome;
   readonly index: number;
+  /** Where its last step lies instead of where its outcome usually puts it (JUST_NOW). */
+  readonly justNow: readonly [number, number] | undefined;
 }
 
 /**
@@ -173,6 +192,7 @@ function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, orde
   const store = target.store;
   const settle = (patchFor: (start: SandboxTransaction) => Partial<SandboxTransaction>) => (at: Date) => {
     origin = store.update(origin!.transactionId, { ...patchFor(origin!), updatedAt: at });
+    target.notify(origin);
   };
 
   if (outcome !== 'awaiting-cardholder') {
@@ -201,7 +221,7 @@ function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, orde
     steps.push({
       gap: random.int(2 * MINUTE, 30 * MINUTE),
       apply: (at) => {
-        store.update(again!.transactionId, { ...succeededStart(again!), updatedAt: at });
+        target.notify(store.update(again!.transactionId, { ...succeededStart(again!), updatedAt: at }));
       },
     });
   }
@@ -229,7 +249,7 @@ function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, orde
   }
 
   const spent = steps.reduce((total, step) => total + step.gap, 0);
-  const [youngest, oldest] = lastStepAge(outcome, HISTORY_MS - spent);
+  const [youngest, oldest] = order.justNow ?? lastStepAge(outcome, HISTORY_MS - spent);
   const startedAt = now.getTime() - random.int(youngest, oldest) - spent;
   const events: PlannedEvent[] = [
     {
@@ -373,17 +393,21 @@ function addCapture(
 ): SandboxTransaction {
   target.store.update(authorization.transactionId, { capturedAmount: amount });
   const request = followUpRequest(target, 'capture', authorization, `Shipment of order ${authorization.orderId}`, partial ? amount : undefined);
-  return target.store.add({
+  const capture = target.store.add({
     ...followUpRecord(target.store, authorization, 'capture', amount, request, at),
     restingAmount: amount,
     ...(authorization.paymentOption ? { schedule: firstInstalment(authorization.paymentOption) } : {}),
   });
+  target.notify(capture);
+  return capture;
 }
 
 function addRefund(target: ScenarioTarget, refunded: SandboxTransaction, amount: bigint, at: Date): SandboxTransaction {
   target.store.update(refunded.transactionId, { restingAmount: (refunded.restingAmount ?? 0n) - amount });
   const request = followUpRequest(target, 'refund', refunded, `Refund on order ${refunded.orderId}`, amount);
-  return target.store.add(followUpRecord(target.store, refunded, 'refund', amount, request, at));
+  const refund = target.store.add(followUpRecord(target.store, refunded, 'refund', amount, request, at));
+  target.notify(refund);
+  return refund;
 }
 
 /** The signed request of a capture or refund acting on `acted`; AMOUNT only when not the whole amount. */

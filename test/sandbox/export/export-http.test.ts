@@ -37,7 +37,7 @@ beforeAll(async () => {
     onEvent: (event) => events.push(event),
   });
   baseUrl = await sandbox.listen(0, '127.0.0.1');
-  scenario = seedScenario({ store: sandbox.store, clock: sandbox.clock, identifier: IDENTIFIER, secret: SECRET }, { seed: 2026 });
+  scenario = seedScenario({ store: sandbox.store, clock: sandbox.clock, identifier: IDENTIFIER, secret: SECRET, notify: () => {} }, { seed: 2026 });
 });
 beforeEach(() => {
   events = [];

@@ -12,13 +12,19 @@ import type { SandboxStore, SandboxTransaction } from '../../../src/sandbox/stor
 const IDENTIFIER = 'seeded-shop';
 const SECRET = 'seeded-secret';
 const NOW = new Date('2026-09-15T09:00:00Z');
-const DAY = 24 * 60 * 60 * 1000;
+const MINUTE = 60 * 1000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 
 function seeded(seed: number, orders?: number) {
   const store = createSandboxStore();
   const clock = createSandboxClock({ start: NOW, ticking: false });
-  const summary = seedScenario({ store, clock, identifier: IDENTIFIER, secret: SECRET }, { seed, ...(orders ? { orders } : {}) });
-  return { store, clock, summary };
+  const notified: SandboxTransaction[] = [];
+  const summary = seedScenario(
+    { store, clock, identifier: IDENTIFIER, secret: SECRET, notify: (transaction) => notified.push(transaction) },
+    { seed, ...(orders ? { orders } : {}) },
+  );
+  return { store, clock, summary, notified };
 }
 
 async function exportAll(world: ReturnType<typeof seeded>): Promise<unknown> {
@@ -96,6 +102,40 @@ describe('seedScenario', () => {
         expect(summary.counts[outcome], `${outcome} of ${orders}`).toBe(1);
       }
     }
+  });
+
+  it('dates the first validated order hours before the clock, and the first awaiting the cardholder minutes before it', () => {
+    for (const [seed, orders] of [[3, 15], [9, 40], [1, 2000]] as const) {
+      const { store, summary } = seeded(seed, orders);
+      const ageOf = (orderId: string) => NOW.getTime() - store.byOrderId(orderId)[0]!.createdAt.getTime();
+      const [validated] = summary.ordersByOutcome['validated'];
+      const [onThePage] = summary.ordersByOutcome['awaiting-cardholder'];
+      expect(ageOf(validated!), `seed ${seed}`).toBeLessThanOrEqual(12 * HOUR + 30 * MINUTE);
+      expect(store.byOrderId(validated!)[0]!.execCode).toBe('0000');
+      expect(ageOf(onThePage!), `seed ${seed}`).toBeGreaterThanOrEqual(2 * MINUTE);
+      expect(ageOf(onThePage!), `seed ${seed}`).toBeLessThanOrEqual(30 * MINUTE);
+    }
+  });
+
+  it.each([1, 42, 2026])('seed %i: notifies each operation the service notifies, as it ended, in the order they happened', (seed) => {
+    const { store, summary, notified } = seeded(seed, 200);
+    const ofTransaction = (transactionId: string) => notified.filter((n) => n.transactionId === transactionId).map((n) => n.execCode);
+    for (const transaction of store.all()) {
+      const codes = ofTransaction(transaction.transactionId);
+      if (transaction.operationType === 'capture' || transaction.operationType === 'refund') expect(codes).toEqual(['0000']);
+      else if (transaction.status === 'awaiting-cardholder') expect(codes).toEqual([]);
+      // An approval's wait is notified, then its answer if it came; an expiry is not (the export keeps the 0003).
+      else if (transaction.status === 'expired' || transaction.status === 'pending-approval') expect(codes).toEqual(['0003']);
+      else expect(codes.at(-1)).toBe(transaction.execCode);
+    }
+    for (const orderId of summary.ordersByOutcome['pending-validated']) expect(ofTransaction(store.byOrderId(orderId)[0]!.transactionId)).toEqual(['0003', '0000']);
+    for (const orderId of summary.ordersByOutcome['pending-refused']) expect(ofTransaction(store.byOrderId(orderId)[0]!.transactionId)).toEqual(['0003', expect.stringMatching(/^4\d{3}$/)]);
+    // Each notified as it ended: the record as it stood then, in the order the steps happened.
+    const endedAt = notified.map((n) => n.updatedAt.getTime());
+    expect(endedAt).toEqual([...endedAt].sort((a, b) => a - b));
+    expect(notified.filter((n) => n.execCode === '0002')).toEqual([]);
+    const succeeded = store.all().filter((t) => t.execCode === '0000');
+    expect(new Set(notified.filter((n) => n.execCode === '0000').map((n) => n.transactionId))).toEqual(new Set(succeeded.map((t) => t.transactionId)));
   });
 
   it.each([1, 2, 3, 42, 2026])('seed %i: every order ends as its outcome says, within the rules', (seed) => {
