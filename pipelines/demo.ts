@@ -76,6 +76,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const sandbox = createSandbox({ identifier: IDENTIFIER, secret, seed: options.seed, seedOrders: options.orders, notifyUrl: `${receiverUrl}/notify` });
     closing.push(() => sandbox.close());
     const sandboxUrl = await sandbox.listen(0, '127.0.0.1');
+    // The service notified every operation of the scenario as it seeded it: the receiver stores them all before the
+    // nightly run's instant, so that the run finds in them the ORDERIDs the merchant's orders lack.
+    progress("receiving the scenario's notifications");
+    await sandbox.notifications.idle();
     const asOf = sandbox.clock.now();
 
     progress("importing the merchant's orders");
@@ -83,11 +87,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     await writeFile(ordersFile, formatOrdersCsv(scenarioOrders(sandbox.store, sandbox.scenario!, asOf)));
     const [imported] = await importOrderFiles(database, [ordersFile], { limits: config.limits, signal: options.signal });
     if (imported?.status !== 'loaded') throw new ReconError('ORDERS_SOURCE', `the demo's orders did not import: ${imported && 'error' in imported ? imported.error : 'no result'}`);
-
-    // The service notified every operation of the scenario as it seeded it: the receiver stores them all before the
-    // nightly run starts, so that the run finds in them the ORDERIDs the merchant's orders lack.
-    progress("receiving the scenario's notifications");
-    await sandbox.notifications.idle();
 
     const client = createPaymentClient({ baseUrl: sandboxUrl, identifier: IDENTIFIER, secret, timeoutMs: 10_000, retry: { attempts: 3, baseDelayMs: 100 } });
     const worker = await startNightlyWorker(services.boss, database, {
