@@ -6,12 +6,16 @@ import type { Compression } from '../decompress/detect-compression.ts';
 import type { LoadedFile } from './file-result.ts';
 import type { MergeCounts } from './staged-file.ts';
 
-/** recon.files: one row per export file recon has read, loaded or failed. */
-export interface FileIdentity {
-  readonly name: string;
+/** What a file's bytes are, whatever it is called. */
+export interface FileContent {
   readonly sha256: string;
   readonly sizeBytes: number;
   readonly compression: Compression;
+}
+
+/** recon.files: one row per export file recon has read, loaded or failed. */
+export interface FileIdentity extends FileContent {
+  readonly name: string;
 }
 
 export async function findLoadedFileId(db: Kysely<Schema>, sha256: string): Promise<string | undefined> {
