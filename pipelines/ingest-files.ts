@@ -82,7 +82,7 @@ export async function ingestExportFile(database: Database, file: ExportFile, opt
 async function ingestFile(database: Database, file: ExportFile, options: IngestOptions): Promise<FileResult> {
   let identity: FileIdentity;
   try {
-    identity = { name: file.name, ...(await identifyFile(file.path, file.name)) };
+    identity = { name: file.name, arrival: file.arrival, ...(await identifyFile(file.path, file.name)) };
   } catch (error) {
     // No bytes, no sha256: nothing to record in recon.files, but the run still reports the file.
     const message = error instanceof ReconError ? error.message : `${file.name}: cannot read the file (${fileErrorDetail(error)})`;

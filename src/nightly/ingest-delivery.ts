@@ -45,7 +45,7 @@ async function ingestOnce(database: Database, deliveryId: string, options: Inges
   const name = deliveryFileName(await readDeliveryFacts(database.db, deliveryId));
   const spooled = await spoolDelivery(database.db, deliveryId);
   try {
-    const result = await ingestExportFile(database, { path: spooled.path, name }, options);
+    const result = await ingestExportFile(database, { path: spooled.path, name, arrival: { kind: 'delivery', deliveryId } }, options);
     const failure = result.status === 'failed' ? result : undefined;
     // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
     if (failure?.errorCode === 'DATABASE_TRANSIENT') throw new DatabaseFailedDuringLoad(`delivery ${deliveryId}: ${failure.error}`);

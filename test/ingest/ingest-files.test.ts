@@ -231,10 +231,10 @@ describe.each(BACKENDS)('ingestFiles on %s', (backend) => {
   });
 
   it.skipIf(skip)('names a file by the name it is given, not the path it is read from, in recon.files and in every message', async () => {
-    const named = (name: string) => ({ path: fixture(name), name: `delivered ${name}` });
+    const named = (name: string) => ({ path: fixture(name), name: `delivered ${name}`, arrival: { kind: 'ingest' } as const });
     const warnings: string[] = [];
     const trailing = await write('trailing.zip', Buffer.concat([zipArchive([{ name: 'export.csv', data: syntheticCsv('NM', 2) }]), Buffer.from('junk')]));
-    const loaded = await ingestExportFile(testDb.database, { path: trailing, name: 'delivered trailing.zip' }, { timezone: 'UTC', limits, onWarning: (warning) => warnings.push(warning) });
+    const loaded = await ingestExportFile(testDb.database, { path: trailing, name: 'delivered trailing.zip', arrival: { kind: 'ingest' } }, { timezone: 'UTC', limits, onWarning: (warning) => warnings.push(warning) });
     expect(loaded).toMatchObject({ file: 'delivered trailing.zip', status: 'loaded' });
     expect(warnings).toEqual(['delivered trailing.zip: 4 bytes after the end of the zip archive ignored']);
 

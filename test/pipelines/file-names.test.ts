@@ -71,6 +71,16 @@ describe.each(BACKENDS)('the names of ingested, backfilled and delivered files o
     .where('d.delivery_id', '=', deliveryId)
     .executeTakeFirstOrThrow();
   const viewRows = (view: string, orderBy: string) => testDb.database.transaction((connection) => readView(connection, view, orderBy));
+  /** When the receiver stored a delivery, and its bytes, as reporting.files writes them (text in a UTC session). */
+  const received = (deliveryId: string) => testDb.database.transaction(async (connection) => {
+    await connection.query("SET LOCAL TIME ZONE 'UTC'");
+    const { rows } = await connection.query<{ received_at: string; sha256: string; bytes: string }>(
+      'SELECT received_at::text AS received_at, sha256, bytes::text AS bytes FROM recon.deliveries WHERE delivery_id = $1',
+      [deliveryId],
+    );
+    return rows[0]!;
+  });
+  const notDelivered = { delivery_id: null, nightly_run_id: null, nightly_run_date: null, batch: null, batch_attempt: null };
 
   it.skipIf(skip)('names a delivered file by its nightly run, batch, attempt, filename and delivery, in recon.files and the reporting views', async () => {
     const deliveryId = await deliverAndIngest(gzipSync(exportCsv('D1', 'D2')), { filename: 'transactions-20261126.csv.gz', attempt: 2 });
@@ -79,9 +89,14 @@ describe.each(BACKENDS)('the names of ingested, backfilled and delivered files o
     expect(row).toMatchObject({ state: 'ingested', name, status: 'loaded' });
 
     const files = await viewRows('files', 'file_id');
-    expect(files.find((file) => file.file_id === row.file_id)).toMatchObject({ name });
+    const stored = await received(deliveryId);
+    expect(files.find((file) => file.file_id === row.file_id)).toMatchObject({
+      name, sha256: stored.sha256, size_bytes: stored.bytes, arrival: 'delivery', arrived_at: stored.received_at, delivery_id: deliveryId,
+      nightly_run_id: nightlyRunId, nightly_run_date: '2026-11-26', batch: 3, batch_attempt: 2,
+    });
     const transactions = await viewRows('transactions', 'transaction_id');
-    expect(transactions.filter((t) => ['D1', 'D2'].includes(t.transaction_id as string)).map((t) => t.source_file)).toEqual([name, name]);
+    expect(transactions.filter((t) => ['D1', 'D2'].includes(t.transaction_id as string)).map((t) => [t.source_file, t.source_file_id]))
+      .toEqual([[name, row.file_id], [name, row.file_id]]);
     for (const each of [...files, ...transactions]) expect(JSON.stringify(each)).not.toContain(os.tmpdir());
   });
 
@@ -101,6 +116,8 @@ describe.each(BACKENDS)('the names of ingested, backfilled and delivered files o
     expect(row).toMatchObject({ state: 'failed', name, status: 'failed', error: expect.stringMatching(/^nightly 2026-11-26 batch 3 attempt 3: broken\.csv\.gz \(delivery \d+\): truncated or corrupt gzip data/) });
     expect(row.failure).toBe(row.error);
     expect(row.error).not.toContain(os.tmpdir());
+    const files = await viewRows('files', 'file_id');
+    expect(files.find((file) => file.file_id === row.file_id)).toMatchObject({ name, status: 'failed', arrival: 'delivery', delivery_id: deliveryId, batch: 3, batch_attempt: 3 });
   });
 
   it.skipIf(skip)('points a delivery of bytes loaded before at the file that loaded them, and records no file of its own', async () => {
@@ -124,10 +141,12 @@ describe.each(BACKENDS)('the names of ingested, backfilled and delivered files o
     expect(backfilled.requests).toMatchObject([{ file: backfillName, status: 'loaded' }]);
 
     const files = await viewRows('files', 'file_id');
-    expect(files.find((file) => file.file_id === ingested!.fileId)).toMatchObject({ name: given });
-    expect(files.find((file) => file.file_id === backfilled.requests[0]!.fileId)).toMatchObject({ name: backfillName });
+    const ingestedRow = files.find((file) => file.file_id === ingested!.fileId)!;
+    expect(ingestedRow).toMatchObject({ name: given, arrival: 'ingest', arrived_at: ingestedRow.received_at, ...notDelivered });
+    const backfilledRow = files.find((file) => file.file_id === backfilled.requests[0]!.fileId)!;
+    expect(backfilledRow).toMatchObject({ name: backfillName, arrival: 'backfill', arrived_at: backfilledRow.received_at, ...notDelivered });
     const transactions = await viewRows('transactions', 'transaction_id');
-    expect(transactions.filter((t) => ['I1', 'BF-ORD-7'].includes(t.transaction_id as string)).map((t) => [t.transaction_id, t.source_file]))
-      .toEqual([['BF-ORD-7', backfillName], ['I1', given]]);
+    expect(transactions.filter((t) => ['I1', 'BF-ORD-7'].includes(t.transaction_id as string)).map((t) => [t.transaction_id, t.source_file, t.source_file_id]))
+      .toEqual([['BF-ORD-7', backfillName, backfilled.requests[0]!.fileId], ['I1', given, ingested!.fileId]]);
   });
 });
