@@ -9,6 +9,10 @@ import { loadConfig } from '../../src/config/config.ts';
 import { ingestDelivery } from '../../src/nightly/ingest-delivery.ts';
 import { startNightlyRun } from '../../src/nightly/nightly-run.ts';
 import { EXPORT_COLUMNS } from '../../src/protocol/export-columns.ts';
+import { reconcile } from '../../src/reconcile/reconcile.ts';
+import { decodeExplanation, describeTransaction } from '../../src/report/explanation.ts';
+import { oldestOpenExceptions } from '../../src/report/report-queries.ts';
+import { insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { readView } from '../reporting/reporting-seed.ts';
 import { multipart, send, startTestReceiver, type TestReceiver } from '../receive/receiver-harness.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
@@ -98,6 +102,13 @@ describe.each(BACKENDS)('the names of ingested, backfilled and delivered files o
     expect(transactions.filter((t) => ['D1', 'D2'].includes(t.transaction_id as string)).map((t) => [t.source_file, t.source_file_id]))
       .toEqual([[name, row.file_id], [name, row.file_id]]);
     for (const each of [...files, ...transactions]) expect(JSON.stringify(each)).not.toContain(os.tmpdir());
+
+    // recon report names the file an exception's transactions came from the same way.
+    await insertOrders(testDb.database, [{ id: 'O-D1', amount: 500n, status: 'paid', createdAt: new Date(Date.now() - 86_400_000) }]);
+    const run = await reconcile(testDb.database, { scope: { kind: 'orders', orderIds: ['O-D1'] }, toleranceMinor: 0n, graceHours: 24 });
+    const [exception] = await oldestOpenExceptions(testDb.database.db, run.runId, 10);
+    expect(exception).toMatchObject({ orderId: 'O-D1', status: 'amount_mismatch' });
+    expect(decodeExplanation(exception!.explanation).transactions.map(describeTransaction)).toEqual([`D1 payment 0000 1.00 EUR (${name}:2)`]);
   });
 
   it.skipIf(skip)('names a raw body without a filename, and a request of no nightly run, by what is known of them', async () => {
