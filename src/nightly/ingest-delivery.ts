@@ -4,6 +4,7 @@ import type { IngestLimits } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { isTransientDatabaseError } from '../db/sql-state.ts';
 import { describeError, ReconError } from '../errors.ts';
+import type { FileResult } from '../load/file-result.ts';
 import { spoolDelivery } from '../receive/spool-delivery.ts';
 import { endFailedAttempt, startIngestAttempt } from './delivery-attempts.ts';
 import { deliveryFileName, readDeliveryFacts } from './delivery-file-name.ts';
@@ -42,27 +43,35 @@ export async function ingestDelivery(database: Database, deliveryId: string, opt
 }
 
 async function ingestOnce(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<void> {
+  const result = await ingestSpooled(database, deliveryId, options);
+  const failure = result.status === 'failed' ? result : undefined;
+  // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
+  if (failure?.errorCode === 'DATABASE_TRANSIENT') throw new DatabaseFailedDuringLoad(`delivery ${deliveryId}: ${failure.error}`);
+  await database.db.transaction().execute(async (trx) => {
+    const delivery = await trx
+      .updateTable('recon.deliveries')
+      .set({ state: failure ? 'failed' : 'ingested', file_id: result.fileId, attempt_open: false, failure: failure?.error ?? null })
+      .where('delivery_id', '=', deliveryId)
+      .returning('request_id')
+      .executeTakeFirstOrThrow();
+    await trx
+      .updateTable('recon.export_requests')
+      .set(failure ? { state: 'failed', failure: failure.error } : { state: 'ingested', ingested_at: sql<Date>`now()`, failure: null })
+      .where('request_id', '=', delivery.request_id)
+      .where('state', '=', 'delivered')
+      .execute();
+  });
+}
+
+/**
+ * The delivery spooled to a temp folder of its own and ingested under its own name; the folder is gone before the
+ * attempt's outcome is recorded, so that a delivery seen ingested, failed or waiting for its retry has left nothing.
+ */
+async function ingestSpooled(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<FileResult> {
   const name = deliveryFileName(await readDeliveryFacts(database.db, deliveryId));
   const spooled = await spoolDelivery(database.db, deliveryId);
   try {
-    const result = await ingestExportFile(database, { path: spooled.path, name, arrival: { kind: 'delivery', deliveryId } }, options);
-    const failure = result.status === 'failed' ? result : undefined;
-    // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
-    if (failure?.errorCode === 'DATABASE_TRANSIENT') throw new DatabaseFailedDuringLoad(`delivery ${deliveryId}: ${failure.error}`);
-    await database.db.transaction().execute(async (trx) => {
-      const delivery = await trx
-        .updateTable('recon.deliveries')
-        .set({ state: failure ? 'failed' : 'ingested', file_id: result.fileId, attempt_open: false, failure: failure?.error ?? null })
-        .where('delivery_id', '=', deliveryId)
-        .returning('request_id')
-        .executeTakeFirstOrThrow();
-      await trx
-        .updateTable('recon.export_requests')
-        .set(failure ? { state: 'failed', failure: failure.error } : { state: 'ingested', ingested_at: sql<Date>`now()`, failure: null })
-        .where('request_id', '=', delivery.request_id)
-        .where('state', '=', 'delivered')
-        .execute();
-    });
+    return await ingestExportFile(database, { path: spooled.path, name, arrival: { kind: 'delivery', deliveryId } }, options);
   } finally {
     await spooled.remove();
   }
