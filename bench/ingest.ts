@@ -71,8 +71,8 @@ async function prepareReference(url: string): Promise<void> {
   await query(url, `DROP TABLE IF EXISTS ref_staging;
       CREATE UNLOGGED TABLE ref_staging (${STAGING_COLUMNS.map((c) => `${c} text`).join(', ')});
       ${LEAN_TABLE_SQL};
-      INSERT INTO recon.files (name, sha256, size_bytes, compression, status)
-      SELECT 'reference', repeat('0', 64), 0, 'none', 'loaded' WHERE NOT EXISTS (SELECT 1 FROM recon.files)`);
+      INSERT INTO recon.files (name, arrival, sha256, size_bytes, compression, status)
+      SELECT 'reference', 'ingest', repeat('0', 64), 0, 'none', 'loaded' WHERE NOT EXISTS (SELECT 1 FROM recon.files)`);
 }
 
 function referenceScript(url: string, decompress: string, file: string, variant: 'full' | 'lean'): string {

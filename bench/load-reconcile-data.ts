@@ -36,8 +36,8 @@ export async function loadReconcileData(url: string, orders: number): Promise<Lo
       [orders],
     );
     const file = await client.query<{ file_id: string }>(
-      `INSERT INTO recon.files (name, sha256, size_bytes, compression, status, finished_at)
-       VALUES ('bench-export.csv', repeat('0', 64), 0, 'none', 'loaded', now()) RETURNING file_id`,
+      `INSERT INTO recon.files (name, arrival, sha256, size_bytes, compression, status, finished_at)
+       VALUES ('bench-export.csv', 'ingest', repeat('0', 64), 0, 'none', 'loaded', now()) RETURNING file_id`,
     );
     return [imported.rows[0]!.import_id, file.rows[0]!.file_id];
   });

@@ -4,6 +4,7 @@ import { fileErrorDetail } from '../src/decompress/archive-error.ts';
 import { openExport } from '../src/decompress/open-export.ts';
 import { describeError, ReconError } from '../src/errors.ts';
 import { NulCharacterError } from '../src/load/copy-text.ts';
+import { givenFile, type ExportFile } from '../src/load/export-file.ts';
 import type { FileResult, LoadedFile } from '../src/load/file-result.ts';
 import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadedFile, type FileIdentity } from '../src/load/files-repository.ts';
 import { copyDirect, restageDirect } from '../src/load/direct-copy.ts';
@@ -65,36 +66,42 @@ export async function ingestFiles(database: Database, paths: readonly string[], 
   const results: FileResult[] = [];
   for (const filePath of paths) {
     options.signal?.throwIfAborted();
-    const result = await ingestFile(database, filePath, options);
+    const result = await ingestFile(database, givenFile(filePath), options);
     options.onResult?.(result);
     results.push(result);
   }
   return results;
 }
 
-async function ingestFile(database: Database, filePath: string, options: IngestOptions): Promise<FileResult> {
+/** One export file as `recon ingest` loads each of its files, under a name of its own rather than its path. */
+export async function ingestExportFile(database: Database, file: ExportFile, options: IngestOptions): Promise<FileResult> {
+  createWallTimeResolver(options.timezone);
+  return ingestFile(database, file, options);
+}
+
+async function ingestFile(database: Database, file: ExportFile, options: IngestOptions): Promise<FileResult> {
   let identity: FileIdentity;
   try {
-    identity = await identifyFile(filePath);
+    identity = { name: file.name, arrival: file.arrival, ...(await identifyFile(file.path, file.name)) };
   } catch (error) {
     // No bytes, no sha256: nothing to record in recon.files, but the run still reports the file.
-    const message = error instanceof ReconError ? error.message : `${filePath}: cannot read the file (${fileErrorDetail(error)})`;
-    return { file: filePath, status: 'failed', fileId: null, errorCode: 'FILE_UNREADABLE', error: message };
+    const message = error instanceof ReconError ? error.message : `${file.name}: cannot read the file (${fileErrorDetail(error)})`;
+    return { file: file.name, status: 'failed', fileId: null, errorCode: 'FILE_UNREADABLE', error: message };
   }
-  const facts = { file: filePath, sha256: identity.sha256, sizeBytes: identity.sizeBytes, compression: identity.compression };
+  const facts = { file: file.name, sha256: identity.sha256, sizeBytes: identity.sizeBytes, compression: identity.compression };
 
   const loadedBefore = await findLoadedFileId(database.db, identity.sha256);
   if (loadedBefore !== undefined) return { ...facts, status: 'duplicate', fileId: loadedBefore };
 
   try {
-    return await database.transaction((connection) => loadFile(connection, filePath, identity, options));
+    return await database.transaction((connection) => loadFile(connection, file, identity, options));
   } catch (error) {
     if (options.signal?.aborted) throw error;
     if (isConcurrentLoadOfSameBytes(error)) {
       const fileId = await findLoadedFileId(database.db, identity.sha256);
       if (fileId !== undefined) return { ...facts, status: 'duplicate', fileId };
     }
-    const failure = describeFailure(error, filePath);
+    const failure = describeFailure(error, file.name);
     let fileId: string | null = null;
     let message = failure.message;
     try {
@@ -128,12 +135,12 @@ interface Rejected {
 }
 type Marker = typeof CHUNK_END | UnitStart | Rejected;
 
-async function loadFile(connection: Connection, filePath: string, identity: FileIdentity, options: IngestOptions): Promise<LoadedFile> {
+async function loadFile(connection: Connection, file: ExportFile, identity: FileIdentity, options: IngestOptions): Promise<LoadedFile> {
   const fileId = await insertLoadingFile(connection, identity);
   const { onProgress } = options;
   const reportChecking = onProgress && ((bytesRead: number, rows: number) =>
     onProgress({ file: identity.name, phase: 'checking', fileBytes: identity.sizeBytes, bytesRead, rows }));
-  const unchanged = await findUnchangedRecords(connection, filePath, identity.sizeBytes, options, reportChecking);
+  const unchanged = await findUnchangedRecords(connection, file, identity.sizeBytes, options, reportChecking);
   if (unchanged && unchanged.neededLines.size === 0) {
     onProgress?.({ file: identity.name, phase: 'merging', fileBytes: identity.sizeBytes, bytesRead: identity.sizeBytes, rows: unchanged.records });
     const same = unchanged.unchangedIds;
@@ -142,7 +149,7 @@ async function loadFile(connection: Connection, filePath: string, identity: File
     return loaded;
   }
   const staged = await beginStaging(connection);
-  const opened = await openExport(filePath, options.limits, { onWarning: options.onWarning });
+  const opened = await openExport(file.path, options.limits, { name: file.name, onWarning: options.onWarning });
   const counters: FileCounters = { rows: 0, rejected: 0, sinceChunk: 0 };
   const chunkRows = options.chunkRows ?? (connection.kind === 'postgres' ? CHUNK_ROWS : Number.POSITIVE_INFINITY);
   const progress = (phase: IngestProgress['phase'], bytesRead: number): IngestProgress => ({
@@ -154,7 +161,7 @@ async function loadFile(connection: Connection, filePath: string, identity: File
   });
   const reportReading = onProgress && (() => onProgress(progress('reading', opened.bytesRead())));
   const entries: StagedEntry[] = [];
-  let label = filePath;
+  let label = file.name;
   try {
     for await (const source of opened.entries) {
       label = source.label;
@@ -193,7 +200,7 @@ async function loadFile(connection: Connection, filePath: string, identity: File
     if (staged.chunks) await mergeChunk(connection, fileId, entries, staged);
     merged = await mergeStaged(connection, fileId, entries, staged);
   } catch (error) {
-    throw new EntryError(filePath, error);
+    throw new EntryError(file.name, error);
   }
   if (unchanged) {
     // The ids left out as unchanged were never staged: they count as the merge would have counted them.

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { Connection } from '../src/db/database.ts';
 import { openExport } from '../src/decompress/open-export.ts';
 import { ReconError } from '../src/errors.ts';
+import type { ExportFile } from '../src/load/export-file.ts';
 import {
   beginFingerprints,
   classifyFingerprints,
@@ -38,18 +39,18 @@ const COPY_CHUNK_CHARS = 32 * 1024;
 
 export async function findUnchangedRecords(
   connection: Connection,
-  filePath: string,
+  file: ExportFile,
   sizeBytes: number,
   options: IngestOptions,
   reportChecking?: (bytesRead: number, records: number) => void,
 ): Promise<UnchangedRecords | null> {
   if (sizeBytes < (options.fingerprintMinBytes ?? FINGERPRINT_MIN_BYTES)) return null;
-  if (!(await looksMostlyStored(connection, filePath, options))) return null;
+  if (!(await looksMostlyStored(connection, file, options))) return null;
 
   await beginFingerprints(connection);
   const ids = createRepeatedIdFilter();
   let records = 0;
-  await forEachEntry(filePath, options, async (entryIndex, parsed, label, bytesRead) => {
+  await forEachEntry(file, options, async (entryIndex, parsed, label, bytesRead) => {
     const plan = planHeader(parsed.header, label);
     const idPosition = plan.header.map(exportColumnOf).indexOf('TRANSACTIONID');
     const seed = recordDigestSeed(plan.header, options.timezone);
@@ -91,9 +92,9 @@ export interface UnchangedRecords extends FingerprintVerdict {
 const FINGERPRINT_MIN_BYTES = 512 * 1024;
 
 /** More than half of the first records of the first entry are stored already. */
-async function looksMostlyStored(connection: Connection, filePath: string, options: IngestOptions): Promise<boolean> {
+async function looksMostlyStored(connection: Connection, file: ExportFile, options: IngestOptions): Promise<boolean> {
   const sample: string[] = [];
-  await forEachEntry(filePath, options, async (_entryIndex, parsed, label) => {
+  await forEachEntry(file, options, async (_entryIndex, parsed, label) => {
     const idPosition = planHeader(parsed.header, label).header.map(exportColumnOf).indexOf('TRANSACTIONID');
     for await (const batch of parsed.records) {
       for (const record of batch) if (sample.length < SAMPLE_RECORDS) sample.push(record.values[idPosition] ?? '');
@@ -107,12 +108,12 @@ async function looksMostlyStored(connection: Connection, filePath: string, optio
 
 /** Each csv entry of the file, parsed, in archive order; errors name the entry as the load's own do. */
 async function forEachEntry(
-  filePath: string,
+  file: ExportFile,
   options: IngestOptions,
   visit: (entryIndex: number, parsed: ParsedCsv, label: string, bytesRead: () => number) => Promise<void | 'stop'>,
 ): Promise<void> {
-  const opened = await openExport(filePath, options.limits);
-  let label = filePath;
+  const opened = await openExport(file.path, options.limits, { name: file.name });
+  let label = file.name;
   let entryIndex = 0;
   try {
     for await (const source of opened.entries) {

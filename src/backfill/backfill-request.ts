@@ -11,6 +11,7 @@ import type { ExportAnswer } from '../parse/export-answer.ts';
 export function backfillFileIdentity(answer: ExportAnswer, orderIds: readonly string[], requestedAt: Date): FileIdentity {
   return {
     name: backfillFileName(orderIds, requestedAt),
+    arrival: { kind: 'backfill' },
     sha256: createHash('sha256').update(answer.text).digest('hex'),
     sizeBytes: Buffer.byteLength(answer.text),
     compression: 'none',

@@ -25,7 +25,13 @@ export interface FilesTable {
   rows_rejected: number | null;
   error_code: string | null;
   error: string | null;
+  /** How the file reached recon (migration 0015); required on insert: there is no default. */
+  arrival: FileArrivalKind;
+  /** The delivery whose ingest wrote this row; null unless arrival is 'delivery'. */
+  delivery_id: string | null;
 }
+
+export type FileArrivalKind = 'ingest' | 'backfill' | 'delivery';
 
 export interface TransactionsTable {
   transaction_id: string;

@@ -34,8 +34,8 @@ export function fileErrorDetail(error: unknown): string {
  * that a summary line already naming the file can drop that prefix and keep `entry NAME: ...`. Control
  * characters in the name (an archive may hold a line break there) are escaped: a message stays one line.
  */
-export function entryLabel(filePath: string, entryName: string): string {
-  return `${filePath}: entry ${escapeControlCharacters(entryName)}`;
+export function entryLabel(fileName: string, entryName: string): string {
+  return `${fileName}: entry ${escapeControlCharacters(entryName)}`;
 }
 
 function escapeControlCharacters(text: string): string {

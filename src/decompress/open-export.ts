@@ -16,7 +16,7 @@ import { isCsvEntry, openZipEntry, readZipDirectory, ZIP_DEFLATED, ZIP_STORED, t
 export interface CsvEntrySource {
   /** The zip entry's name; null for gzip, bzip2 and plain csv. */
   readonly name: string | null;
-  /** How messages name this csv: the file path, plus the entry for a zip. Pass it to parseCsv. */
+  /** How messages name this csv: the file's name (OpenExportOptions.name), plus the entry for a zip. Pass it to parseCsv. */
   readonly label: string;
   /** The decompressed csv bytes. Errors (corrupt data, limits) may surface while the stream is read. */
   open(): Promise<Readable>;
@@ -34,6 +34,11 @@ export interface OpenedExport {
 }
 
 export interface OpenExportOptions {
+  /**
+   * How messages name the file: what recon.files calls it (a delivery's name, not the temporary path it was spooled
+   * to). The path by default.
+   */
+  readonly name?: string;
   /**
    * How bzip2 is decompressed: `auto` uses `lbzip2` or `bzip2` from PATH when present and the JavaScript
    * decoder otherwise; `native` and `js` force one (tests exercise both paths).
@@ -58,12 +63,13 @@ const NATIVE_BZIP2_PROGRAMS = ['lbzip2', 'bzip2'];
  * limits. Errors are ReconErrors whose one-line message names the file (and the zip entry).
  */
 export async function openExport(filePath: string, limits: IngestLimits, options: OpenExportOptions = {}): Promise<OpenedExport> {
-  const sizeBytes = await regularFileSize(filePath);
+  const name = options.name ?? filePath;
+  const sizeBytes = await regularFileSize(filePath, name);
   if (sizeBytes > limits.maxFileBytes) {
-    throw new ReconError('LIMIT_EXCEEDED', `${filePath}: ${sizeBytes} bytes, more than the ${limits.maxFileBytes} allowed (RECON_MAX_FILE_BYTES)`);
+    throw new ReconError('LIMIT_EXCEEDED', `${name}: ${sizeBytes} bytes, more than the ${limits.maxFileBytes} allowed (RECON_MAX_FILE_BYTES)`);
   }
-  const compression = detectCompression(await readHead(filePath));
-  const budget = new DecompressedByteBudget(limits, sizeBytes, filePath);
+  const compression = detectCompression(await readHead(filePath, name));
+  const budget = new DecompressedByteBudget(limits, sizeBytes, name);
   const file = new FileReadCounter(filePath);
   const openStreams = new Set<Readable>();
   const track = (stream: Readable): Readable => {
@@ -74,15 +80,15 @@ export async function openExport(filePath: string, limits: IngestLimits, options
 
   let sources: CsvEntrySource[];
   if (compression === 'zip') {
-    sources = await zipSources(file, limits, budget, track, options);
+    sources = await zipSources(file, name, limits, budget, track, options);
   } else {
-    const open = await singleStreamOpener(compression, file, filePath, options);
+    const open = await singleStreamOpener(compression, file, name, options);
     sources = [{
       name: null,
-      label: filePath,
+      label: name,
       open: async () => track(chainStreams([
         await open(),
-        new MeteredStream(budget, describeArchiveError(compression === 'none' ? 'csv' : compression, filePath)),
+        new MeteredStream(budget, describeArchiveError(compression === 'none' ? 'csv' : compression, name)),
       ])),
     }];
   }
@@ -102,19 +108,19 @@ export async function openExport(filePath: string, limits: IngestLimits, options
   };
 }
 
-async function regularFileSize(filePath: string): Promise<number> {
+async function regularFileSize(filePath: string, name: string): Promise<number> {
   let stats;
   try {
     stats = await stat(filePath);
   } catch (error) {
-    throw new ReconError('FILE_UNREADABLE', `${filePath}: cannot read the file (${fileErrorDetail(error)})`, { cause: error });
+    throw new ReconError('FILE_UNREADABLE', `${name}: cannot read the file (${fileErrorDetail(error)})`, { cause: error });
   }
-  if (!stats.isFile()) throw new ReconError('FILE_UNREADABLE', `${filePath}: not a regular file`);
-  if (stats.size === 0) throw new ReconError('FILE_EMPTY', `${filePath}: the file is empty (0 bytes)`);
+  if (!stats.isFile()) throw new ReconError('FILE_UNREADABLE', `${name}: not a regular file`);
+  if (stats.size === 0) throw new ReconError('FILE_EMPTY', `${name}: the file is empty (0 bytes)`);
   return stats.size;
 }
 
-async function readHead(filePath: string): Promise<Buffer> {
+async function readHead(filePath: string, name: string): Promise<Buffer> {
   try {
     const handle = await open(filePath, 'r');
     try {
@@ -125,7 +131,7 @@ async function readHead(filePath: string): Promise<Buffer> {
       await handle.close();
     }
   } catch (error) {
-    throw new ReconError('FILE_UNREADABLE', `${filePath}: cannot read the file (${fileErrorDetail(error)})`, { cause: error });
+    throw new ReconError('FILE_UNREADABLE', `${name}: cannot read the file (${fileErrorDetail(error)})`, { cause: error });
   }
 }
 
@@ -168,26 +174,26 @@ async function bzip2Executable(decoder: 'auto' | 'native' | 'js'): Promise<strin
 
 async function zipSources(
   file: FileReadCounter,
+  name: string,
   limits: IngestLimits,
   budget: DecompressedByteBudget,
   track: (stream: Readable) => Readable,
   options: OpenExportOptions,
 ): Promise<CsvEntrySource[]> {
-  const { filePath } = file;
-  const { entries: all, offset: directoryOffset } = await readZipDirectory(filePath, limits, filePath, options.onWarning);
+  const { entries: all, offset: directoryOffset } = await readZipDirectory(file.filePath, limits, name, options.onWarning);
   const csvEntries = all.filter(isCsvEntry);
   if (csvEntries.length === 0) {
     const what = all.length === 0 ? 'no entries at all' : `only ${all.length} directory or metadata entries`;
-    throw new ReconError('ARCHIVE_EMPTY', `${filePath}: the zip holds no csv entry (${what})`);
+    throw new ReconError('ARCHIVE_EMPTY', `${name}: the zip holds no csv entry (${what})`);
   }
-  checkNamesUnique(filePath, csvEntries);
-  for (const entry of csvEntries) checkReadable(entry, entryLabel(filePath, entry.name));
+  checkNamesUnique(name, csvEntries);
+  for (const entry of csvEntries) checkReadable(entry, entryLabel(name, entry.name));
   // The directory's sizes can be judged before inflating anything; the metered stream still counts the real
   // bytes, since a crafted directory can understate them.
   const declared = budget.check(csvEntries.reduce((sum, entry) => sum + entry.size, 0));
   if (declared) throw declared;
   return csvEntries.map((entry) => {
-    const label = entryLabel(filePath, entry.name);
+    const label = entryLabel(name, entry.name);
     return {
       name: entry.name,
       label,
@@ -203,11 +209,11 @@ async function zipSources(
  * Two csv entries under one name: an extractor keeps one of them (which one depends on the tool), and the
  * lineage of a row (file, entry, line) could not say which it came from. No exporter writes that; refuse it.
  */
-function checkNamesUnique(filePath: string, entries: readonly ZipDirectoryEntry[]): void {
+function checkNamesUnique(fileName: string, entries: readonly ZipDirectoryEntry[]): void {
   const seen = new Set<string>();
   for (const { name } of entries) {
     if (seen.has(name)) {
-      throw new ReconError('ARCHIVE_CORRUPT', `${entryLabel(filePath, name)}: the zip holds two entries of this name, so which one is the export is ambiguous`);
+      throw new ReconError('ARCHIVE_CORRUPT', `${entryLabel(fileName, name)}: the zip holds two entries of this name, so which one is the export is ambiguous`);
     }
     seen.add(name);
   }

@@ -8,7 +8,7 @@ import type { Compression } from '../decompress/detect-compression.ts';
 export type FileResult = LoadedFile | DuplicateFile | FailedFile;
 
 interface FileFacts {
-  /** The path as given. */
+  /** The file's name (recon.files.name): the path given to recon ingest, or a delivery's or backfill's own name. */
   readonly file: string;
   readonly sha256: string;
   readonly sizeBytes: number;

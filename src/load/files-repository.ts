@@ -1,17 +1,35 @@
 import { sql, type Kysely } from 'kysely';
 import type { Connection } from '../db/database.ts';
 import { finishedCounts } from '../db/finished-counts.ts';
-import type { Schema } from '../db/schema.ts';
+import type { FileArrivalKind, Schema } from '../db/schema.ts';
 import type { Compression } from '../decompress/detect-compression.ts';
 import type { LoadedFile } from './file-result.ts';
 import type { MergeCounts } from './staged-file.ts';
 
-/** recon.files: one row per export file recon has read, loaded or failed. */
-export interface FileIdentity {
-  readonly name: string;
+/** What a file's bytes are, whatever it is called. */
+export interface FileContent {
   readonly sha256: string;
   readonly sizeBytes: number;
   readonly compression: Compression;
+}
+
+/** How a file reached recon: recon.files.arrival, and for a delivery recon.files.delivery_id. */
+export type FileArrival =
+  /** A path given to recon ingest. */
+  | { readonly kind: 'ingest' }
+  /** A backfill's synchronous answer, recorded as a file. */
+  | { readonly kind: 'backfill' }
+  /** A delivery to recon serve's receiver, spooled out of recon.delivery_chunks for its ingest. */
+  | { readonly kind: 'delivery'; readonly deliveryId: string };
+
+/** recon.files: one row per export file recon has read, loaded or failed. */
+export interface FileIdentity extends FileContent {
+  readonly name: string;
+  readonly arrival: FileArrival;
+}
+
+function arrivalColumns(arrival: FileArrival): { arrival: FileArrivalKind; delivery_id: string | null } {
+  return { arrival: arrival.kind, delivery_id: arrival.kind === 'delivery' ? arrival.deliveryId : null };
 }
 
 export async function findLoadedFileId(db: Kysely<Schema>, sha256: string): Promise<string | undefined> {
@@ -32,7 +50,7 @@ export async function findLoadedFileId(db: Kysely<Schema>, sha256: string): Prom
 export async function insertLoadingFile(connection: Connection, file: FileIdentity): Promise<string> {
   const row = await connection.db
     .insertInto('recon.files')
-    .values({ name: file.name, sha256: file.sha256, size_bytes: file.sizeBytes, compression: file.compression, status: 'loaded' })
+    .values({ name: file.name, ...arrivalColumns(file.arrival), sha256: file.sha256, size_bytes: file.sizeBytes, compression: file.compression, status: 'loaded' })
     .returning('file_id')
     .executeTakeFirstOrThrow();
   return String(row.file_id);
@@ -76,6 +94,7 @@ export async function insertFailedFile(
     .insertInto('recon.files')
     .values({
       name: file.name,
+      ...arrivalColumns(file.arrival),
       sha256: file.sha256,
       size_bytes: file.sizeBytes,
       compression: file.compression,

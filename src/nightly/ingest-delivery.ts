@@ -1,11 +1,13 @@
 import { sql } from 'kysely';
-import { ingestFiles } from '../../pipelines/ingest-files.ts';
+import { ingestExportFile } from '../../pipelines/ingest-files.ts';
 import type { IngestLimits } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { isTransientDatabaseError } from '../db/sql-state.ts';
 import { describeError, ReconError } from '../errors.ts';
+import type { FileResult } from '../load/file-result.ts';
 import { spoolDelivery } from '../receive/spool-delivery.ts';
 import { endFailedAttempt, startIngestAttempt } from './delivery-attempts.ts';
+import { deliveryFileName, readDeliveryFacts } from './delivery-file-name.ts';
 
 export interface IngestDeliveryOptions {
   readonly timezone: string;
@@ -18,7 +20,8 @@ export interface IngestDeliveryOptions {
 
 /**
  * A stored delivery through the ingest path: its bytes, read back from the database, become a local file (a zip
- * needs random access), which `ingestFiles` loads in one transaction as any export.
+ * needs random access), which is loaded in one transaction as any export, under the delivery's own name
+ * (delivery-file-name.ts) rather than the temporary path.
  * Run again after a crash at any point, it loads the same rows: identical bytes are recognised by their sha256,
  * and a load that did not commit left nothing behind. Each run is an attempt (delivery-attempts.ts): a delivery that
  * kills its worker twice, or fails the same way twice, is quarantined. Returns the nightly run the delivery answers.
@@ -40,26 +43,35 @@ export async function ingestDelivery(database: Database, deliveryId: string, opt
 }
 
 async function ingestOnce(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<void> {
+  const result = await ingestSpooled(database, deliveryId, options);
+  const failure = result.status === 'failed' ? result : undefined;
+  // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
+  if (failure?.errorCode === 'DATABASE_TRANSIENT') throw new DatabaseFailedDuringLoad(`delivery ${deliveryId}: ${failure.error}`);
+  await database.db.transaction().execute(async (trx) => {
+    const delivery = await trx
+      .updateTable('recon.deliveries')
+      .set({ state: failure ? 'failed' : 'ingested', file_id: result.fileId, attempt_open: false, failure: failure?.error ?? null })
+      .where('delivery_id', '=', deliveryId)
+      .returning('request_id')
+      .executeTakeFirstOrThrow();
+    await trx
+      .updateTable('recon.export_requests')
+      .set(failure ? { state: 'failed', failure: failure.error } : { state: 'ingested', ingested_at: sql<Date>`now()`, failure: null })
+      .where('request_id', '=', delivery.request_id)
+      .where('state', '=', 'delivered')
+      .execute();
+  });
+}
+
+/**
+ * The delivery spooled to a temp folder of its own and ingested under its own name; the folder is gone before the
+ * attempt's outcome is recorded, so that a delivery seen ingested, failed or waiting for its retry has left nothing.
+ */
+async function ingestSpooled(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<FileResult> {
+  const name = deliveryFileName(await readDeliveryFacts(database.db, deliveryId));
   const spooled = await spoolDelivery(database.db, deliveryId);
   try {
-    const [result] = await ingestFiles(database, [spooled.path], options);
-    const failure = result!.status === 'failed' ? result! : undefined;
-    // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
-    if (failure?.errorCode === 'DATABASE_TRANSIENT') throw new DatabaseFailedDuringLoad(`delivery ${deliveryId}: ${failure.error}`);
-    await database.db.transaction().execute(async (trx) => {
-      const delivery = await trx
-        .updateTable('recon.deliveries')
-        .set({ state: failure ? 'failed' : 'ingested', file_id: result!.fileId, attempt_open: false, failure: failure?.error ?? null })
-        .where('delivery_id', '=', deliveryId)
-        .returning('request_id')
-        .executeTakeFirstOrThrow();
-      await trx
-        .updateTable('recon.export_requests')
-        .set(failure ? { state: 'failed', failure: failure.error } : { state: 'ingested', ingested_at: sql<Date>`now()`, failure: null })
-        .where('request_id', '=', delivery.request_id)
-        .where('state', '=', 'delivered')
-        .execute();
-    });
+    return await ingestExportFile(database, { path: spooled.path, name, arrival: { kind: 'delivery', deliveryId } }, options);
   } finally {
     await spooled.remove();
   }

@@ -7,7 +7,7 @@ import { makeTempFolder } from '../temp/temp-folder.ts';
 import { openStoredDelivery } from './open-stored-delivery.ts';
 
 export interface SpooledDelivery {
-  /** `delivery-<id>[-<filename as sent>]` in a folder of its own. */
+  /** `delivery-<id>` in a folder of its own; recon.files names the file otherwise (nightly/delivery-file-name.ts). */
   readonly path: string;
   /** Deletes the file and its folder. */
   remove(): Promise<void>;
@@ -21,7 +21,7 @@ export async function spoolDelivery(db: Kysely<Schema>, deliveryId: string, dire
   const stored = await openStoredDelivery(db, deliveryId);
   const folder = await makeTempFolder('delivery', directory);
   const remove = folder.remove;
-  const file = path.join(folder.path, spoolName(deliveryId, stored.filename));
+  const file = path.join(folder.path, `delivery-${deliveryId}`);
   try {
     await pipeline(stored.content, createWriteStream(file, { flags: 'wx' }));
   } catch (error) {
@@ -29,10 +29,4 @@ export async function spoolDelivery(db: Kysely<Schema>, deliveryId: string, dire
     throw error;
   }
   return { path: file, remove };
-}
-
-/** The sender's filename is kept for the people reading recon.files, reduced to harmless characters. */
-function spoolName(deliveryId: string, filename: string | null): string {
-  const kept = filename ? path.basename(filename).replace(/[^\w.-]+/g, '_').slice(0, 100) : '';
-  return kept ? `delivery-${deliveryId}-${kept}` : `delivery-${deliveryId}`;
 }

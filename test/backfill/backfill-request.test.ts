@@ -22,10 +22,11 @@ describe('backfillFileName', () => {
 });
 
 describe('backfillFileIdentity', () => {
-  it("describes the answer's canonical text as a file's bytes: sha256, size, no compression", () => {
+  it("describes the answer's canonical text as a file's bytes, arrived by backfill: sha256, size, no compression", () => {
     const answer = readExportAnswer(['ORD-1'], [{ TRANSACTIONID: 't1', AMOUNT: '1.00 €' }], []);
     expect(backfillFileIdentity(answer, ['ORD-1'], AT)).toEqual({
       name: 'backfill:getTransactions 2026-11-20T15:00:03Z ORD-1',
+      arrival: { kind: 'backfill' },
       sha256: createHash('sha256').update(answer.text, 'utf8').digest('hex'),
       sizeBytes: Buffer.byteLength(answer.text, 'utf8'),
       compression: 'none',

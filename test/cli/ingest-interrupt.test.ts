@@ -58,7 +58,7 @@ describe.each(BACKENDS)('recon ingest interrupted on %s', (backend) => {
     await holder.connect();
     try {
       const { rows } = await holder.query<{ file_id: string }>(
-        "INSERT INTO recon.files (name, sha256, size_bytes, compression, status, error) VALUES ('holder', repeat('0', 64), 0, 'none', 'failed', 'test') RETURNING file_id",
+        "INSERT INTO recon.files (name, arrival, sha256, size_bytes, compression, status, error) VALUES ('holder', 'ingest', repeat('0', 64), 0, 'none', 'failed', 'test') RETURNING file_id",
       );
       await holder.query('BEGIN');
       await holder.query("INSERT INTO recon.transactions (transaction_id, file_id, line) VALUES ('LOCKED', $1, 1)", [rows[0]!.file_id]);

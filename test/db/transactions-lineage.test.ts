@@ -9,7 +9,7 @@ async function insertFile(database: Database): Promise<string> {
   fileCounter++;
   const { file_id } = await database.db
     .insertInto('recon.files')
-    .values({ name: `lineage-${fileCounter}.csv`, sha256: fileCounter.toString(16).padStart(64, 'a'), size_bytes: 1, compression: 'none', status: 'loaded' })
+    .values({ name: `lineage-${fileCounter}.csv`, sha256: fileCounter.toString(16).padStart(64, 'a'), size_bytes: 1, compression: 'none', status: 'loaded', arrival: 'ingest' })
     .returning('file_id')
     .executeTakeFirstOrThrow();
   return file_id;

@@ -39,7 +39,7 @@ describe.skipIf(!hasPostgres)('two loads of the same bytes at once (PostgreSQL o
   async function holdClaim(): Promise<HeldTransaction> {
     testDb = await createTestDatabase('postgres');
     return holdTransaction(testDb.env.DATABASE_URL!, [
-      `INSERT INTO recon.files (name, sha256, size_bytes, compression, status) VALUES ('winner.csv', '${SHA256}', ${CSV.length}, 'none', 'loaded')`,
+      `INSERT INTO recon.files (name, arrival, sha256, size_bytes, compression, status) VALUES ('winner.csv', 'ingest', '${SHA256}', ${CSV.length}, 'none', 'loaded')`,
     ]);
   }
 

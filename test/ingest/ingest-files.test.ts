@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ingestFiles } from '../../pipelines/ingest-files.ts';
+import { ingestExportFile, ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { FileResult } from '../../src/load/file-result.ts';
 import { packageRoot } from '../../src/package-root.ts';
@@ -228,6 +228,26 @@ describe.each(BACKENDS)('ingestFiles on %s', (backend) => {
       [results.map((r) => r.fileId)],
     );
     expect(left).toEqual({ transactions: 0, rejected: 0 });
+  });
+
+  it.skipIf(skip)('names a file by the name it is given, not the path it is read from, in recon.files and in every message', async () => {
+    const named = (name: string) => ({ path: fixture(name), name: `delivered ${name}`, arrival: { kind: 'ingest' } as const });
+    const warnings: string[] = [];
+    const trailing = await write('trailing.zip', Buffer.concat([zipArchive([{ name: 'export.csv', data: syntheticCsv('NM', 2) }]), Buffer.from('junk')]));
+    const loaded = await ingestExportFile(testDb.database, { path: trailing, name: 'delivered trailing.zip', arrival: { kind: 'ingest' } }, { timezone: 'UTC', limits, onWarning: (warning) => warnings.push(warning) });
+    expect(loaded).toMatchObject({ file: 'delivered trailing.zip', status: 'loaded' });
+    expect(warnings).toEqual(['delivered trailing.zip: 4 bytes after the end of the zip archive ignored']);
+
+    const failed: FileResult[] = [];
+    for (const [name] of FAILING_FIXTURES) failed.push(await ingestExportFile(testDb.database, named(name), { timezone: 'UTC', limits }));
+    for (const [index, result] of failed.entries()) {
+      const [name] = FAILING_FIXTURES[index]!;
+      expect(result).toMatchObject({ file: `delivered ${name}`, status: 'failed', error: expect.stringMatching(new RegExp(`^delivered ${name.replaceAll('.', '\\.')}: `)) });
+      expect((result as { error: string }).error).not.toContain(path.join(packageRoot(), 'fixtures'));
+    }
+    const files = await query<{ name: string; error: string | null }>('SELECT name, error FROM recon.files ORDER BY file_id');
+    expect(files.map((file) => file.name)).toEqual(['trailing.zip', ...FAILING_FIXTURES.map(([name]) => name)].map((name) => `delivered ${name}`));
+    for (const file of files) expect(file.error ?? '').not.toContain(path.join(packageRoot(), 'fixtures'));
   });
 
   it.skipIf(skip)('commits nothing of a file that fails after thousands of staged and rejected rows', async () => {

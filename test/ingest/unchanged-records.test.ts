@@ -6,6 +6,7 @@ import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { findUnchangedRecords } from '../../pipelines/unchanged-records.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
+import { givenFile } from '../../src/load/export-file.ts';
 import type { FileResult } from '../../src/load/file-result.ts';
 import { zipArchive } from '../../scripts/zip-archive.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
@@ -88,7 +89,7 @@ describe.each(BACKENDS)('loading only the records that change stored rows, on %s
     await ingest(probe.database, 'base.csv', 0);
     const size = (await stat(paths['overlap.csv']!)).size;
     const verdict = await probe.database.transaction((connection) =>
-      findUnchangedRecords(connection, paths['overlap.csv']!, size, { timezone: 'UTC', limits, fingerprintMinBytes: 0 }));
+      findUnchangedRecords(connection, givenFile(paths['overlap.csv']!), size, { timezone: 'UTC', limits, fingerprintMinBytes: 0 }));
     // Lines (header is 1): T5 at 6; T6 at 7 and 8; T7 at 9 and 10; T8 at 11 and 12; then T9 at 13 ... T3000 at 3004.
     expect(verdict).toEqual({
       neededLines: new Map([[0, new Set([6, 9, 10, 11, 12, 3005, 3006, 3007])]]),

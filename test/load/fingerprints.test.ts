@@ -23,7 +23,7 @@ describe.each(BACKENDS)('fingerprints of a file against the stored rows, on %s',
     testDb = await createTestDatabase(backend);
     const file = await testDb.database.db
       .insertInto('recon.files')
-      .values({ name: 'stored.csv', sha256: 'f'.repeat(64), size_bytes: 1, compression: 'none', status: 'loaded' })
+      .values({ name: 'stored.csv', sha256: 'f'.repeat(64), size_bytes: 1, compression: 'none', status: 'loaded', arrival: 'ingest' })
       .returning('file_id')
       .executeTakeFirstOrThrow();
     await testDb.database.db

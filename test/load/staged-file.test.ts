@@ -42,6 +42,7 @@ async function load(
     sha256: fileCounter.toString(16).padStart(64, '0'),
     sizeBytes: 1,
     compression: 'none',
+    arrival: { kind: 'ingest' },
   });
   const begun = await beginStaging(connection);
   const staged = ids ? { ...begun, ids } : begun;

@@ -46,17 +46,20 @@ describe.each(BACKENDS)('/metrics of the worker and the nightly runs on %s', (ba
       { run_date: '2026-11-21', as_of: finishedAt, state: 'failed', finished_at: finishedAt },
     ]).execute();
     // Two delivered files, as workers leave them: one loaded (12 rows, 2 rejected), one that failed to ingest.
-    const files = await db.insertInto('recon.files').values([
+    const files = [
       { name: 'delivery-1', sha256: 'a'.repeat(64), size_bytes: 10, compression: 'gzip', status: 'loaded', rows_total: 12, rows_rejected: 2 },
       { name: 'delivery-2', sha256: 'b'.repeat(64), size_bytes: 10, compression: 'gzip', status: 'failed', error_code: 'CSV_MALFORMED', error: 'delivery-2: line 3: unclosed quote' },
-    ]).returning('file_id').execute();
+    ] as const;
     for (const [index, file] of files.entries()) {
       const request = await db.insertInto('recon.export_requests')
         .values({ token: `metrics${index}tok`, order_ids: ['O1'], compression: 'gzip', state: index === 0 ? 'ingested' : 'failed', expires_at: new Date() })
         .returning('request_id').executeTakeFirstOrThrow();
-      await db.insertInto('recon.deliveries')
-        .values({ request_id: request.request_id, sha256: 'c'.repeat(64), bytes: 10, state: index === 0 ? 'ingested' : 'failed', file_id: file.file_id })
-        .execute();
+      const delivery = await db.insertInto('recon.deliveries')
+        .values({ request_id: request.request_id, sha256: file.sha256, bytes: 10, state: index === 0 ? 'ingested' : 'failed' })
+        .returning('delivery_id').executeTakeFirstOrThrow();
+      const { file_id } = await db.insertInto('recon.files').values({ ...file, arrival: 'delivery', delivery_id: delivery.delivery_id })
+        .returning('file_id').executeTakeFirstOrThrow();
+      await db.updateTable('recon.deliveries').set({ file_id }).where('delivery_id', '=', delivery.delivery_id).execute();
     }
 
     text = await registry.expose();

@@ -1,3 +1,4 @@
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,14 +30,17 @@ describe.each(BACKENDS)('stored deliveries read back on %s', (backend) => {
     return receiver.delivered.at(-1)!;
   }
 
-  it.skipIf(skip)('spools to a file named after the delivery and the sender\'s filename, reduced to harmless characters', async () => {
+  it.skipIf(skip)('spools to a file named after the delivery alone, in a folder of its own that remove() deletes', async () => {
     const deliveryId = await deliver('../../etc/ex port;1.csv.gz', Buffer.from('bytes'));
     const spooled = await spoolDelivery(testDb.database.db, deliveryId);
     try {
-      expect(path.basename(spooled.path)).toBe(`delivery-${deliveryId}-ex_port_1.csv.gz`);
+      expect(path.basename(spooled.path)).toBe(`delivery-${deliveryId}`);
+      expect(path.basename(path.dirname(spooled.path))).toMatch(new RegExp(`^recon-${process.pid}-delivery-`));
+      expect(await readFile(spooled.path, 'utf8')).toBe('bytes');
     } finally {
       await spooled.remove();
     }
+    await expect(stat(path.dirname(spooled.path))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it.skipIf(skip)('fails with DELIVERY_NOT_FOUND for an unknown delivery', async () => {

@@ -30,6 +30,11 @@ export interface ReportingSeed {
   readonly fileA: string;
   readonly fileB: string;
   readonly fileC: string;
+  /** A nightly delivery (run 2026-03-04, batch 2, attempt 2) and a backfill's answer, every row unchanged. */
+  readonly fileD: string;
+  readonly fileE: string;
+  readonly deliveryD: string;
+  readonly nightlyRunD: string;
   readonly importFile: string;
   readonly importDb: string;
   readonly run1: string;
@@ -39,7 +44,8 @@ export interface ReportingSeed {
 }
 
 /**
- * A small history written straight into recon's tables: three export files (one failed), six transactions,
+ * A small history written straight into recon's tables: five export files (three given to recon ingest, one of them
+ * failed, a nightly delivery and a backfill), six transactions,
  * five orders from two imports, rejected rows of both kinds, and four runs: run 1 judges everything, run 2
  * re-judges O1 (still an exception), O4 (resolved) and a new unknown ORDERID, run 3 is a suspect run,
  * run 4 never finished.
@@ -55,19 +61,45 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
   const file = async (values: Insertable<FilesTable>) =>
     String((await db.insertInto('recon.files').values(values).returning('file_id').executeTakeFirstOrThrow()).file_id);
   const fileA = await file({
-    name: 'exports/2026-03-02.csv', sha256: 'a'.repeat(64), size_bytes: 512, compression: 'none',
+    name: 'exports/2026-03-02.csv', arrival: 'ingest', sha256: 'a'.repeat(64), size_bytes: 512, compression: 'none',
     received_at: '2026-03-02T06:00:00Z', finished_at: '2026-03-02T06:00:01Z', status: 'loaded',
     rows_total: 4, rows_inserted: 3, rows_updated: 0, rows_unchanged: 0, rows_rejected: 1,
   });
   const fileB = await file({
-    name: 'exports/2026-03-03.zip', sha256: 'b'.repeat(64), size_bytes: 300, compression: 'zip',
+    name: 'exports/2026-03-03.zip', arrival: 'ingest', sha256: 'b'.repeat(64), size_bytes: 300, compression: 'zip',
     received_at: '2026-03-03T06:00:00Z', finished_at: '2026-03-03T06:00:02Z', status: 'loaded',
     rows_total: 3, rows_inserted: 3, rows_updated: 0, rows_unchanged: 0, rows_rejected: 0,
   });
   const fileC = await file({
-    name: 'exports/broken.csv.gz', sha256: 'c'.repeat(64), size_bytes: 20, compression: 'gzip',
+    name: 'exports/broken.csv.gz', arrival: 'ingest', sha256: 'c'.repeat(64), size_bytes: 20, compression: 'gzip',
     received_at: '2026-03-04T06:00:00Z', finished_at: '2026-03-04T06:00:00Z', status: 'failed',
     error_code: 'ARCHIVE_CORRUPT', error: 'truncated or corrupt gzip data (unexpected end of file)',
+  });
+  const { nightly_run_id: nightlyRunD } = await db
+    .insertInto('recon.nightly_runs')
+    .values({ run_date: '2026-03-04', as_of: '2026-03-04T01:30:00Z', state: 'reconciled' })
+    .returning('nightly_run_id')
+    .executeTakeFirstOrThrow();
+  const { request_id } = await db
+    .insertInto('recon.export_requests')
+    .values({ token: 'seedD0tok', nightly_run_id: nightlyRunD, order_ids: ['O1'], compression: 'gzip', batch: 2, attempt: 2, state: 'ingested', expires_at: '2026-03-05T01:30:00Z' })
+    .returning('request_id')
+    .executeTakeFirstOrThrow();
+  const { delivery_id: deliveryD } = await db
+    .insertInto('recon.deliveries')
+    .values({ request_id, received_at: '2026-03-04T02:31:00Z', sha256: 'd'.repeat(64), bytes: 90, filename: 'transactions-0304.csv.gz', state: 'ingested' })
+    .returning('delivery_id')
+    .executeTakeFirstOrThrow();
+  const fileD = await file({
+    name: `nightly 2026-03-04 batch 2 attempt 2: transactions-0304.csv.gz (delivery ${deliveryD})`, arrival: 'delivery', delivery_id: deliveryD,
+    sha256: 'd'.repeat(64), size_bytes: 90, compression: 'gzip', received_at: '2026-03-04T02:31:05Z', finished_at: '2026-03-04T02:31:06Z',
+    status: 'loaded', rows_total: 1, rows_inserted: 0, rows_updated: 0, rows_unchanged: 1, rows_rejected: 0,
+  });
+  await db.updateTable('recon.deliveries').set({ file_id: fileD }).where('delivery_id', '=', deliveryD).execute();
+  const fileE = await file({
+    name: 'backfill:getTransactions 2026-03-05T10:00:00Z O2', arrival: 'backfill', sha256: 'e'.repeat(64), size_bytes: 120, compression: 'none',
+    received_at: '2026-03-05T10:00:01Z', finished_at: '2026-03-05T10:00:01Z', status: 'loaded',
+    rows_total: 1, rows_inserted: 0, rows_updated: 0, rows_unchanged: 1, rows_rejected: 0,
   });
 
   const transaction = (id: string, fileId: string, line: number, fields: Partial<Insertable<TransactionsTable>>): Insertable<TransactionsTable> => ({
@@ -194,7 +226,7 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
     ])
     .execute();
 
-  return { asOf1, asOf2, asOf3, asOf4, fileA, fileB, fileC, importFile, importDb, run1, run2, run3, run4 };
+  return { asOf1, asOf2, asOf3, asOf4, fileA, fileB, fileC, fileD, fileE, deliveryD: String(deliveryD), nightlyRunD: String(nightlyRunD), importFile, importDb, run1, run2, run3, run4 };
 }
 
 type Value = string | number | boolean | null | unknown[] | Record<string, unknown>;

@@ -53,8 +53,8 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
       schedule_index: null, schedule_count: null, retry_index: null, retry_count: null, card_type: null, card_country: null,
       fees_minor: null, source_entry: null,
     };
-    const fileA = { source_file: 'exports/2026-03-02.csv' };
-    const fileB = { source_file: 'exports/2026-03-03.zip', source_entry: 'export.csv' };
+    const fileA = { source_file: 'exports/2026-03-02.csv', source_file_id: seed.fileA };
+    const fileB = { source_file: 'exports/2026-03-03.zip', source_entry: 'export.csv', source_file_id: seed.fileB };
     expect(await read('transactions', 'transaction_id')).toEqual([
       {
         ...common, ...fileA, transaction_id: 'T1', order_id: 'O1', operation_type: 'payment', occurred_at: '2026-03-01 23:35:00+00',
@@ -237,23 +237,47 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
 
   it.skipIf(skip)('reporting.files and reporting.rejected_rows: every file, and the rejected rows of exports and order imports', async () => {
     const files = await read('files', 'file_id');
+    const deliveredName = `nightly 2026-03-04 batch 2 attempt 2: transactions-0304.csv.gz (delivery ${seed.deliveryD})`;
+    const backfillName = 'backfill:getTransactions 2026-03-05T10:00:00Z O2';
     expect(files.map((f) => [f.file_id, f.name, f.compression, f.status, f.rows_rejected, f.error_code])).toEqual([
       [seed.fileA, 'exports/2026-03-02.csv', 'none', 'loaded', 1, null],
       [seed.fileB, 'exports/2026-03-03.zip', 'zip', 'loaded', 0, null],
       [seed.fileC, 'exports/broken.csv.gz', 'gzip', 'failed', null, 'ARCHIVE_CORRUPT'],
+      [seed.fileD, deliveredName, 'gzip', 'loaded', 0, null],
+      [seed.fileE, backfillName, 'none', 'loaded', 0, null],
     ]);
+    const notDelivered = { delivery_id: null, nightly_run_id: null, nightly_run_date: null, batch: null, batch_attempt: null };
     expect(files[2]).toEqual({
       file_id: seed.fileC, name: 'exports/broken.csv.gz', sha256: 'c'.repeat(64), size_bytes: '20', compression: 'gzip',
       received_at: '2026-03-04 06:00:00+00', finished_at: '2026-03-04 06:00:00+00', status: 'failed', rows_total: null,
       rows_inserted: null, rows_updated: null, rows_unchanged: null, rows_rejected: null, error_code: 'ARCHIVE_CORRUPT',
       error: 'truncated or corrupt gzip data (unexpected end of file)',
+      arrival: 'ingest', arrived_at: '2026-03-04 06:00:00+00', ...notDelivered,
     });
+    // A delivery arrived when the receiver stored it, before its ingest started.
+    expect(files[3]).toEqual({
+      file_id: seed.fileD, name: deliveredName, sha256: 'd'.repeat(64), size_bytes: '90', compression: 'gzip',
+      received_at: '2026-03-04 02:31:05+00', finished_at: '2026-03-04 02:31:06+00', status: 'loaded', rows_total: 1,
+      rows_inserted: 0, rows_updated: 0, rows_unchanged: 1, rows_rejected: 0, error_code: null, error: null,
+      arrival: 'delivery', arrived_at: '2026-03-04 02:31:00+00', delivery_id: seed.deliveryD, nightly_run_id: seed.nightlyRunD,
+      nightly_run_date: '2026-03-04', batch: 2, batch_attempt: 2,
+    });
+    expect(files[4]).toMatchObject({ arrival: 'backfill', arrived_at: '2026-03-05 10:00:01+00', ...notDelivered });
 
     const rejected = await read('rejected_rows', 'kind');
     expect(rejected.map(({ rejected_row_id: _id, ...row }) => row)).toEqual([
       { kind: 'export', file_id: seed.fileA, import_id: null, source_name: 'exports/2026-03-02.csv', entry: null, line: 5, raw: 'T7;O1;payment;x', reason: 'AMOUNT: not a decimal number' },
       { kind: 'orders', file_id: null, import_id: seed.importFile, source_name: 'orders/march.csv', entry: null, line: 3, raw: 'O9;1,5;EUR', reason: 'amount: not a decimal number' },
     ]);
+  });
+
+  it.skipIf(skip)('joins every transaction to its file by id: reporting.transactions.source_file_id is reporting.files.file_id', async () => {
+    const joined = await testDb.database.transaction((c) => c.query<{ transaction_id: string; source_file: string; name: string; arrival: string }>(
+      `SELECT t.transaction_id, t.source_file, f.name, f.arrival
+       FROM reporting.transactions t JOIN reporting.files f ON f.file_id = t.source_file_id ORDER BY t.transaction_id`,
+    ));
+    expect(joined.rows.map((row) => row.transaction_id)).toEqual(['T1', 'T2', 'T3', 'T4', 'T5', 'T6']);
+    for (const row of joined.rows) expect(row).toMatchObject({ name: row.source_file, arrival: 'ingest' });
   });
 
   it.skipIf(skip)('migrating again changes nothing; the reader role exists on PostgreSQL only', async () => {
