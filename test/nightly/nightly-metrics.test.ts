@@ -35,6 +35,7 @@ describe.each(BACKENDS)('/metrics of the worker and the nightly runs on %s', (ba
     expect(sample(text, 'recon_nightly_run_lag_seconds')).toBe(-1);
     expect(sample(text, 'recon_nightly_runs_failed')).toBe(0);
     expect(sample(text, 'recon_delivered_rows{outcome="loaded"}')).toBe(0);
+    expect(sample(text, 'recon_deliveries_quarantined')).toBe(0);
 
     // Nobody works these queues here: one job waits, one has run out of retries.
     await boss.send(QUEUES.ingestDelivery, { deliveryId: '1' });
@@ -54,8 +55,9 @@ describe.each(BACKENDS)('/metrics of the worker and the nightly runs on %s', (ba
       const request = await db.insertInto('recon.export_requests')
         .values({ token: `metrics${index}tok`, order_ids: ['O1'], compression: 'gzip', state: index === 0 ? 'ingested' : 'failed', expires_at: new Date() })
         .returning('request_id').executeTakeFirstOrThrow();
+      // The failed one was quarantined: its attempts failed the same way twice.
       const delivery = await db.insertInto('recon.deliveries')
-        .values({ request_id: request.request_id, sha256: file.sha256, bytes: 10, state: index === 0 ? 'ingested' : 'failed' })
+        .values({ request_id: request.request_id, sha256: file.sha256, bytes: 10, state: index === 0 ? 'ingested' : 'failed', quarantined_at: index === 0 ? null : new Date() })
         .returning('delivery_id').executeTakeFirstOrThrow();
       const { file_id } = await db.insertInto('recon.files').values({ ...file, arrival: 'delivery', delivery_id: delivery.delivery_id })
         .returning('file_id').executeTakeFirstOrThrow();
@@ -70,5 +72,6 @@ describe.each(BACKENDS)('/metrics of the worker and the nightly runs on %s', (ba
     expect(sample(text, 'recon_delivered_rows{outcome="loaded"}')).toBe(10);
     expect(sample(text, 'recon_delivered_rows{outcome="rejected"}')).toBe(2);
     expect(sample(text, 'recon_deliveries_failed')).toBe(1);
+    expect(sample(text, 'recon_deliveries_quarantined')).toBe(1);
   });
 });
