@@ -1,16 +1,30 @@
 # syntax=docker/dockerfile:1
-# recon's production image: built on Node 24 LTS, runs as a non-root user with production dependencies only.
+# recon's production image (target `runtime`, the default): Node 24 LTS, a non-root user, production dependencies
+# only, and no sandbox (a development package). Target `sandbox` is the sandbox of the payment service on its own,
+# for docker-compose.yml's demonstration.
 
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages ./packages
 # Scripts are skipped here: `prepare` would build before the sources are copied.
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+COPY cli ./cli
 COPY src ./src
 COPY pipelines ./pipelines
 COPY scripts/make-pglite-template.ts ./scripts/
 RUN npm run build
+
+FROM node:24-bookworm-slim AS sandbox
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY packages ./packages
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force && mkdir -p /shared && chown node:node /shared
+USER node
+ENTRYPOINT ["node", "packages/sandbox/src/cli/main.ts"]
+CMD ["--help"]
 
 FROM node:24-bookworm-slim AS runtime
 # lbzip2 decompresses bzip2 exports natively with about half the CPU of bzip2, which stays as the fallback
@@ -19,11 +33,14 @@ RUN apt-get update && apt-get install -y --no-install-recommends lbzip2 bzip2 &&
 ENV NODE_ENV=production RECON_DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+# The protocol package only: without packages/sandbox the install holds neither the sandbox nor its dependencies.
+COPY packages/protocol ./packages/protocol
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force \
+  && test ! -e node_modules/@recon/sandbox && test ! -e node_modules/nodemailer
 COPY --from=build /app/dist ./dist
 COPY sql ./sql
 COPY fixtures ./fixtures
-RUN ln -s /app/dist/src/cli/main.js /usr/local/bin/recon && chmod +x /app/dist/src/cli/main.js \
+RUN ln -s /app/dist/cli/main.js /usr/local/bin/recon && chmod +x /app/dist/cli/main.js \
   && mkdir -p /data /shared && chown node:node /data /shared
 USER node
 VOLUME /data

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`--rows must be a positive integer, got '${args.rows}'`);
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const work = path.join(root, 'bench', '.work');
-  const cli = path.join(root, 'dist', 'src', 'cli', 'main.js');
+  const cli = path.join(root, 'dist', 'cli', 'main.js');
   const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
   buildRecon(root, log);

@@ -34,7 +34,7 @@ if (!adminUrl) {
 }
 const work = path.join(root, 'bench', '.work');
 mkdirSync(work, { recursive: true });
-const cli = path.join(root, 'dist', 'src', 'cli', 'main.js');
+const cli = path.join(root, 'dist', 'cli', 'main.js');
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
 const databases = benchDatabases(adminUrl, cli);

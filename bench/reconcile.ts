@@ -26,7 +26,7 @@ const TARGET_RSS_MB = 256;
 const DATABASE = 'recon_bench_reconcile';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const cli = path.join(root, 'dist', 'src', 'cli', 'main.js');
+const cli = path.join(root, 'dist', 'cli', 'main.js');
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const count = (n: number) => n.toLocaleString('en');
 

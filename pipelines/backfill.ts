@@ -14,7 +14,7 @@ import { createStagingRowEncoder, type StagingRowEncoder } from '../src/load/sta
 import { planHeader } from '../src/normalize/header-plan.ts';
 import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
 import { readExportAnswer, type ExportAnswer, type ExportAnswerRecord } from '../src/parse/export-answer.ts';
-import { EXPORT_COLUMNS } from '../src/protocol/export-columns.ts';
+import { EXPORT_COLUMNS } from '@recon/protocol';
 import { loadCurrentVerdicts } from '../src/reconcile/current-verdicts.ts';
 import { reconcile } from '../src/reconcile/reconcile.ts';
 import { describeFailure, isConcurrentLoadOfSameBytes } from './ingest-failure.ts';

@@ -10,15 +10,13 @@ import { ReconError } from '../src/errors.ts';
 import { createMetricsRegistry } from '../src/metrics/metrics-registry.ts';
 import { listNightlyRuns, type NightlyRunReport } from '../src/nightly/nightly-run-report.ts';
 import { dateInZone, triggerNightlyRun } from '../src/nightly/nightly-scheduler.ts';
-import { advanceSender, startNightlyWorker } from '../src/nightly/nightly-worker.ts';
-import { startReconServices } from '../src/nightly/recon-services.ts';
+import { advanceSender, startNightlyWorker } from './nightly/nightly-worker.ts';
+import { startReconServices } from './nightly/recon-services.ts';
 import { loadRunReport, oldestOpenExceptions } from '../src/report/report-queries.ts';
 import { renderHtml } from '../src/report/report-html.ts';
 import { renderTable } from '../src/report/report-table.ts';
 import { writeFileAtomically } from '../src/report/report-output.ts';
-import { createSandbox } from '../src/sandbox/sandbox.ts';
-import { formatOrdersCsv } from '../src/sandbox/scenario/orders-csv.ts';
-import { scenarioOrders } from '../src/sandbox/scenario/scenario-orders.ts';
+import { createSandbox, formatOrdersCsv, scenarioOrders } from '@recon/sandbox';
 import { importOrderFiles } from './import-orders.ts';
 
 export interface DemoOptions {

@@ -1,4 +1,4 @@
-import { writeZip } from '../src/sandbox/export/zip-writer.ts';
+import { writeZip } from '@recon/sandbox';
 import { pseudoRandomBytes } from './pseudo-random-bytes.ts';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {

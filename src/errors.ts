@@ -40,8 +40,6 @@ export type ReconErrorCode =
   | 'DATABASE'
   | 'MIGRATION'
   // payment service protocol
-  | 'PROTOCOL_INVALID_FIELD'
-  | 'PROTOCOL_HASH'
   | 'PROTOCOL_RESPONSE'
   | 'SERVICE_ERROR'
   | 'NETWORK'

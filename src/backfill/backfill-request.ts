@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FileIdentity } from '../load/files-repository.ts';
-import { joinIds } from '../protocol/form-encoding.ts';
+import { joinIds } from '@recon/protocol';
 import type { ExportAnswer } from '../parse/export-answer.ts';
 
 /**

@@ -1,7 +1,5 @@
 import { ReconError } from '../errors.ts';
-import { FIELD_DICTIONARY } from '../protocol/field-dictionary.ts';
-import { describeFormat, matchesFormat } from '../protocol/field-format.ts';
-import { splitIds } from '../protocol/form-encoding.ts';
+import { describeFormat, FIELD_DICTIONARY, matchesFormat, splitIds } from '@recon/protocol';
 
 /**
  * The ORDERIDs an operator asks a backfill for: from `--order-id` and from an `--orders-file`, checked against the

@@ -1,15 +1,6 @@
 import type { z } from 'zod';
 import { ReconError } from '../errors.ts';
-import { execCodeFamily, isRetryableExecCode } from '../protocol/exec-codes.ts';
-import { PROTOCOL_VERSION } from '../protocol/field-dictionary.ts';
-import type { OperationType } from '../protocol/field-dictionary.ts';
-import { encodeRequest } from '../protocol/form-encoding.ts';
-import type { Params } from '../protocol/form-encoding.ts';
-import { signParams } from '../protocol/hash.ts';
-import type { PaymentMethod } from '../protocol/operation-fields.ts';
-import { getTransactionsResponseSchema, processResponseSchema } from '../protocol/response-schemas.ts';
-import type { ExportRow, GetTransactionsResponse, ProcessResponse } from '../protocol/response-schemas.ts';
-import { validateRequest } from '../protocol/validate-request.ts';
+import { encodeRequest, execCodeFamily, getTransactionsResponseSchema, isRetryableExecCode, processResponseSchema, PROTOCOL_VERSION, signParams, validateRequest, type ExportRow, type GetTransactionsResponse, type OperationType, type Params, type PaymentMethod, type ProcessResponse } from '@recon/protocol';
 import { withRetries } from './backoff.ts';
 import type { RetryPolicy } from './backoff.ts';
 import { postForm } from './post-form.ts';

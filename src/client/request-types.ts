@@ -1,6 +1,4 @@
-import type { Compression, PaymentOption } from '../protocol/field-dictionary.ts';
-import type { CartFieldName } from '../protocol/field-dictionary.ts';
-import type { ExportColumn } from '../protocol/export-columns.ts';
+import type { CartFieldName, Compression, ExportColumn, PaymentOption } from '@recon/protocol';
 
 /**
  * Typed requests, fields named as in payment-api-3.0.md. The client adds IDENTIFIER, OPERATIONTYPE,

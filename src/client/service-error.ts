@@ -1,5 +1,5 @@
 import { ReconError } from '../errors.ts';
-import { describeExecCode } from '../protocol/exec-codes.ts';
+import { describeExecCode } from '@recon/protocol';
 
 /** The service answered, with an EXECCODE outside the success family (0xxx). */
 export class ServiceError extends ReconError {

@@ -1,6 +1,4 @@
-import { joinColumns } from '../protocol/export-columns.ts';
-import { joinIds } from '../protocol/form-encoding.ts';
-import type { CartItem, Params } from '../protocol/form-encoding.ts';
+import { joinColumns, joinIds, type CartItem, type Params } from '@recon/protocol';
 import type { AsyncExportRequest, CartItemInput, SyncExportRequest } from './request-types.ts';
 
 type Field = string | bigint | readonly CartItemInput[] | undefined;

@@ -48,18 +48,6 @@ const EnvSchema = z.object({
   // An export zip holds one csv and perhaps a few metadata entries; ten thousand is far beyond any real one, and far
   // below the hundreds of thousands of entries whose directory alone fills the heap.
   RECON_MAX_ZIP_ENTRIES: positiveInt.default(10_000),
-  RECON_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  RECON_SANDBOX_HOST: z.string().min(1).default('127.0.0.1'),
-  RECON_SANDBOX_IDENTIFIER: z.string().min(1).max(32).default('sandbox-merchant'),
-  RECON_SANDBOX_SECRET: z.string().min(1).default('sandbox-secret'),
-  RECON_SANDBOX_NOTIFY_URL: z.string().url().optional(),
-  RECON_SANDBOX_SMTP: z.string().regex(/^[^:]+:\d+$/, 'expected HOST:PORT').optional(),
-  RECON_SANDBOX_SEED: z.coerce.number().int().min(0).max(2 ** 32 - 1).optional(),
-  RECON_SANDBOX_CALLBACK_FORMAT: z.enum(['multipart', 'raw']).default('multipart'),
-  RECON_SANDBOX_DROP_CALLBACKS: nonNegativeInt.default(0),
-  RECON_SANDBOX_DUPLICATE_CALLBACKS: z.stringbool().default(false),
-  RECON_SANDBOX_ORDERS_OUT: z.string().min(1).optional(),
-  RECON_SANDBOX_EXPORT_LAG_SECONDS: nonNegativeInt.default(0),
   RECON_AMOUNT_TOLERANCE_MINOR: minorUnits.default(0n),
   RECON_GRACE_HOURS: nonNegativeInt.default(24),
   RECON_RECONCILE_CONNECTIONS: z.coerce.number().int().min(1).max(8).default(2),
@@ -97,7 +85,6 @@ export interface Config {
   /** Time zone of the DATE column of exports, when the export does not say otherwise. */
   readonly timezone: string;
   readonly limits: IngestLimits;
-  readonly sandbox: SandboxConfig;
   readonly reconcile: ReconcileSettings;
   readonly orders: OrdersSourceConfig;
   readonly service: ServiceConfig;
@@ -203,26 +190,6 @@ export interface IngestLimits {
   readonly maxZipEntries: number;
 }
 
-export interface SandboxConfig {
-  readonly port: number;
-  readonly host: string;
-  readonly identifier: string;
-  readonly secret: string;
-  readonly notifyUrl: string | undefined;
-  readonly smtp: string | undefined;
-  /** Start from the deterministic scenario of this seed; an empty store when undefined. */
-  readonly seed: number | undefined;
-  /** How CALLBACKURL exports are POSTed: a multipart upload, or the file's bytes as the body. */
-  readonly callbackFormat: 'multipart' | 'raw';
-  /** The first N CALLBACKURL deliveries are lost (never sent, answered 0000 all the same). */
-  readonly dropCallbacks: number;
-  /** Every CALLBACKURL delivery is sent twice. */
-  readonly duplicateCallbacks: boolean;
-  /** Where to write the seeded scenario's orders as an orders csv (needs `seed`). */
-  readonly ordersOut: string | undefined;
-  /** Transactions younger than this (sandbox clock) are left out of every export. */
-  readonly exportLagSeconds: number;
-}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
@@ -241,20 +208,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxUncompressedBytes: e.RECON_MAX_UNCOMPRESSED_BYTES,
       maxCompressionRatio: e.RECON_MAX_COMPRESSION_RATIO,
       maxZipEntries: e.RECON_MAX_ZIP_ENTRIES,
-    }),
-    sandbox: Object.freeze({
-      port: e.RECON_SANDBOX_PORT,
-      host: e.RECON_SANDBOX_HOST,
-      identifier: e.RECON_SANDBOX_IDENTIFIER,
-      secret: e.RECON_SANDBOX_SECRET,
-      notifyUrl: e.RECON_SANDBOX_NOTIFY_URL,
-      smtp: e.RECON_SANDBOX_SMTP,
-      seed: e.RECON_SANDBOX_SEED,
-      callbackFormat: e.RECON_SANDBOX_CALLBACK_FORMAT,
-      dropCallbacks: e.RECON_SANDBOX_DROP_CALLBACKS,
-      duplicateCallbacks: e.RECON_SANDBOX_DUPLICATE_CALLBACKS,
-      ordersOut: e.RECON_SANDBOX_ORDERS_OUT,
-      exportLagSeconds: e.RECON_SANDBOX_EXPORT_LAG_SECONDS,
     }),
     reconcile: Object.freeze({
       toleranceMinor: e.RECON_AMOUNT_TOLERANCE_MINOR,

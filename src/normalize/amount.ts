@@ -1,4 +1,4 @@
-import { currencyMinorUnits } from '../protocol/iso-4217.ts';
+import { currencyMinorUnits } from '@recon/protocol';
 import { CHAR_0, CHAR_DOT, CHAR_MINUS, isDigit, paddedEnd, paddedStart } from './ascii.ts';
 import { quoteValue, RuleViolation } from './rule-violation.ts';
 

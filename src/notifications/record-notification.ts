@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
-import { verifyHash } from '../protocol/hash.ts';
+import { verifyHash } from '@recon/protocol';
 import { notificationColumns, storableFields } from './notification-row.ts';
 
 export interface RecordedNotification {

@@ -1,4 +1,4 @@
-import type { ExportRow } from '../protocol/response-schemas.ts';
+import type { ExportRow } from '@recon/protocol';
 
 /**
  * The DATA of a synchronous getTransactions answer, made into what a csv export gives the rest of ingest: a header

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { decodeNotification } from '../protocol/notification-encoding.ts';
-import { ProtocolError } from '../protocol/protocol-error.ts';
+import { decodeNotification, ProtocolError } from '@recon/protocol';
 import { Refusal } from './refusal.ts';
 import { mediaType, pumpStream } from './request-body.ts';
 import { guardAgainstSlowClient, SlowClientError, type SlowClientRule } from './slow-client-guard.ts';

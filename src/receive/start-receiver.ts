@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { ReconError } from '../errors.ts';
-import { createBoundedServer, DEFAULT_LISTENER_LIMITS, listen, type ListenerLimits } from './bounded-http-server.ts';
+import { createBoundedServer, DEFAULT_LISTENER_LIMITS, listen, type ListenerLimits } from '@recon/protocol';
 import { createReceiver, type ReceiverOptions } from './receiver.ts';
 
 export interface StartReceiverOptions extends ReceiverOptions {

@@ -1,4 +1,4 @@
-import { currencyMinorUnits } from '../protocol/iso-4217.ts';
+import { currencyMinorUnits } from '@recon/protocol';
 
 /**
  * Amounts are integers of minor units (digit strings or bigint); people read them in major units with the

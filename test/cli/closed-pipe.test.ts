@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { packageRoot } from '../../src/package-root.ts';
 
 it('exits quietly when the reader of its output goes away (recon ... | head)', async () => {
-  const child = spawn(process.execPath, [path.join('src', 'cli', 'main.ts'), '--help'], {
+  const child = spawn(process.execPath, [path.join('cli', 'main.ts'), '--help'], {
     cwd: packageRoot(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

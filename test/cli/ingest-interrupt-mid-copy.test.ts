@@ -98,7 +98,7 @@ describe('recon ingest interrupted mid-COPY on pglite', () => {
   function startOnTerminal(stdoutFile: string) {
     const env = { ...process.env };
     for (const name of Object.keys(env)) if (name === 'DATABASE_URL' || name.startsWith('RECON_')) delete env[name];
-    const command = `exec '${process.execPath}' src/cli/main.ts ingest '${file}' > '${stdoutFile}'`;
+    const command = `exec '${process.execPath}' cli/main.ts ingest '${file}' > '${stdoutFile}'`;
     const script = spawn('script', ['--quiet', '--return', '--flush', '--command', command, '/dev/null'], {
       cwd: packageRoot(),
       env: { ...env, SHELL: '/bin/sh', RECON_DATA_DIR: testDb.env.RECON_DATA_DIR },

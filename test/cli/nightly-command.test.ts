@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NightlyRunReport } from '../../src/nightly/nightly-run-report.ts';
-import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
+import { createSandbox, type Sandbox } from '@recon/sandbox';
 import { DAY, insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { holdTransaction, lockWaiters, type HeldTransaction } from '../support/held-transaction.ts';
 import { refusingBaseUrl } from '../support/loopback.ts';

@@ -22,21 +22,21 @@ export interface RunningRecon {
  * The V8 flags of the executable's shebang (`#!/usr/bin/env -S node FLAGS`): recon runs with them as users run it.
  * They matter on PGlite, whose wasm they keep off the optimizing compiler (seconds and hundreds of MB a process).
  */
-export const NODE_FLAGS = readFileSync(path.join(packageRoot(), 'src', 'cli', 'main.ts'), 'utf8')
+export const NODE_FLAGS = readFileSync(path.join(packageRoot(), 'cli', 'main.ts'), 'utf8')
   .split('\n', 1)[0]!
   .replace(/^#!\/usr\/bin\/env -S node\s*/, '')
   .split(/\s+/)
   .filter((flag) => flag.startsWith('--'));
 
 /**
- * Starts `node FLAGS src/cli/main.ts ARGS` from the package root as a real subprocess (stdout and stderr are
+ * Starts `node FLAGS cli/main.ts ARGS` from the package root as a real subprocess (stdout and stderr are
  * pipes, not a terminal). `env` replaces the database variables of this process's environment entirely,
  * so a PGlite run never inherits the DATABASE_URL of the test environment.
  */
 export function startRecon(args: string[], env: Record<string, string | undefined>, options: { maxOpenFiles?: number } = {}): RunningRecon {
   const base = { ...process.env };
   for (const name of Object.keys(base)) if (name === 'DATABASE_URL' || name.startsWith('RECON_')) delete base[name];
-  const command = [process.execPath, ...NODE_FLAGS, path.join('src', 'cli', 'main.ts'), ...args];
+  const command = [process.execPath, ...NODE_FLAGS, path.join('cli', 'main.ts'), ...args];
   // A descriptor limit of its own, as a host with a low `ulimit -n` gives it: the shell sets it, then becomes node.
   const [file, argv] = options.maxOpenFiles === undefined
     ? [command[0]!, command.slice(1)]

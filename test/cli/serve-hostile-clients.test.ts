@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Schema } from '../../src/db/schema.ts';
-import { encodeNotification } from '../../src/protocol/notification-encoding.ts';
+import { encodeNotification } from '@recon/protocol';
 import { issueExportToken } from '../../src/receive/export-token.ts';
 import { multipart, send } from '../receive/receiver-harness.ts';
 import { refusingBaseUrl } from '../support/loopback.ts';

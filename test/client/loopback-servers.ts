@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { decodeRequest } from '../../src/protocol/form-encoding.ts';
-import type { Params } from '../../src/protocol/form-encoding.ts';
+import { decodeRequest, type Params } from '@recon/protocol';
 import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 
 /** Real HTTP servers on 127.0.0.1 that count what they receive, one per failure mode the client must handle. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyHash } from '../../src/protocol/hash.ts';
+import { verifyHash } from '@recon/protocol';
 import { ServiceError } from '../../src/client/service-error.ts';
 import { answer, captured, captureRequest, clientFor, redirected, rejectionOf, SECRET, walletPayment } from './client-fixtures.ts';
 import { answering, startServer } from './loopback-servers.ts';

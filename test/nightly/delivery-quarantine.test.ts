@@ -3,7 +3,7 @@ import { createPaymentClient } from '../../src/client/payment-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { advanceNightlyRun } from '../../src/nightly/advance-nightly-run.ts';
 import { endFailedAttempt, startIngestAttempt, WORKER_DIED } from '../../src/nightly/delivery-attempts.ts';
-import { ingestDelivery } from '../../src/nightly/ingest-delivery.ts';
+import { ingestDelivery } from '../../pipelines/nightly/ingest-delivery.ts';
 import { startNightlyRun } from '../../src/nightly/nightly-run.ts';
 import { listNightlyRuns, formatNightlyRun } from '../../src/nightly/nightly-run-report.ts';
 import { answering, startServer, type LoopbackServer } from '../client/loopback-servers.ts';

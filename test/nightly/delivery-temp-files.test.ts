@@ -6,8 +6,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createPaymentClient } from '../../src/client/payment-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
-import { ingestDelivery } from '../../src/nightly/ingest-delivery.ts';
-import { startReconServices, type ReconServices } from '../../src/nightly/recon-services.ts';
+import { ingestDelivery } from '../../pipelines/nightly/ingest-delivery.ts';
+import { startReconServices, type ReconServices } from '../../pipelines/nightly/recon-services.ts';
 import { issueExportToken } from '../../src/receive/export-token.ts';
 import { multipart, send, startTestReceiver, type TestReceiver } from '../receive/receiver-harness.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';

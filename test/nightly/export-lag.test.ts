@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfill } from '../../pipelines/backfill.ts';
 import { createPaymentClient, type PaymentClient } from '../../src/client/payment-client.ts';
-import { createSandboxClock } from '../../src/sandbox/clock.ts';
-import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
+import { createSandbox, createSandboxClock, type Sandbox } from '@recon/sandbox';
 import { insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { IDENTIFIER, SECRET, startNightlyHarness } from './nightly-harness.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
+import { createSandbox, type Sandbox } from '@recon/sandbox';
 import { insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { IDENTIFIER, SECRET, startNightlyHarness, type NightlyHarness } from './nightly-harness.ts';

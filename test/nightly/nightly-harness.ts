@@ -5,8 +5,8 @@ import type { Database } from '../../src/db/database.ts';
 import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
 import { findNightlyRun } from '../../src/nightly/nightly-run.ts';
 import { triggerNightlyRun } from '../../src/nightly/nightly-scheduler.ts';
-import { advanceSender } from '../../src/nightly/nightly-worker.ts';
-import { startReconServices } from '../../src/nightly/recon-services.ts';
+import { advanceSender } from '../../pipelines/nightly/nightly-worker.ts';
+import { startReconServices } from '../../pipelines/nightly/recon-services.ts';
 import type { RunningReceiver } from '../../src/receive/start-receiver.ts';
 
 export const IDENTIFIER = 'NIGHTLY';

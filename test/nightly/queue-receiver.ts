@@ -2,7 +2,7 @@ import type { PgBoss } from 'pg-boss';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
-import { startReconServices } from '../../src/nightly/recon-services.ts';
+import { startReconServices } from '../../pipelines/nightly/recon-services.ts';
 import type { RunningReceiver } from '../../src/receive/start-receiver.ts';
 
 /**

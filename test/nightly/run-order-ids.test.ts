@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { runOrderIds } from '../../src/nightly/run-order-ids.ts';
 import { recordNotification } from '../../src/notifications/record-notification.ts';
-import { signParams } from '../../src/protocol/hash.ts';
+import { signParams } from '@recon/protocol';
 import { reconcile } from '../../src/reconcile/reconcile.ts';
 import { insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';

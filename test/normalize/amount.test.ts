@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CURRENCIES } from '../../src/protocol/iso-4217.ts';
+import { CURRENCIES } from '@recon/protocol';
 import { normalizeAmount } from '../../src/normalize/amount.ts';
 import { RuleViolation } from '../../src/normalize/rule-violation.ts';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalizeCurrency } from '../../src/normalize/currency.ts';
-import { CURRENCY_CODES } from '../../src/protocol/iso-4217.ts';
+import { CURRENCY_CODES } from '@recon/protocol';
 import { RuleViolation } from '../../src/normalize/rule-violation.ts';
 
 describe('normalizeCurrency', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfill, type BackfillClient } from '../../pipelines/backfill.ts';
 import { createPaymentClient, type PaymentClient } from '../../src/client/payment-client.ts';
-import { EXPORT_COLUMNS } from '../../src/protocol/export-columns.ts';
-import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
+import { EXPORT_COLUMNS } from '@recon/protocol';
+import { createSandbox, type Sandbox } from '@recon/sandbox';
 import { answering, startServer, type LoopbackServer } from '../client/loopback-servers.ts';
 import { ago, DAY, insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { expectReconError } from '../support/expect-recon-error.ts';

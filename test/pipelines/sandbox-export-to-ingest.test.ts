@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { createPaymentClient } from '../../src/client/payment-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
+import { createSandbox, type Sandbox } from '@recon/sandbox';
 import { createArrivals } from '../support/arrivals.ts';
 import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';

@@ -3,7 +3,7 @@ import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { createPaymentClient } from '../../src/client/payment-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { spoolDelivery } from '../../src/receive/spool-delivery.ts';
-import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
+import { createSandbox, type Sandbox } from '@recon/sandbox';
 import { startTestReceiver, type TestReceiver } from '../receive/receiver-harness.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 

@@ -4,11 +4,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { EXPORT_COLUMNS } from '../../src/protocol/export-columns.ts';
-import { createSandboxClock } from '../../src/sandbox/clock.ts';
-import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
-import { startUploadReceiver, type UploadReceiver } from '../sandbox/export/upload-receiver.ts';
-import { answerCardholderPage, cardholderPageUrl, postSigned, walletParams } from '../sandbox/support/sandbox-harness.ts';
+import { EXPORT_COLUMNS } from '@recon/protocol';
+import { createSandbox, createSandboxClock, type Sandbox } from '@recon/sandbox';
+import { startUploadReceiver, type UploadReceiver } from '../../packages/sandbox/test/export/upload-receiver.ts';
+import { answerCardholderPage, cardholderPageUrl, postSigned, walletParams } from '../../packages/sandbox/test/support/sandbox-harness.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 /**

@@ -6,11 +6,8 @@ import { backfill } from '../../pipelines/backfill.ts';
 import { importOrderFiles } from '../../pipelines/import-orders.ts';
 import { createPaymentClient } from '../../src/client/payment-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { verifyHash } from '../../src/protocol/hash.ts';
-import { createSandboxClock } from '../../src/sandbox/clock.ts';
-import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
-import { formatOrdersCsv } from '../../src/sandbox/scenario/orders-csv.ts';
-import { scenarioOrders, type ScenarioOrder } from '../../src/sandbox/scenario/scenario-orders.ts';
+import { verifyHash } from '@recon/protocol';
+import { createSandbox, createSandboxClock, formatOrdersCsv, scenarioOrders, type Sandbox, type ScenarioOrder } from '@recon/sandbox';
 import { SECRET, startTestReceiver, type TestReceiver } from '../receive/receiver-harness.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeNotification } from '../../src/protocol/notification-encoding.ts';
+import { encodeNotification } from '@recon/protocol';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { multipart, send, SECRET, startTestReceiver, type TestReceiver } from './receiver-harness.ts';
 

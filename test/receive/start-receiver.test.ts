@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetricsRegistry, type MetricsRegistry } from '../../src/metrics/metrics-registry.ts';
-import { encodeNotification } from '../../src/protocol/notification-encoding.ts';
+import { encodeNotification } from '@recon/protocol';
 import { issueExportToken } from '../../src/receive/export-token.ts';
 import type { ReceiverEvent } from '../../src/receive/receiver-event.ts';
 import { createReceiver } from '../../src/receive/receiver.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CURRENCIES } from '../../src/protocol/iso-4217.ts';
+import { CURRENCIES } from '@recon/protocol';
 import { minorToDecimal } from '../../src/report/money-format.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 

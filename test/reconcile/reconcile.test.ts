@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeHash } from '../../src/protocol/hash.ts';
+import { computeHash } from '@recon/protocol';
 import { recordNotification } from '../../src/notifications/record-notification.ts';
 import { reconcile, type ReconcileOptions } from '../../src/reconcile/reconcile.ts';
 import type { ReconcileScope } from '../../src/reconcile/reconcile-scope.ts';

@@ -1,0 +1,22 @@
+import { loadConfig } from '../../src/config/config.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
+import { parseCommandArgs, type CommandContext } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs(ctx.argv, { help: { type: 'boolean', short: 'h' } });
+  if (values.help) {
+    ctx.stdout.write('usage: recon migrate\n\nApplies the pending SQL migrations of sql/migrations to DATABASE_URL (or the embedded database).\n');
+    return EXIT.ok;
+  }
+  const config = loadConfig(ctx.env);
+  const database = await openDatabase(config);
+  try {
+    const applied = await migrate(database);
+    ctx.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'database is up to date\n');
+    return EXIT.ok;
+  } finally {
+    await database.close();
+  }
+}

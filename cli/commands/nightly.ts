@@ -1,0 +1,93 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadConfig } from '../../src/config/config.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
+import { isTransientDatabaseError } from '../../src/db/sql-state.ts';
+import { describeError, ReconError } from '../../src/errors.ts';
+import { formatNightlyRun, listNightlyRuns, type NightlyRunReport } from '../../src/nightly/nightly-run-report.ts';
+import { dateInZone, triggerNightlyRun } from '../../src/nightly/nightly-scheduler.ts';
+import { advanceSender } from '../../pipelines/nightly/nightly-worker.ts';
+import { openJobQueue } from '../../src/queue/job-queue.ts';
+import { parseCommandArgs, type CommandContext } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
+
+const USAGE = `usage: recon nightly [--date YYYY-MM-DD] [--wait] [--json]
+
+Starts the nightly run of a date (default: today in RECON_SCHEDULE_TIMEZONE) as the scheduler would; a date that
+has a run already attaches to it instead of starting a second. The run's work is done by a worker (recon serve
+or recon worker): it asks the service for the exports of the run's orders, ingests them as they arrive, then
+reconciles those orders as of the run's start.
+
+options:
+  --date YYYY-MM-DD   the run's date
+  --wait              wait until the run is reconciled (exit 0) or failed (exit 2); needs a running worker
+  --json              the run as one JSON object
+`;
+
+const WAIT_POLL_MS = 500;
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs(ctx.argv, {
+    date: { type: 'string' },
+    wait: { type: 'boolean' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  const config = loadConfig(ctx.env);
+  const runDate = values.date ?? dateInZone(new Date(), config.nightly.scheduleTimezone);
+  if (!isCalendarDate(runDate)) throw new ReconError('USAGE', `--date: expected YYYY-MM-DD, got '${runDate}'`);
+  const database = await openDatabase(config);
+  try {
+    await migrate(database);
+    const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds });
+    let started: { nightlyRunId: string; created: boolean };
+    try {
+      started = await triggerNightlyRun(database.db, runDate, new Date(), advanceSender(boss));
+    } finally {
+      await boss.stop({ graceful: false, close: false });
+    }
+    ctx.stderr.write(`recon nightly: ${started.created ? 'started' : 'attached to'} the run of ${runDate} (run ${started.nightlyRunId})\n`);
+    let report = await current(database.db, started.nightlyRunId);
+    // The run goes on in the workers whatever happens to this process's connection: a database that goes away for a
+    // while is waited out, and the exit code says how the run ended, not how the wait went.
+    let outage: string | undefined;
+    while (values.wait && report.state !== 'reconciled' && report.state !== 'failed') {
+      await sleep(WAIT_POLL_MS, undefined, { signal: ctx.signal }).catch(() => {
+        throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new ReconError('INTERRUPTED', 'interrupted');
+      });
+      try {
+        report = await current(database.db, started.nightlyRunId);
+      } catch (error) {
+        if (!isTransientDatabaseError(error)) throw error;
+        if (outage === undefined) ctx.stderr.write(`recon nightly: the database is unreachable (${describeError(error)}); still waiting\n`);
+        outage = describeError(error);
+        continue;
+      }
+      if (outage !== undefined) ctx.stderr.write('recon nightly: the database is back\n');
+      outage = undefined;
+      if (ctx.stderr.isTTY) ctx.stderr.write(`\x1b[2K${report.state}: ${JSON.stringify(report.requests)}\r`);
+    }
+    if (ctx.stderr.isTTY && values.wait) ctx.stderr.write('\x1b[2K');
+    ctx.stdout.write((values.json ? JSON.stringify(report) : formatNightlyRun(report)) + '\n');
+    return values.wait && report.state === 'failed' ? EXIT.failed : EXIT.ok;
+  } finally {
+    await database.close();
+  }
+}
+
+/** YYYY-MM-DD naming a day that exists: Date.parse takes 2026-02-30 (as March 2), which PostgreSQL refuses. */
+function isCalendarDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const time = Date.parse(`${text}T00:00:00Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === text;
+}
+
+async function current(db: Parameters<typeof listNightlyRuns>[0], nightlyRunId: string): Promise<NightlyRunReport> {
+  const [report] = await listNightlyRuns(db, { nightlyRunId });
+  if (!report) throw new ReconError('RUN_NOT_FOUND', `nightly run ${nightlyRunId} vanished`);
+  return report;
+}

@@ -1,0 +1,86 @@
+import { loadConfig } from '../../src/config/config.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
+import { ReconError } from '../../src/errors.ts';
+import { renderCsv } from '../../src/report/report-csv.ts';
+import { renderHtml } from '../../src/report/report-html.ts';
+import { renderJson } from '../../src/report/report-json.ts';
+import { checkOutputFolder, writeFileAtomically, writeToStream } from '../../src/report/report-output.ts';
+import { loadRunReport, oldestOpenExceptions, openExceptionPages } from '../../src/report/report-queries.ts';
+import { renderTable } from '../../src/report/report-table.ts';
+import { reportWarnings } from '../../src/report/run-report.ts';
+import { parseCommandArgs, type CommandContext } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
+
+const FORMATS = ['table', 'csv', 'json', 'html'] as const;
+type Format = (typeof FORMATS)[number];
+
+/** The lists that show only the head of the open exceptions; csv and json stream them all. */
+const LISTED = { table: 100, html: 1000 } as const;
+
+const USAGE = `usage: recon report [--format table|csv|json|html] [--out FILE] [--run ID]
+
+Reports a reconciliation run, the latest finished one unless --run names another: its totals, the bridge
+per currency (expected vs settled), the counts per status and the open exceptions with their explanation.
+A suspect run (orders expect money but no transaction was found) is flagged at the top of every format.
+
+options:
+  --format F   table  for a terminal (default; the ${LISTED.table} oldest open exceptions)
+               csv    sections of a spreadsheet-safe csv (every open exception)
+               json   one document, amounts as strings of minor units (every open exception)
+               html   one self-contained page: totals, a chart of verdicts per day, expected vs settled,
+                      the ${LISTED.html} oldest open exceptions with their explanation
+  --out FILE   write to FILE (a temporary file renamed into place) and print its path
+  --run ID     the run to report
+  -h, --help   this help
+
+exit codes: 0 the report was written; 2 no such run, no run yet, or FILE could not be written;
+1 usage or configuration error.
+`;
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs(ctx.argv, {
+    format: { type: 'string', default: 'table' },
+    out: { type: 'string' },
+    run: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  const format = values.format as Format;
+  if (!FORMATS.includes(format)) throw new ReconError('USAGE', `--format must be one of ${FORMATS.join(', ')}, not '${values.format}'`);
+  if (values.run !== undefined && !/^[1-9]\d{0,17}$/.test(values.run)) {
+    throw new ReconError('USAGE', `--run expects a run id (a positive whole number), not '${values.run}'`);
+  }
+  if (values.out !== undefined) await checkOutputFolder(values.out);
+  const config = loadConfig(ctx.env);
+
+  const database = await openDatabase(config);
+  try {
+    await migrate(database);
+    const report = await loadRunReport(database.db, values.run);
+    const runId = report.run.runId;
+    const options = { generatedAt: new Date() };
+    const allExceptions = () => openExceptionPages(database.db, runId, { signal: ctx.signal });
+    const chunks: AsyncIterable<string> | Iterable<string> =
+      format === 'csv' ? renderCsv(report, allExceptions(), options)
+      : format === 'json' ? renderJson(report, allExceptions(), options)
+      : format === 'html' ? [renderHtml(report, await oldestOpenExceptions(database.db, runId, LISTED.html), options)]
+      : [renderTable(report, await oldestOpenExceptions(database.db, runId, LISTED.table), options)];
+
+    if (values.out === undefined) {
+      await writeToStream(chunks, ctx.stdout);
+    } else {
+      ctx.stdout.write(`${await writeFileAtomically(values.out, chunks)}\n`);
+    }
+    // The table says it in its own lines; a file or a machine format could be read by no one: say it here too.
+    if (values.out !== undefined || format !== 'table') {
+      for (const warning of reportWarnings(report)) ctx.stderr.write(`recon report: run ${runId}: ${warning}\n`);
+    }
+    return EXIT.ok;
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,29 @@
+import { loadConfig } from '../../src/config/config.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
+import { formatNightlyRun, listNightlyRuns } from '../../src/nightly/nightly-run-report.ts';
+import { parseCommandArgs, type CommandContext } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
+
+const USAGE = `usage: recon runs [--json]
+
+The nightly runs, newest first: date, state, orders and batches, export requests by state, the reconciliation run.
+`;
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs(ctx.argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  if (values.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  const database = await openDatabase(loadConfig(ctx.env));
+  try {
+    await migrate(database);
+    const runs = await listNightlyRuns(database.db);
+    if (values.json) ctx.stdout.write(JSON.stringify(runs) + '\n');
+    else ctx.stdout.write(runs.length === 0 ? 'no nightly run yet\n' : runs.map(formatNightlyRun).join('\n') + '\n');
+    return EXIT.ok;
+  } finally {
+    await database.close();
+  }
+}

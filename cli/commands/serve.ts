@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { loadConfig } from '../../src/config/config.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
+import { ReconError } from '../../src/errors.ts';
+import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
+import { requireCallbackBase } from '../../src/nightly/callback-base.ts';
+import { registerNightlyMetrics } from '../../src/nightly/nightly-metrics.ts';
+import { startNightlyScheduler } from '../../src/nightly/nightly-scheduler.ts';
+import { advanceSender } from '../../pipelines/nightly/nightly-worker.ts';
+import { startReconServices } from '../../pipelines/nightly/recon-services.ts';
+import { serviceClient } from '../../src/client/service-client.ts';
+import { DEFAULT_SLOW_CLIENT_RULE } from '../../src/receive/slow-client-guard.ts';
+import { removeStaleTempFolders } from '../../src/temp/temp-folder.ts';
+import { parseCommandArgs, type CommandContext } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
+import { untilAborted, workerSettings } from './worker.ts';
+
+const USAGE = `usage: recon serve [--port P] [--host H]
+
+Runs recon's service until SIGTERM or SIGINT: the receiver (export deliveries on the path of
+RECON_CALLBACK_BASE_URL, notifications on /notify, /healthz, Prometheus /metrics), a worker (as recon worker)
+and the nightly scheduler (RECON_SCHEDULE in RECON_SCHEDULE_TIMEZONE). SIGTERM drains: /healthz answers 503,
+uploads in flight finish, the current job finishes, then exit 0.
+
+options (each also read from the environment variable shown; flags win):
+  --port P   port to listen on, 0 for any free one   RECON_PORT (8090)
+  --host H   address to listen on                    RECON_HOST (127.0.0.1)
+
+settings: DATABASE_URL (or the embedded database under RECON_DATA_DIR), RECON_SERVICE_URL, RECON_IDENTIFIER,
+RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_MAX_FILE_BYTES, RECON_SCHEDULE*, RECON_EXPORT_*, RECON_LOOKBACK_DAYS
+(see the README).
+`;
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const { values } = parseCommandArgs(ctx.argv, { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+  if (values.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  const config = loadConfig(ctx.env);
+  const port = values.port === undefined ? config.serve.port : parsePort(values.port);
+  const host = values.host ?? config.serve.host;
+  const client = serviceClient(config.service);
+  const callbackBaseUrl = requireCallbackBase(config.serve);
+  const log = (message: string) => ctx.stderr.write(`recon serve: ${message}\n`);
+
+  const database = await openDatabase(config);
+  try {
+    await removeStaleTempFolders();
+    await migrate(database);
+    const metrics = createMetricsRegistry();
+    registerNightlyMetrics(metrics, database.db);
+    const services = await startReconServices({
+      database,
+      heartbeatSeconds: config.queue.heartbeatSeconds,
+      log,
+      callbackBaseUrl,
+      worker: workerSettings(config, client),
+      receiver: {
+        host,
+        port,
+        secret: config.service.secret!,
+        maxFileBytes: config.limits.maxFileBytes,
+        maxUploads: config.serve.maxUploads,
+        slowClient: { ...DEFAULT_SLOW_CLIENT_RULE, minBytesPerSecond: config.serve.minUploadBytesPerSecond },
+        listenerLimits: { maxConnections: config.serve.maxConnections, maxConnectionsPerClient: config.serve.maxConnectionsPerClient },
+        metrics,
+      },
+    });
+    const scheduler = startNightlyScheduler(database.db, {
+      schedule: config.nightly.schedule,
+      timezone: config.nightly.scheduleTimezone,
+      onRunCreated: advanceSender(services.boss),
+      onError: log,
+    });
+    // The one line a supervisor or a test waits for.
+    ctx.stdout.write(`listening on ${services.receiver!.url}\n`);
+    await untilAborted(ctx.signal);
+    log('draining');
+    await scheduler.stop();
+    await services.close({ drainMs: config.queue.drainSeconds * 1000 });
+    return EXIT.ok;
+  } finally {
+    await database.close();
+  }
+}
+
+function parsePort(text: string): number {
+  const parsed = z.coerce.number().int().min(0).max(65535).safeParse(text);
+  if (!parsed.success) throw new ReconError('USAGE', `--port: expected 0-65535, got '${text}'`);
+  return parsed.data;
+}

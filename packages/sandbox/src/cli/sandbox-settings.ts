@@ -1,0 +1,123 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { CALLBACK_FORMATS, type CallbackFormat } from '../export/callback-switches.ts';
+import { SandboxError } from '../sandbox-error.ts';
+
+/** How `recon sandbox` (or `recon-sandbox`) is set up: each from a flag, else a RECON_SANDBOX_* variable, else a default. */
+export interface SandboxSettings {
+  readonly port: number;
+  readonly host: string;
+  /** The one merchant account served (IDENTIFIER) and its secret, the HASH key. */
+  readonly identifier: string;
+  readonly secret: string;
+  /** Where notifications are POSTed; recorded only when absent. */
+  readonly notifyUrl: string | undefined;
+  /** `HOST:PORT` of the SMTP server for MAILTO exports; MAILTO refused when absent. */
+  readonly smtp: string | undefined;
+  /** Start from the deterministic scenario of this seed; an empty store when undefined. */
+  readonly seed: number | undefined;
+  readonly callbackFormat: CallbackFormat;
+  /** The first N CALLBACKURL deliveries are lost (never sent, answered 0000 all the same). */
+  readonly dropCallbacks: number;
+  /** Every CALLBACKURL delivery is sent twice. */
+  readonly duplicateCallbacks: boolean;
+  /** Where to write the seeded scenario's orders csv (needs `seed`). */
+  readonly ordersOut: string | undefined;
+  /** Transactions younger than this (sandbox clock) are left out of every export. */
+  readonly exportLagSeconds: number;
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+const host = z.string().min(1);
+const identifier = z.string().min(1).max(32);
+const secret = z.string().min(1);
+const notifyUrl = z.url({ protocol: /^https?$/ });
+const smtp = z.string().regex(/^[^:]+:\d+$/, 'expected HOST:PORT');
+const seed = z.coerce.number().int().min(0).max(2 ** 32 - 1);
+const callbackFormat = z.enum(CALLBACK_FORMATS);
+const count = z.coerce.number().int().min(0);
+const path = z.string().min(1);
+
+const ENV = z.object({
+  RECON_SANDBOX_PORT: port.default(8080),
+  RECON_SANDBOX_HOST: host.default('127.0.0.1'),
+  RECON_SANDBOX_IDENTIFIER: identifier.default('sandbox-merchant'),
+  RECON_SANDBOX_SECRET: secret.default('sandbox-secret'),
+  RECON_SANDBOX_NOTIFY_URL: notifyUrl.optional(),
+  RECON_SANDBOX_SMTP: smtp.optional(),
+  RECON_SANDBOX_SEED: seed.optional(),
+  RECON_SANDBOX_CALLBACK_FORMAT: callbackFormat.default('multipart'),
+  RECON_SANDBOX_DROP_CALLBACKS: count.default(0),
+  RECON_SANDBOX_DUPLICATE_CALLBACKS: z.stringbool().default(false),
+  RECON_SANDBOX_ORDERS_OUT: path.optional(),
+  RECON_SANDBOX_EXPORT_LAG_SECONDS: count.default(0),
+});
+
+/** The same rules as the variables, so a flag and a variable accept the same values. */
+const FLAG_RULES = {
+  port,
+  host,
+  identifier,
+  secret,
+  'notify-url': notifyUrl,
+  smtp,
+  seed,
+  'callback-format': callbackFormat,
+  'drop-callbacks': count,
+  'orders-out': path,
+  'export-lag-seconds': count,
+};
+
+export const OPTIONS = {
+  ...(Object.fromEntries(Object.keys(FLAG_RULES).map((name) => [name, { type: 'string' }])) as Record<keyof typeof FLAG_RULES, { type: 'string' }>),
+  'duplicate-callbacks': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Flags win over variables, variables over defaults; a bad value is a USAGE SandboxError naming the flag or variable. */
+export function readSandboxSettings(argv: readonly string[], env: NodeJS.ProcessEnv): { help: boolean; settings: SandboxSettings } {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true }));
+  } catch (error) {
+    throw new SandboxError('USAGE', (error as Error).message, { cause: error });
+  }
+  const parsedEnv = ENV.safeParse(env);
+  if (!parsedEnv.success) {
+    const issue = parsedEnv.error.issues[0]!;
+    throw new SandboxError('USAGE', `invalid environment variable ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const e = parsedEnv.data;
+  const flag = <K extends keyof typeof FLAG_RULES>(name: K): z.infer<(typeof FLAG_RULES)[K]> | undefined => {
+    const value = (values as Partial<Record<string, string>>)[name];
+    if (value === undefined) return undefined;
+    const parsed = FLAG_RULES[name].safeParse(value);
+    if (!parsed.success) throw new SandboxError('USAGE', `invalid --${name} ${JSON.stringify(value)}: ${parsed.error.issues[0]!.message}`);
+    return parsed.data as z.infer<(typeof FLAG_RULES)[K]>;
+  };
+  return {
+    help: values.help === true,
+    settings: {
+      port: flag('port') ?? e.RECON_SANDBOX_PORT,
+      host: flag('host') ?? e.RECON_SANDBOX_HOST,
+      identifier: flag('identifier') ?? e.RECON_SANDBOX_IDENTIFIER,
+      secret: flag('secret') ?? e.RECON_SANDBOX_SECRET,
+      notifyUrl: flag('notify-url') ?? e.RECON_SANDBOX_NOTIFY_URL,
+      smtp: flag('smtp') ?? e.RECON_SANDBOX_SMTP,
+      seed: flag('seed') ?? e.RECON_SANDBOX_SEED,
+      callbackFormat: flag('callback-format') ?? e.RECON_SANDBOX_CALLBACK_FORMAT,
+      dropCallbacks: flag('drop-callbacks') ?? e.RECON_SANDBOX_DROP_CALLBACKS,
+      duplicateCallbacks: values['duplicate-callbacks'] ?? e.RECON_SANDBOX_DUPLICATE_CALLBACKS,
+      ordersOut: flag('orders-out') ?? e.RECON_SANDBOX_ORDERS_OUT,
+      exportLagSeconds: flag('export-lag-seconds') ?? e.RECON_SANDBOX_EXPORT_LAG_SECONDS,
+    },
+  };
+}
+
+/** `HOST:PORT` of an SMTP server. */
+export function parseSmtp(value: string): { host: string; port: number } {
+  const separator = value.lastIndexOf(':');
+  const smtpPort = Number(value.slice(separator + 1));
+  if (smtpPort < 1 || smtpPort > 65535) throw new SandboxError('USAGE', `invalid SMTP server ${JSON.stringify(value)}: port must be 1-65535`);
+  return { host: value.slice(0, separator), port: smtpPort };
+}

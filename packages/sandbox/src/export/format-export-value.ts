@@ -1,0 +1,67 @@
+import { currencyMinorUnits } from '@recon/protocol';
+
+/**
+ * Values of an export row written the way the service writes them (service-facts.md): every value a string,
+ * AMOUNT in major units with two decimals, EXECCODE without leading zeros, DATE `YYYY-MM-DD hh:mm:ss`.
+ */
+
+/**
+ * An amount in the currency's minor units, written in major units as the service writes AMOUNT: two decimals,
+ * or as many as the currency's ISO 4217 minor unit when it has more. 12390n EUR → '123.90', 1000n JPY →
+ * '1000.00', 1234n KWD → '1.234'. Exact: bigint arithmetic only, never a float on the money path.
+ */
+export function formatMinorUnits(minorUnits: bigint, currency: string): string {
+  const units = currencyMinorUnits(currency) ?? 2;
+  const scale = 10n ** BigInt(units);
+  const sign = minorUnits < 0n ? '-' : '';
+  const absolute = minorUnits < 0n ? -minorUnits : minorUnits;
+  const fraction = units === 0 ? '' : String(absolute % scale).padStart(units, '0');
+  return `${sign}${absolute / scale}.${fraction.padEnd(2, '0')}`;
+}
+
+/** '0000' → '0', '0002' → '2', '4001' → '4001'. */
+export function formatExecCode(execCode: string): string {
+  return execCode.replace(/^0+(?=\d)/, '');
+}
+
+/** `[index-count]`, e.g. `[1-3]`. */
+export function formatPosition(position: { readonly index: number; readonly count: number }): string {
+  return `[${position.index}-${position.count}]`;
+}
+
+const dateFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Whether `timeZone` is an IANA zone (or offset) this runtime knows. */
+export function isKnownTimeZone(timeZone: string): boolean {
+  try {
+    dateFormatterFor(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `YYYY-MM-DD hh:mm:ss` on the wall clock of `timeZone`. Throws RangeError for an unknown zone. */
+export function formatExportDate(date: Date, timeZone: string): string {
+  const parts: Record<string, string> = {};
+  for (const part of dateFormatterFor(timeZone).formatToParts(date)) parts[part.type] = part.value;
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+}
+
+function dateFormatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = dateFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    dateFormatters.set(timeZone, formatter);
+  }
+  return formatter;
+}

@@ -1,0 +1,270 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSandbox } from '../src/sandbox.ts';
+import { formatOrdersCsv } from '../src/scenario/orders-csv.ts';
+import { scenarioOrders } from '../src/scenario/scenario-orders.ts';
+import { createArrivals } from './support/arrivals.ts';
+import { startMailReceiver } from './export/mail-receiver.ts';
+import { startUploadReceiver } from './export/upload-receiver.ts';
+import { startNotificationReceiver } from './support/notification-receiver.ts';
+import { answerCardholderPage, cardholderPageUrl, postSigned, walletParams } from './support/sandbox-harness.ts';
+
+/** The package's own command, `recon-sandbox`, which `recon sandbox` runs too. */
+const MAIN = path.resolve(import.meta.dirname, '../src/cli/main.ts');
+
+// 127.0.0.2 is loopback on Linux; where it is not, the RECON_SANDBOX_HOST case listens on 127.0.0.1.
+const OTHER_LOOPBACK = await new Promise<string>((resolve) => {
+  const probe = createServer().once('error', () => resolve('127.0.0.1'));
+  probe.listen(0, '127.0.0.2', () => probe.close(() => resolve('127.0.0.2')));
+});
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly baseUrl: string;
+  stderr(): string;
+  /** Resolves once stderr matches `pattern`. */
+  stderrMatching(pattern: RegExp): Promise<void>;
+}
+
+/** `recon-sandbox ...` as a subprocess; resolves with the base URL it prints first. */
+async function startCli(args: string[], env: Record<string, string> = {}): Promise<Running> {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  const stderrArrivals = createArrivals();
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    stderrArrivals.notify();
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('\n')) resolve(stdout.split('\n')[0]!);
+    });
+    child.once('exit', (code) => reject(new Error(`recon-sandbox exited ${code}: ${stderr}`)));
+  });
+  return {
+    child,
+    baseUrl,
+    stderr: () => stderr,
+    stderrMatching: (pattern) => stderrArrivals.until(() => pattern.test(stderr)),
+  };
+}
+
+async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stderr };
+}
+
+async function stop(running: Running, signal: NodeJS.Signals): Promise<number | null> {
+  running.child.kill(signal);
+  const [code] = (await once(running.child, 'exit')) as [number | null];
+  return code;
+}
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+describe('recon-sandbox (CLI)', () => {
+  it('prints the base URL, serves with the flags\' account, notifies the flag\'s URL, and stops cleanly on SIGTERM', async () => {
+    const receiver = await startNotificationReceiver();
+    try {
+      const cli = await startCli(['--port', '0', '--identifier', 'CLI-SHOP', '--secret', 'cli-secret', '--notify-url', receiver.url]);
+      expect(cli.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const answer = await postSigned(cli.baseUrl, 'payment', walletParams({ IDENTIFIER: 'CLI-SHOP' }), 'cli-secret');
+      expect(answer).toMatchObject({ EXECCODE: '0002' });
+      const action = cardholderPageUrl(answer);
+      expect(action.startsWith(cli.baseUrl)).toBe(true);
+      await answerCardholderPage(action, 'validated');
+      await receiver.acceptedCount(1);
+      expect(new URLSearchParams(receiver.accepted()[0]).get('TRANSACTIONID')).toBe(answer['TRANSACTIONID']);
+      const clock = await (await fetch(`${cli.baseUrl}/sandbox/clock`)).text();
+      expect(clock).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+      expect(await stop(cli, 'SIGTERM')).toBe(0);
+      expect(cli.stderr()).toContain('delivered');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('reads every RECON_SANDBOX_* variable when no flag is given: host, port, account, notify URL, SMTP server, seed', async () => {
+    const receiver = await startNotificationReceiver();
+    const mail = await startMailReceiver();
+    try {
+      const cli = await startCli([], {
+        RECON_SANDBOX_HOST: OTHER_LOOPBACK,
+        RECON_SANDBOX_PORT: '0',
+        RECON_SANDBOX_IDENTIFIER: 'ENV-SHOP',
+        RECON_SANDBOX_SECRET: 'env-secret',
+        RECON_SANDBOX_NOTIFY_URL: receiver.url,
+        RECON_SANDBOX_SMTP: `${mail.host}:${mail.port}`,
+        RECON_SANDBOX_SEED: '7',
+      });
+      expect(cli.baseUrl.startsWith(`http://${OTHER_LOOPBACK}:`)).toBe(true);
+      await cli.stderrMatching(/seeded scenario 7: 40 orders/);
+      expect(cli.stderr()).toContain(`sandbox: account ENV-SHOP; notifications to ${receiver.url}`);
+
+      const exported = await postSigned(
+        cli.baseUrl,
+        'getTransactions',
+        { IDENTIFIER: 'ENV-SHOP', VERSION: '3.0', ORDERID: 'ORD-7-0001', MAILTO: 'ops@example.org', COMPRESSION: 'gzip' },
+        'env-secret',
+      );
+      expect(exported).toMatchObject({ EXECCODE: '0000' });
+      await mail.messageCount(1);
+      expect(mail.messages[0]!.to).toEqual(['ops@example.org']);
+      expect(mail.messages[0]!.mail.attachments[0]?.filename).toMatch(/\.csv\.gz$/);
+
+      // The seeded scenario's operations are notified too, as many as the same seed notifies in process.
+      const inProcess = createSandbox({ identifier: 'ENV-SHOP', secret: 'env-secret', seed: 7 });
+      const seededNotifications = inProcess.notifications.deliveries().length;
+      await inProcess.close();
+      expect(seededNotifications).toBeGreaterThan(40);
+      const payment = await postSigned(cli.baseUrl, 'payment', walletParams({ IDENTIFIER: 'ENV-SHOP' }), 'env-secret');
+      await answerCardholderPage(cardholderPageUrl(payment), 'validated');
+      await receiver.acceptedCount(seededNotifications + 1);
+      const notified = receiver.accepted().map((body) => new URLSearchParams(body));
+      expect(notified.filter((fields) => fields.get('TRANSACTIONID') === payment['TRANSACTIONID'])).toHaveLength(1);
+      const others = notified.filter((fields) => fields.get('TRANSACTIONID') !== payment['TRANSACTIONID']);
+      expect(others.filter((fields) => !fields.get('ORDERID')?.startsWith('ORD-7-'))).toEqual([]);
+      expect(await stop(cli, 'SIGINT')).toBe(0);
+    } finally {
+      await receiver.close();
+      await mail.close();
+    }
+  });
+
+  it('lets a flag win over its variable', async () => {
+    const env = { RECON_SANDBOX_PORT: '0', RECON_SANDBOX_IDENTIFIER: 'ENV-SHOP', RECON_SANDBOX_SECRET: 'env-secret', RECON_SANDBOX_SEED: '7' };
+    const cli = await startCli(['--secret', 'flag-secret', '--seed', '3'], env);
+    await cli.stderrMatching(/seeded scenario 3: /);
+    const payment = () => walletParams({ IDENTIFIER: 'ENV-SHOP' });
+    expect(await postSigned(cli.baseUrl, 'payment', payment(), 'flag-secret')).toMatchObject({ EXECCODE: '0002' });
+    expect(await postSigned(cli.baseUrl, 'payment', payment(), 'env-secret')).toMatchObject({ EXECCODE: '1003' });
+  });
+
+  it.each([
+    ['flags', ['--callback-format', 'raw', '--drop-callbacks', '1', '--duplicate-callbacks'], { RECON_SANDBOX_CALLBACK_FORMAT: 'multipart' }],
+    ['variables', [], { RECON_SANDBOX_CALLBACK_FORMAT: 'raw', RECON_SANDBOX_DROP_CALLBACKS: '1', RECON_SANDBOX_DUPLICATE_CALLBACKS: 'true' }],
+  ])('takes the callback switches from %s: raw bodies, the first delivery lost, every other sent twice', async (_from, args, env) => {
+    const uploads = await startUploadReceiver();
+    try {
+      const cli = await startCli(['--port', '0', '--identifier', 'CB-SHOP', '--secret', 'cb', '--seed', '7', ...args], env);
+      const exportTo = (path: string) =>
+        postSigned(cli.baseUrl, 'getTransactions', { IDENTIFIER: 'CB-SHOP', VERSION: '3.0', ORDERID: 'ORD-7-0001', COMPRESSION: 'gzip', CALLBACKURL: `${uploads.url}${path}` }, 'cb');
+      expect(await exportTo('/lost')).toMatchObject({ EXECCODE: '0000' });
+      await cli.stderrMatching(/export delivery to \S+\/lost dropped on purpose/);
+      expect(await exportTo('/sent')).toMatchObject({ EXECCODE: '0000' });
+      await uploads.receivedCount(2);
+      expect(uploads.received.map((upload) => [upload.url, upload.contentType])).toEqual([
+        ['/sent', 'application/gzip'],
+        ['/sent', 'application/gzip'],
+      ]);
+      expect(await stop(cli, 'SIGTERM')).toBe(0);
+    } finally {
+      await uploads.close();
+    }
+  });
+
+  it('writes the seeded scenario\'s orders csv on --orders-out before it prints its URL, flag or variable', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'recon-sandbox-orders-'));
+    try {
+      // The csv's values are the scenario's, whatever the clock; only created_at follows the clock's reading.
+      const inProcess = createSandbox({ identifier: 'ORDERS', secret: 's', seed: 7 });
+      const withoutCreatedAt = (csv: string) => csv.split('\n').map((line) => line.split(';').slice(0, -1).join(';'));
+      const expected = withoutCreatedAt(formatOrdersCsv(scenarioOrders(inProcess.store, inProcess.scenario!, inProcess.clock.now())));
+      await inProcess.close();
+      const written = expected.length - 2;
+
+      const byFlag = path.join(dir, 'flag.csv');
+      const cli = await startCli(['--port', '0', '--identifier', 'ORDERS', '--secret', 's', '--seed', '7', '--orders-out', byFlag], {
+        RECON_SANDBOX_ORDERS_OUT: path.join(dir, 'ignored.csv'),
+      });
+      expect(withoutCreatedAt(await readFile(byFlag, 'utf8'))).toEqual(expected);
+      await cli.stderrMatching(new RegExp(`wrote ${written} orders of the scenario to ${byFlag}`));
+      expect(await stop(cli, 'SIGTERM')).toBe(0);
+
+      const byVariable = path.join(dir, 'variable.csv');
+      await startCli(['--port', '0', '--identifier', 'ORDERS', '--secret', 's'], { RECON_SANDBOX_SEED: '7', RECON_SANDBOX_ORDERS_OUT: byVariable });
+      expect(withoutCreatedAt(await readFile(byVariable, 'utf8'))).toEqual(expected);
+      await expect(readFile(path.join(dir, 'ignored.csv'))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses --orders-out without a seeded scenario, and into a folder that does not exist', async () => {
+    const unseeded = await run(['--orders-out', 'orders.csv']);
+    expect(unseeded.code).toBe(1);
+    expect(unseeded.stderr).toMatch(/--orders-out writes the orders of a seeded scenario: give --seed N/);
+    const nowhere = await run(['--seed', '1', '--orders-out', '/nonexistent-recon-folder/orders.csv']);
+    expect(nowhere.code).not.toBe(0);
+    expect(nowhere.stderr).toMatch(/cannot write \/nonexistent-recon-folder\/orders\.csv: folder \/nonexistent-recon-folder does not exist/);
+    expect(nowhere.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it.each([
+    ['--export-lag-seconds', ['--export-lag-seconds', '600'], {}],
+    ['RECON_SANDBOX_EXPORT_LAG_SECONDS', [], { RECON_SANDBOX_EXPORT_LAG_SECONDS: '600' }],
+  ])('leaves a payment younger than %s out of its exports', async (_from, args, env) => {
+    const cli = await startCli(['--port', '0', '--identifier', 'LAG', '--secret', 'lag', ...args], env);
+    const payment = walletParams({ IDENTIFIER: 'LAG' });
+    expect(await postSigned(cli.baseUrl, 'payment', payment, 'lag')).toMatchObject({ EXECCODE: '0002' });
+    const exported = await postSigned(cli.baseUrl, 'getTransactions', { IDENTIFIER: 'LAG', VERSION: '3.0', ORDERID: payment['ORDERID']! }, 'lag');
+    expect(exported).toMatchObject({ EXECCODE: '0000', DATA: [] });
+    expect(await stop(cli, 'SIGTERM')).toBe(0);
+  });
+
+  it('starts with a seeded scenario on --seed', async () => {
+    const cli = await startCli(['--port', '0', '--identifier', 'SEEDED', '--secret', 's', '--seed', '7']);
+    await cli.stderrMatching(/seeded scenario 7: 40 orders, \d+ transactions/);
+    expect(cli.stderr()).toContain('sandbox: account SEEDED; notifications recorded, not sent (no --notify-url)');
+  });
+
+  it.each([
+    [['--port', 'eighty'], /invalid --port/],
+    [['--identifier', 'x'.repeat(33)], /invalid --identifier/],
+    [['--notify-url', 'not a url'], /invalid --notify-url/],
+    [['--smtp', 'localhost'], /invalid --smtp/],
+    [['--smtp', 'localhost:70000'], /port must be 1-65535/],
+    [['--seed=-1'], /invalid --seed/],
+    [['--callback-format', 'json'], /invalid --callback-format/],
+    [['--drop-callbacks=-2'], /invalid --drop-callbacks/],
+    [['--drop-callbacks', '1.5'], /invalid --drop-callbacks/],
+    [['--export-lag-seconds', 'soon'], /invalid --export-lag-seconds/],
+    [['--colour'], /Unknown option/],
+  ])('refuses %j with exit 1 and a one-line message', async (args, message) => {
+    const { code, stderr } = await run(args);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(message);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it.each([
+    ['RECON_SANDBOX_PORT', '70000'],
+    ['RECON_SANDBOX_SEED', 'seven'],
+    ['RECON_SANDBOX_CALLBACK_FORMAT', 'form'],
+    ['RECON_SANDBOX_DROP_CALLBACKS', 'some'],
+    ['RECON_SANDBOX_DUPLICATE_CALLBACKS', 'twice'],
+    ['RECON_SANDBOX_EXPORT_LAG_SECONDS', '-5'],
+  ])('refuses a bad %s naming it', async (variable, value) => {
+    const { code, stderr } = await run([], { [variable]: value });
+    expect(code).toBe(1);
+    expect(stderr).toContain(variable);
+  });
+});

@@ -1,0 +1,85 @@
+import { sql } from 'kysely';
+import { ingestExportFile } from '../ingest-files.ts';
+import type { IngestLimits } from '../../src/config/config.ts';
+import type { Database } from '../../src/db/database.ts';
+import { isTransientDatabaseError } from '../../src/db/sql-state.ts';
+import { describeError, ReconError } from '../../src/errors.ts';
+import type { FileResult } from '../../src/load/file-result.ts';
+import { spoolDelivery } from '../../src/receive/spool-delivery.ts';
+import { endFailedAttempt, startIngestAttempt } from '../../src/nightly/delivery-attempts.ts';
+import { deliveryFileName, readDeliveryFacts } from '../../src/nightly/delivery-file-name.ts';
+
+export interface IngestDeliveryOptions {
+  readonly timezone: string;
+  readonly limits: IngestLimits;
+  /** What a decoder accepted with a warning (bytes after an archive's end). */
+  readonly onWarning?: (message: string) => void;
+  /** Told when a delivery is quarantined (failed for good after two equal failures). */
+  readonly onQuarantined?: (deliveryId: string, reason: string) => void;
+}
+
+/**
+ * A stored delivery through the ingest path: its bytes, read back from the database, become a local file (a zip
+ * needs random access), which is loaded in one transaction as any export, under the delivery's own name
+ * (delivery-file-name.ts) rather than the temporary path.
+ * Run again after a crash at any point, it loads the same rows: identical bytes are recognised by their sha256,
+ * and a load that did not commit left nothing behind. Each run is an attempt (delivery-attempts.ts): a delivery that
+ * kills its worker twice, or fails the same way twice, is quarantined. Returns the nightly run the delivery answers.
+ */
+export async function ingestDelivery(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<string | null> {
+  const attempt = await startIngestAttempt(database.db, deliveryId);
+  if (attempt.kind === 'quarantined') options.onQuarantined?.(deliveryId, attempt.reason);
+  if (attempt.kind !== 'ingest') return attempt.nightlyRunId;
+  try {
+    await ingestOnce(database, deliveryId, options);
+  } catch (error) {
+    const transient = error instanceof DatabaseFailedDuringLoad || isTransientDatabaseError(error);
+    // Recorded when the database lets it be; when it does not, the next attempt takes this one for a dead worker.
+    const quarantined = await endFailedAttempt(database.db, deliveryId, describeError(error), transient).catch(() => undefined);
+    if (quarantined === undefined) throw error;
+    options.onQuarantined?.(deliveryId, quarantined);
+  }
+  return attempt.nightlyRunId;
+}
+
+async function ingestOnce(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<void> {
+  const result = await ingestSpooled(database, deliveryId, options);
+  const failure = result.status === 'failed' ? result : undefined;
+  // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
+  if (failure?.errorCode === 'DATABASE_TRANSIENT') throw new DatabaseFailedDuringLoad(`delivery ${deliveryId}: ${failure.error}`);
+  await database.db.transaction().execute(async (trx) => {
+    const delivery = await trx
+      .updateTable('recon.deliveries')
+      .set({ state: failure ? 'failed' : 'ingested', file_id: result.fileId, attempt_open: false, failure: failure?.error ?? null })
+      .where('delivery_id', '=', deliveryId)
+      .returning('request_id')
+      .executeTakeFirstOrThrow();
+    await trx
+      .updateTable('recon.export_requests')
+      .set(failure ? { state: 'failed', failure: failure.error } : { state: 'ingested', ingested_at: sql<Date>`now()`, failure: null })
+      .where('request_id', '=', delivery.request_id)
+      .where('state', '=', 'delivered')
+      .execute();
+  });
+}
+
+/**
+ * The delivery spooled to a temp folder of its own and ingested under its own name; the folder is gone before the
+ * attempt's outcome is recorded, so that a delivery seen ingested, failed or waiting for its retry has left nothing.
+ */
+async function ingestSpooled(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<FileResult> {
+  const name = deliveryFileName(await readDeliveryFacts(database.db, deliveryId));
+  const spooled = await spoolDelivery(database.db, deliveryId);
+  try {
+    return await ingestExportFile(database, { path: spooled.path, name, arrival: { kind: 'delivery', deliveryId } }, options);
+  } finally {
+    await spooled.remove();
+  }
+}
+
+/** The load failed for the database's sake (a lost connection, a deadlock), not the file's. */
+class DatabaseFailedDuringLoad extends ReconError {
+  constructor(message: string) {
+    super('DATABASE', message);
+  }
+}

@@ -1,0 +1,95 @@
+import type { PgBoss } from 'pg-boss';
+import type { Database } from '../../src/db/database.ts';
+import { describeError } from '../../src/errors.ts';
+import { QUEUES, sendIngestJobs } from '../../src/queue/job-queue.ts';
+import { advanceNightlyRun, type NightlyDependencies } from '../../src/nightly/advance-nightly-run.ts';
+import { ingestDelivery, type IngestDeliveryOptions } from './ingest-delivery.ts';
+
+export interface NightlyWorkerOptions extends Omit<NightlyDependencies, 'scheduleAdvance' | 'database'> {
+  readonly ingest: IngestDeliveryOptions;
+  /** How often an idle worker looks for jobs (pg-boss's default is 2 s; the demo and tests go faster). */
+  readonly pollingIntervalSeconds?: number;
+}
+
+/** Sends a job asking for the run to be advanced, at once or at `at`. */
+export function advanceSender(boss: PgBoss): (nightlyRunId: string, at?: Date) => Promise<void> {
+  return async (nightlyRunId, at) => {
+    await boss.send(QUEUES.advanceNightlyRun, { nightlyRunId }, at && at > new Date() ? { startAfter: at } : {});
+  };
+}
+
+/** How often a worker looks for work a crash left without a job (see resumeUnfinishedWork). */
+const SWEEP_MS = 60_000;
+
+export interface RunningWorker {
+  /** Stops the periodic sweep; the queue's own workers stop with pg-boss. */
+  stop(): void;
+}
+
+/**
+ * A worker: takes delivery ingests and nightly-run advances off the queue, one job at a time of each. Several
+ * workers in several processes share the queue (pg-boss claims each job for one of them); a job whose worker
+ * died is handed out again once its heartbeat lapses, and every job is safe to run twice. At start and every
+ * minute it also re-enqueues what a crash may have left without a job.
+ */
+export async function startNightlyWorker(boss: PgBoss, database: Database, options: NightlyWorkerOptions): Promise<RunningWorker> {
+  const scheduleAdvance = advanceSender(boss);
+  const deps: NightlyDependencies = { ...options, database, scheduleAdvance };
+  const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
+  const reported = <T>(queue: string, handler: (data: T) => Promise<void>) => async ([job]: { data: T }[]) => {
+    try {
+      await handler(job!.data);
+    } catch (error) {
+      options.log?.(`${queue} job failed (it will be retried): ${describeError(error)}`);
+      throw error;
+    }
+  };
+  const ingest = {
+    ...options.ingest,
+    onWarning: (message: string) => options.log?.(`warning: ${message}`),
+    onQuarantined: (deliveryId: string, reason: string) => options.log?.(`delivery ${deliveryId} ${reason}; its batch is asked for again`),
+  };
+  await boss.work<{ deliveryId: string }>(QUEUES.ingestDelivery, polling, reported(QUEUES.ingestDelivery, async (data: { deliveryId: string }) => {
+    const nightlyRunId = await ingestDelivery(database, data.deliveryId, ingest);
+    if (nightlyRunId) await scheduleAdvance(nightlyRunId);
+  }));
+  await boss.work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, polling, reported(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }) => {
+    await advanceNightlyRun(deps, data.nightlyRunId);
+  }));
+  const sweep = () => resumeUnfinishedWork(boss, database, options.log).catch((error: unknown) => options.log?.(`sweep: ${describeError(error)}`));
+  await sweep();
+  const timer = setInterval(() => void sweep(), SWEEP_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** A stored delivery younger than this is left to the job its receiver enqueued. */
+const DELIVERY_GRACE_MS = 30_000;
+/** Deliveries looked at per sweep; the next sweep takes the rest. */
+const SWEEP_BATCH = 1000;
+
+/**
+ * What a crash may have left without a job: a delivery stored but never enqueued (the process died between the
+ * commit and the send), an ingest whose retries ran out while the database was away, a run whose next advance
+ * was never sent. A delivery a job still holds (waiting or running) gets no second one: the ingest queue is
+ * exclusive per delivery. A quarantined delivery is failed, and never swept again.
+ */
+async function resumeUnfinishedWork(boss: PgBoss, database: Database, log?: (message: string) => void): Promise<void> {
+  const deliveries = await database.db
+    .selectFrom('recon.deliveries')
+    .select('delivery_id')
+    .where('state', '=', 'received')
+    .where('received_at', '<', new Date(Date.now() - DELIVERY_GRACE_MS))
+    .orderBy('delivery_id')
+    .limit(SWEEP_BATCH)
+    .execute();
+  const runs = await database.db
+    .selectFrom('recon.nightly_runs')
+    .select('nightly_run_id')
+    .where('state', 'in', ['requesting', 'waiting', 'reconciling'])
+    .where((eb) => eb.or([eb('next_advance_at', 'is', null), eb('next_advance_at', '<=', new Date())]))
+    .execute();
+  const enqueued = await sendIngestJobs(boss, deliveries.map((row) => String(row.delivery_id)));
+  if (runs.length > 0) await boss.insert(QUEUES.advanceNightlyRun, runs.map((row) => ({ data: { nightlyRunId: String(row.nightly_run_id) } })));
+  if (enqueued + runs.length > 0) log?.(`resumed ${enqueued} delivery(ies) to ingest and ${runs.length} nightly run(s)`);
+}
