@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/package-root.ts';
+import { seedReporting } from '../reporting/reporting-seed.ts';
+import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { readMarkdown, readText } from './markdown.ts';
+
+const page = readText(path.join(packageRoot(), 'docs', 'reporting.md'));
+const blocks = readMarkdown(page).blocks.filter((block) => block.language === 'sql');
+
+/**
+ * The worked SQL of docs/reporting.md runs as written, on a migrated database holding a small history of runs,
+ * files and verdicts. On PostgreSQL it runs as the accountants' role, recon_reader, which may read the views of
+ * reporting and nothing else: a query that needs more would not work for the readers the page is written for.
+ */
+describe.each(BACKENDS)('docs/reporting.md on %s', (backend) => {
+  const skip = backend === 'postgres' && !hasPostgres;
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    if (skip) return;
+    testDb = await createTestDatabase(backend);
+    await seedReporting(testDb.database);
+  });
+  afterAll(async () => testDb?.drop());
+
+  it('has SQL examples', () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it.skipIf(skip).each(blocks.map((block) => [block.line, block.text]))('runs the ```sql block of line %i', async (_line, text) => {
+    await testDb.database.transaction(async (connection) => {
+      if (backend === 'postgres') await connection.query('SET LOCAL ROLE recon_reader');
+      await connection.query(text);
+    });
+  });
+
+  it.skipIf(skip)('documents every view of reporting and every column of each', async () => {
+    const { rows } = await testDb.database.transaction((connection) =>
+      connection.query<{ table_name: string; column_name: string }>(
+        "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'reporting' ORDER BY table_name, ordinal_position",
+      ),
+    );
+    const views = new Map<string, string[]>();
+    for (const { table_name: view, column_name: column } of rows) views.set(view, [...(views.get(view) ?? []), column]);
+    expect(views.size).toBeGreaterThanOrEqual(10);
+    const missing: string[] = [];
+    for (const [view, columns] of views) {
+      const heading = `### \`reporting.${view}\``;
+      const start = page.indexOf(`\n${heading}\n`);
+      if (start < 0) {
+        missing.push(`no section ${heading}`);
+        continue;
+      }
+      const end = page.indexOf('\n#', start + heading.length + 2);
+      const section = page.slice(start, end < 0 ? undefined : end);
+      for (const column of columns) if (!section.includes(`\n| \`${column}\` |`)) missing.push(`reporting.${view}.${column}`);
+      if (!page.includes(`| [\`reporting.${view}\`](#reporting${view}) |`)) missing.push(`reporting.${view} in the table of views`);
+    }
+    expect(missing).toEqual([]);
+  });
+});
