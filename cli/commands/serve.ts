@@ -29,7 +29,7 @@ options (each also read from the environment variable shown; flags win):
 
 settings: DATABASE_URL (or the embedded database under RECON_DATA_DIR), RECON_SERVICE_URL, RECON_IDENTIFIER,
 RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_MAX_FILE_BYTES, RECON_SCHEDULE*, RECON_EXPORT_*, RECON_LOOKBACK_DAYS
-(see the README).
+(see docs/configuration.md).
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {

@@ -16,7 +16,7 @@ nightly runs on (requests, timeouts, the reconciliation). Run as many as you lik
 share the work. SIGTERM drains: no new job is taken, the current one finishes, then exit 0.
 
 settings: DATABASE_URL (or the embedded database under RECON_DATA_DIR), RECON_SERVICE_URL, RECON_IDENTIFIER,
-RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_EXPORT_*, RECON_LOOKBACK_DAYS, RECON_TIMEZONE (see the README).
+RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_EXPORT_*, RECON_LOOKBACK_DAYS, RECON_TIMEZONE (see docs/configuration.md).
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
