@@ -273,8 +273,11 @@ export type NightlyRunState = (typeof NIGHTLY_RUN_STATES)[number];
 
 export interface NightlyRunsTable {
   nightly_run_id: Generated<string>;
-  /** YYYY-MM-DD (a date column: pg returns a Date, PGlite a Date too). */
-  run_date: ColumnType<Date | string, string, never>;
+  /**
+   * A date, written as YYYY-MM-DD. Both drivers read it as a Date at midnight (pg's local, PGlite's UTC), so recon
+   * selects run_date::text; a where clause compares it with a date (sql<Date>`${day}::date`).
+   */
+  run_date: ColumnType<Date, string, never>;
   state: ColumnType<NightlyRunState, NightlyRunState | undefined, NightlyRunState>;
   as_of: Timestamp;
   orders: number | null;

@@ -24,7 +24,7 @@ export async function startNightlyRun(db: Kysely<Schema>, runDate: string, asOf:
   const existing = await db
     .selectFrom('recon.nightly_runs')
     .select(['nightly_run_id', sql<string>`run_date::text`.as('run_date'), 'state', 'as_of'])
-    .where('run_date', '=', sql<string>`${runDate}::date`)
+    .where('run_date', '=', sql<Date>`${runDate}::date`)
     .executeTakeFirstOrThrow();
   return { run: toRun(existing), created: false };
 }

@@ -149,7 +149,7 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
         await held!.release();
         held = undefined;
         await waitUntil('the run reconciled', async () =>
-          (await db.selectFrom('recon.nightly_runs').select('state').where('run_date', '=', sql<string>`'2026-11-24'::date`).executeTakeFirst())?.state === 'reconciled', { timeoutMs: 60_000 });
+          (await db.selectFrom('recon.nightly_runs').select('state').where('run_date', '=', sql<Date>`'2026-11-24'::date`).executeTakeFirst())?.state === 'reconciled', { timeoutMs: 60_000 });
         await proxy.restore();
         return waiting.done;
       });

@@ -59,7 +59,7 @@ describe.each(BACKENDS)('a nightly run end to end on %s', (backend) => {
     const second = await harness.start('2026-11-24');
     expect(second).toBe(first);
     await harness.settled(first);
-    const { count } = await testDb.database.db.selectFrom('recon.nightly_runs').select((eb) => eb.fn.countAll<number>().as('count')).where('run_date', '=', sql<string>`'2026-11-24'::date`).executeTakeFirstOrThrow();
+    const { count } = await testDb.database.db.selectFrom('recon.nightly_runs').select((eb) => eb.fn.countAll<number>().as('count')).where('run_date', '=', sql<Date>`'2026-11-24'::date`).executeTakeFirstOrThrow();
     expect(Number(count)).toBe(1);
   });
 });

@@ -68,7 +68,7 @@ async function runsOn(testDb: TestDatabase, date: string) {
   const rows = await testDb.database.db
     .selectFrom('recon.nightly_runs')
     .select('nightly_run_id')
-    .where('run_date', '=', sql<string>`${date}::date`)
+    .where('run_date', '=', sql<Date>`${date}::date`)
     .execute();
   return rows.map((row) => String(row.nightly_run_id));
 }
