@@ -16,4 +16,5 @@ export * from './export-columns.ts';
 export * from './iso-3166.ts';
 export * from './iso-4217.ts';
 export * from './time-zone.ts';
+export * from './retry.ts';
 export * from './bounded-http-server.ts';
