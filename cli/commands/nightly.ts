@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { dateInZone } from '@recon/protocol';
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { isTransientDatabaseError } from '../../src/db/sql-state.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
 import { formatNightlyRun, listNightlyRuns, type NightlyRunReport } from '../../src/nightly/nightly-run-report.ts';
-import { dateInZone, triggerNightlyRun } from '../../src/nightly/nightly-scheduler.ts';
+import { triggerNightlyRun } from '../../src/nightly/nightly-scheduler.ts';
 import { advanceSender } from '../../pipelines/nightly/nightly-worker.ts';
 import { openJobQueue } from '../../src/queue/job-queue.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';

@@ -12,8 +12,6 @@ export type {
   TransactionSelection,
   WalletPaymentRequest,
 } from './request-types.ts';
-export { backoffDelay, withRetries } from './backoff.ts';
-export type { RetryPolicy } from './backoff.ts';
 export { ServiceError } from './service-error.ts';
 export { TransportError } from './transport-error.ts';
 export type { FetchFunction } from './post-form.ts';

@@ -1,8 +1,6 @@
 import type { z } from 'zod';
 import { ReconError } from '../errors.ts';
-import { encodeRequest, execCodeFamily, getTransactionsResponseSchema, isRetryableExecCode, processResponseSchema, PROTOCOL_VERSION, signParams, validateRequest, type ExportRow, type GetTransactionsResponse, type OperationType, type Params, type PaymentMethod, type ProcessResponse } from '@recon/protocol';
-import { withRetries } from './backoff.ts';
-import type { RetryPolicy } from './backoff.ts';
+import { encodeRequest, execCodeFamily, getTransactionsResponseSchema, isRetryableExecCode, processResponseSchema, PROTOCOL_VERSION, retry, signParams, validateRequest, type ExportRow, type GetTransactionsResponse, type OperationType, type Params, type PaymentMethod, type ProcessResponse, type RetryPolicy } from '@recon/protocol';
 import { postForm } from './post-form.ts';
 import type { FetchFunction } from './post-form.ts';
 import type {
@@ -24,6 +22,7 @@ export interface PaymentClientOptions {
   readonly secret: string;
   /** Limit of each attempt, answer body included. */
   readonly timeoutMs: number;
+  /** How a failed request is tried again (retriesProcess, retriesRead say which); with jitter unless it says `jitter: false`. */
   readonly retry: RetryPolicy;
   readonly fetch?: FetchFunction;
 }
@@ -67,11 +66,11 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
     const url = `${base}/front/service/rest/${endpoint}`;
     const body = encodeRequest(operation, params);
     const shouldRetry = endpoint === 'export' ? retriesRead : retriesProcess;
-    return withRetries(options.retry, shouldRetry, async () => {
+    return retry(async () => {
       const answer = parseAnswer(operation, schema, await postForm(fetch, url, body, options.timeoutMs));
       if (execCodeFamily(answer.EXECCODE) !== 'success') throw new ServiceError(operation, answer.EXECCODE, answer.MESSAGE);
       return answer;
-    });
+    }, { jitter: true, ...options.retry }, { shouldRetry });
   }
 
   const process = (operation: OperationType, method: PaymentMethod | undefined, fields: Params) =>

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isTimeZone } from '@recon/protocol';
 import { z } from 'zod';
 import { ReconError } from '../errors.ts';
 
@@ -10,15 +11,7 @@ const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
 /** Money settings stay bigint from the digits on: never a float on the money path. */
 const minorUnits = z.string().trim().regex(/^\d{1,18}$/, 'expected a whole number of minor units (0 or more)').transform(BigInt);
-
-function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
+const timeZone = z.string().min(1).refine(isTimeZone, 'expected an IANA time zone such as Europe/Paris');
 
 /**
  * A connection string pg can use, checked here so that a typo is a configuration error naming the variable: a
@@ -41,7 +34,7 @@ export const DEFAULT_DRAIN_SECONDS = 90;
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).refine(isPostgresUrl, 'expected a PostgreSQL connection string, postgres://user@host:port/database').optional(),
   RECON_DATA_DIR: z.string().min(1).default('.recon'),
-  RECON_TIMEZONE: z.string().min(1).default('UTC'),
+  RECON_TIMEZONE: timeZone.default('UTC'),
   RECON_MAX_FILE_BYTES: positiveInt.default(2 * 1024 ** 3),
   RECON_MAX_UNCOMPRESSED_BYTES: positiveInt.default(20 * 1024 ** 3),
   RECON_MAX_COMPRESSION_RATIO: positiveInt.default(200),
@@ -64,7 +57,7 @@ const EnvSchema = z.object({
   RECON_MAX_UPLOADS: positiveInt.default(8),
   RECON_MIN_UPLOAD_BYTES_PER_SECOND: positiveInt.default(1024),
   RECON_SCHEDULE: z.string().trim().min(1).default('30 2 * * *'),
-  RECON_SCHEDULE_TIMEZONE: z.string().min(1).refine(isTimeZone, 'expected an IANA time zone such as Europe/Paris').default('Europe/Paris'),
+  RECON_SCHEDULE_TIMEZONE: timeZone.default('Europe/Paris'),
   RECON_LOOKBACK_DAYS: positiveInt.default(30),
   RECON_EXPORT_BATCH_SIZE: positiveInt.default(200),
   // The service's enumerations are taken in any letter case (the merchant SDK writes GZIP); recon sends them lower-case.

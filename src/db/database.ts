@@ -6,11 +6,15 @@ import type { Schema } from './schema.ts';
  * recon's handle on its database, the same whether it is a PostgreSQL server or embedded PGlite.
  * Kysely serves ordinary queries; `transaction` hands out one connection, inside BEGIN/COMMIT, spoken to two
  * ways: Kysely (`connection.db`) for statements, the raw side for what Kysely does not cover (COPY, scripts).
+ *
+ * Which transaction: `database.transaction(work)` when the work needs that connection's raw side, a COPY or a
+ * script beside its statements (loads, imports, migrations); `db.transaction().execute(...)` when it is Kysely
+ * statements only, typed against the schema with nothing else to reach for.
  */
 export interface Database {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Kysely<Schema>;
-  /** Runs `work` on one connection inside BEGIN/COMMIT; rolls back when it throws. */
+  /** Runs `work` on one connection inside BEGIN/COMMIT; rolls back when it throws. A connection that cannot be had is ReconError DATABASE. */
   transaction<T>(work: (connection: Connection) => Promise<T>): Promise<T>;
   /**
    * One statement with parameters, or a script of several without, on any connection, outside recon's

@@ -54,6 +54,8 @@ export async function migrate(database: Database, dir = migrationsDir()): Promis
 
 /** The migrations applied so far; none on a database that has never been migrated. */
 async function appliedMigrations(database: Database): Promise<Set<string>> {
+  // Kysely only, yet on recon's own transaction like the scripts after it: this is the first query of every
+  // command, and a server out of reach fails it as ReconError DATABASE naming PostgreSQL, not a bare pg error.
   return database.transaction(async (connection) => {
     const { rows: [table] } = await sql<{ present: boolean }>`SELECT to_regclass('recon.schema_migrations') IS NOT NULL AS present`.execute(connection.db);
     if (!table?.present) return new Set<string>();

@@ -1,7 +1,6 @@
 /** The SQLSTATEs recon branches on, by name (PostgreSQL's Appendix A). */
 export const SQL_STATE = {
   uniqueViolation: '23505',
-  lockNotAvailable: '55P03',
 } as const;
 
 /** The SQLSTATE a database error carries, if it is one. */

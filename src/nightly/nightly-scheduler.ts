@@ -1,3 +1,4 @@
+import { dateInZone } from '@recon/protocol';
 import cron from 'node-cron';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
@@ -14,11 +15,6 @@ export interface NightlySchedulerOptions {
   readonly now?: () => Date;
   /** How often to look for a slot the clock change skipped (schedule-gap.ts); every 15 minutes by default. */
   readonly gapCheckSchedule?: string;
-}
-
-/** The calendar date of `instant` in `timezone`, as YYYY-MM-DD: the key of a nightly run. */
-export function dateInZone(instant: Date, timezone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
 }
 
 /**
@@ -46,6 +42,7 @@ export function startNightlyScheduler(db: Kysely<Schema>, options: NightlySchedu
     return tick;
   };
   const tasks = [
+    // A run's key is the calendar date of its slot in the schedule's zone.
     cron.schedule(options.schedule, () => start(() => dateInZone(now(), options.timezone)), { timezone: options.timezone, noOverlap: true, name: 'recon-nightly' }),
     cron.schedule(
       options.gapCheckSchedule ?? '*/15 * * * *',

@@ -1,3 +1,4 @@
+import { wallClockAt } from '@recon/protocol';
 import { CronExpressionParser } from 'cron-parser';
 import { createWallTimeResolver } from '../normalize/wall-time-resolver.ts';
 
@@ -22,10 +23,6 @@ export function slotSkippedByClockChange(schedule: string, timezone: string, now
 
 /** The wall-clock time of `instant` in `timezone`, as a Date whose UTC fields are the local ones. */
 function wallClock(instant: Date, timezone: string): Date {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
-      timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
-    }).formatToParts(instant).map((part) => [part.type, part.value]),
-  );
-  return new Date(Date.UTC(Number(parts['year']), Number(parts['month']) - 1, Number(parts['day']), Number(parts['hour']), Number(parts['minute']), Number(parts['second'])));
+  const wall = wallClockAt(instant, timezone);
+  return new Date(Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second));
 }

@@ -1,21 +1,20 @@
+import { EXPORT_COLUMNS, type DocumentedExportColumn } from '@recon/protocol';
 import type { TransactionColumn } from './transaction-row.ts';
 
 /**
- * The export's column names (payment-api-3.0.md, "Exported transaction record") and the columns of
- * recon.transactions each one fills. SCHEDULE and RETRY `[n-m]` fill two.
+ * The columns of recon.transactions each column of the export's documented record fills. The names are the
+ * protocol's EXPORT_COLUMNS: the type holds this to exactly those. SCHEDULE and RETRY `[n-m]` fill two.
  */
-export const EXPORT_COLUMNS = {
-  TRANSACTIONID: ['transaction_id'],
+export const TRANSACTION_COLUMNS_BY_EXPORT_COLUMN: { readonly [Column in DocumentedExportColumn]: readonly TransactionColumn[] } = {
   IDENTIFIER: ['identifier'],
+  DATE: ['occurred_at'],
+  TRANSACTIONID: ['transaction_id'],
   ORDERID: ['order_id'],
   OPERATIONTYPE: ['operation_type'],
-  DATE: ['occurred_at'],
   AMOUNT: ['amount_minor'],
   CURRENCY: ['currency'],
-  EXECCODE: ['exec_code'],
   'BILLINGFEES INCL. VAT': ['fees_minor'],
-  SCHEDULE: ['schedule_index', 'schedule_count'],
-  RETRY: ['retry_index', 'retry_count'],
+  EXECCODE: ['exec_code'],
   CLIENTEMAIL: ['client_email'],
   CLIENTADDRESS: ['client_address'],
   CARDFULLNAME: ['card_full_name'],
@@ -24,17 +23,22 @@ export const EXPORT_COLUMNS = {
   '3DSECURE': ['three_d_secure'],
   '3DSGLOBALSTATUS': ['three_ds_global_status'],
   'RULE APPLIED': ['rule_applied'],
-} as const satisfies Record<string, readonly TransactionColumn[]>;
+  SCHEDULE: ['schedule_index', 'schedule_count'],
+  RETRY: ['retry_index', 'retry_count'],
+};
 
-export type ExportColumn = keyof typeof EXPORT_COLUMNS;
+const DOCUMENTED_COLUMNS: ReadonlySet<string> = new Set(EXPORT_COLUMNS);
 
 /** The header name without a stray byte order mark and surrounding spaces: the name as the file means it. */
 export function cleanHeaderName(name: string): string {
   return (name.charCodeAt(0) === 0xfeff ? name.slice(1) : name).trim();
 }
 
-/** Which export column a header name is, case-insensitively; null for a column recon keeps in `extra`. */
-export function exportColumnOf(name: string): ExportColumn | null {
+/**
+ * Which column of the documented record a header name is, case-insensitively; null for a column recon keeps in
+ * `extra`, the protocol's later columns (NATURE...) included.
+ */
+export function exportColumnOf(name: string): DocumentedExportColumn | null {
   const upper = cleanHeaderName(name).toUpperCase();
-  return Object.hasOwn(EXPORT_COLUMNS, upper) ? (upper as ExportColumn) : null;
+  return DOCUMENTED_COLUMNS.has(upper) ? (upper as DocumentedExportColumn) : null;
 }

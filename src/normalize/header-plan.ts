@@ -1,5 +1,5 @@
 import { ReconError } from '../errors.ts';
-import { cleanHeaderName, EXPORT_COLUMNS, exportColumnOf } from './export-columns.ts';
+import { cleanHeaderName, exportColumnOf, TRANSACTION_COLUMNS_BY_EXPORT_COLUMN } from './export-columns.ts';
 import { TRANSACTION_COLUMNS, type TransactionColumn } from './transaction-row.ts';
 
 /** What a file's header says it carries, checked once before any record is read. */
@@ -49,7 +49,7 @@ export function planHeader(header: string[], label: string): HeaderPlan {
     }
     firstPositionByKey.set(key, index);
     if (exportColumn === null) extraHeaders.push(name);
-    else for (const column of EXPORT_COLUMNS[exportColumn]) present.add(column);
+    else for (const column of TRANSACTION_COLUMNS_BY_EXPORT_COLUMN[exportColumn]) present.add(column);
   });
 
   if (!present.has('transaction_id')) {

@@ -1,9 +1,10 @@
+import type { DocumentedExportColumn } from '@recon/protocol';
 import { normalizeAmount } from './amount.ts';
 import { normalizeCurrency } from './currency.ts';
 import { createDateNormalizer } from './date.ts';
 import { emptyToNull, isBlank } from './empty-value.ts';
 import { normalizeExecCode } from './exec-code.ts';
-import { cleanHeaderName, type ExportColumn, exportColumnOf } from './export-columns.ts';
+import { cleanHeaderName, exportColumnOf } from './export-columns.ts';
 import type { HeaderPlan } from './header-plan.ts';
 import { normalizePosition } from './position.ts';
 import { quoteValue, RuleViolation } from './rule-violation.ts';
@@ -39,7 +40,7 @@ export function createRecordNormalizer(
   const width = plan.header.length;
   const names = plan.header.map(cleanHeaderName);
   const exportColumns = plan.header.map(exportColumnOf);
-  const at = (column: ExportColumn): number => exportColumns.indexOf(column);
+  const at = (column: DocumentedExportColumn): number => exportColumns.indexOf(column);
 
   const transactionId = at('TRANSACTIONID');
   const identifier = at('IDENTIFIER');

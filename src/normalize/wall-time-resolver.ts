@@ -1,3 +1,4 @@
+import { canonicalTimeZone, wallClockAt } from '@recon/protocol';
 import { ReconError } from '../errors.ts';
 import { daysFromCivil, SECONDS_PER_DAY, SECONDS_PER_HOUR } from './civil-time.ts';
 
@@ -10,8 +11,8 @@ import { daysFromCivil, SECONDS_PER_DAY, SECONDS_PER_HOUR } from './civil-time.t
  * - a wall time that occurs twice (the fall-back overlap) is the earlier instant, its first occurrence with the
  *   summer offset: 02:30 in Europe/Paris on the morning clocks go back from 03:00 to 02:00 is 00:30Z.
  *
- * Offsets come from Intl.DateTimeFormat, which is slow (microseconds a call) while DATE is converted on every
- * row. So zones with a fixed offset (UTC, Etc/GMT+5, +05:30) are resolved once, and for the others the offset
+ * Offsets come from Intl (the protocol's wallClockAt), which is slow (microseconds a call) while DATE is converted
+ * on every row. So zones with a fixed offset (UTC, Etc/GMT+5, +05:30) are resolved once, and for the others the offset
  * of each wall-clock hour is cached: an hour without a transition maps to one offset, found with a few Intl
  * calls the first time and a Map lookup after. Hours that contain a transition (two a year) are resolved row by
  * row. Like Temporal's reference implementation, the resolution assumes a zone changes its offset at most once
@@ -36,9 +37,8 @@ const MAX_CACHED_HOURS = 50_000;
 const FIXED_OFFSET_ZONE = /^(?:UTC|Etc\/GMT[+-]\d{1,2}|[+-]\d{2}(?::?\d{2})?)$/;
 
 export function createWallTimeResolver(timezone: string): WallTimeResolver {
-  const formatter = zoneFormatter(timezone);
-  const zone = formatter.resolvedOptions().timeZone;
-  const offsetAt = (epochSeconds: number): number => offsetOfInstant(formatter, epochSeconds);
+  const zone = knownZone(timezone);
+  const offsetAt = (epochSeconds: number): number => offsetOfInstant(timezone, epochSeconds);
 
   if (FIXED_OFFSET_ZONE.test(zone)) {
     const fixedOffsetSeconds = offsetAt(0);
@@ -91,19 +91,10 @@ export function createWallTimeResolver(timezone: string): WallTimeResolver {
   return { zone, fixedOffsetSeconds: null, offsetOfWallHour, toEpochSeconds };
 }
 
-function zoneFormatter(timezone: string): Intl.DateTimeFormat {
+/** The zone's canonical name; an unknown zone is the caller's configuration mistake, said as such. */
+function knownZone(timezone: string): string {
   try {
-    return new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      era: 'short',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
+    return canonicalTimeZone(timezone);
   } catch (error) {
     throw new ReconError(
       'CONFIG',
@@ -114,26 +105,8 @@ function zoneFormatter(timezone: string): Intl.DateTimeFormat {
 }
 
 /** Seconds east of UTC in force at the instant: the zone's wall clock then, minus the instant. */
-function offsetOfInstant(formatter: Intl.DateTimeFormat, epochSeconds: number): number {
-  let year = 0;
-  let month = 0;
-  let day = 0;
-  let hour = 0;
-  let minute = 0;
-  let second = 0;
-  let beforeCommonEra = false;
-  for (const part of formatter.formatToParts(epochSeconds * 1000)) {
-    switch (part.type) {
-      case 'year': year = Number(part.value); break;
-      case 'month': month = Number(part.value); break;
-      case 'day': day = Number(part.value); break;
-      case 'hour': hour = Number(part.value); break;
-      case 'minute': minute = Number(part.value); break;
-      case 'second': second = Number(part.value); break;
-      case 'era': beforeCommonEra = part.value === 'BC'; break;
-    }
-  }
-  if (beforeCommonEra) year = 1 - year;
-  const wallSeconds = daysFromCivil(year, month, day) * SECONDS_PER_DAY + hour * SECONDS_PER_HOUR + minute * 60 + second;
+function offsetOfInstant(timezone: string, epochSeconds: number): number {
+  const wall = wallClockAt(epochSeconds * 1000, timezone);
+  const wallSeconds = daysFromCivil(wall.year, wall.month, wall.day) * SECONDS_PER_DAY + wall.hour * SECONDS_PER_HOUR + wall.minute * 60 + wall.second;
   return wallSeconds - epochSeconds;
 }

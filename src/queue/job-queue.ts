@@ -107,8 +107,8 @@ export async function sendIngestJobs(boss: PgBoss, deliveryIds: readonly string[
  */
 async function oneProcessAtATime(database: Database, work: () => Promise<void>): Promise<void> {
   if (database.kind !== 'postgres') return work();
-  await database.transaction(async (connection) => {
-    await sql`SELECT pg_advisory_xact_lock(${QUEUE_INSTALL_LOCK})`.execute(connection.db);
+  await database.db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(${QUEUE_INSTALL_LOCK})`.execute(trx);
     await work();
   });
 }

@@ -1,3 +1,5 @@
+import { escapeHtml } from '@recon/protocol';
+
 /**
  * A tagged template for html in which every interpolated value is escaped unless it is itself html built
  * by this template: escaping is the default, not something each call site must remember.
@@ -13,13 +15,6 @@ export class Html {
 }
 
 type Interpolation = Html | string | number | null | undefined | false | readonly Interpolation[];
-
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text and attribute values (always in double quotes) from the data. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => ENTITIES[char]!);
-}
 
 export function html(strings: TemplateStringsArray, ...values: Interpolation[]): Html {
   let text = strings[0]!;

@@ -40,3 +40,9 @@ it('refuses a schedule zone that is not an IANA zone, naming the variable', asyn
   await expectReconError(async () => loadConfig({ RECON_SCHEDULE_TIMEZONE: 'Mars/Olympus' }), 'CONFIG', 'invalid environment variable RECON_SCHEDULE_TIMEZONE: expected an IANA time zone');
   expect(loadConfig({ RECON_SCHEDULE_TIMEZONE: 'America/New_York' }).nightly.scheduleTimezone).toBe('America/New_York');
 });
+
+it('refuses an ingest zone that is not an IANA zone, naming the variable', async () => {
+  await expectReconError(async () => loadConfig({ RECON_TIMEZONE: 'Nowhere/Land' }), 'CONFIG', 'invalid environment variable RECON_TIMEZONE: expected an IANA time zone');
+  expect(loadConfig({ RECON_TIMEZONE: 'Asia/Tokyo' }).timezone).toBe('Asia/Tokyo');
+  expect(loadConfig({}).timezone).toBe('UTC');
+});

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatExecCode, formatExportDate, formatMinorUnits, formatPosition, isKnownTimeZone } from '@recon/sandbox';
+import { formatWallClock } from '@recon/protocol';
+import { formatExecCode, formatMinorUnits, formatPosition } from '@recon/sandbox';
 import { normalizeAmount } from '../../src/normalize/amount.ts';
+import { createDateNormalizer } from '../../src/normalize/date.ts';
 
 describe('formatMinorUnits', () => {
   it.each([
@@ -48,29 +50,15 @@ describe('formatExecCode', () => {
   ])('%s → %s', (code, expected) => expect(formatExecCode(code)).toBe(expected));
 });
 
-describe('formatExportDate', () => {
-  const instant = new Date('2026-03-29T00:30:05Z');
-
-  it('writes YYYY-MM-DD hh:mm:ss in UTC', () => {
-    expect(formatExportDate(instant, 'UTC')).toBe('2026-03-29 00:30:05');
-  });
-
-  it('applies the zone, daylight saving included', () => {
-    expect(formatExportDate(instant, 'Europe/Paris')).toBe('2026-03-29 01:30:05');
-    expect(formatExportDate(new Date('2026-03-29T01:30:05Z'), 'Europe/Paris')).toBe('2026-03-29 03:30:05');
-    expect(formatExportDate(instant, 'America/New_York')).toBe('2026-03-28 20:30:05');
-    expect(formatExportDate(instant, 'Asia/Kolkata')).toBe('2026-03-29 06:00:05');
-  });
-
-  it('writes midnight as 00, never 24', () => {
-    expect(formatExportDate(new Date('2026-01-01T23:00:00Z'), 'Europe/Paris')).toBe('2026-01-02 00:00:00');
-  });
-
-  it('knows IANA zones and refuses made-up ones', () => {
-    expect(isKnownTimeZone('Europe/Paris')).toBe(true);
-    expect(isKnownTimeZone('UTC')).toBe(true);
-    expect(isKnownTimeZone('Mars/Olympus_Mons')).toBe(false);
-    expect(() => formatExportDate(instant, 'Mars/Olympus_Mons')).toThrow(RangeError);
+describe('DATE as the sandbox writes it (formatWallClock)', () => {
+  it('is read back by the ingest normalizer as the instant it was written from', () => {
+    const zones = ['UTC', 'Asia/Tokyo', 'Asia/Kolkata', '+05:30'];
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(1990, 0, 1) / 1000, max: Date.UTC(2040, 0, 1) / 1000 }), fc.constantFrom(...zones), (epochSeconds, zone) => {
+        const instant = new Date(epochSeconds * 1000);
+        expect(createDateNormalizer(zone)(formatWallClock(instant, zone))).toBe(instant.toISOString().replace('.000Z', 'Z'));
+      }),
+    );
   });
 });
 

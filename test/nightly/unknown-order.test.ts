@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { dateInZone } from '@recon/protocol';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importOrderFiles } from '../../pipelines/import-orders.ts';
@@ -8,7 +9,7 @@ import { createPaymentClient } from '../../src/client/payment-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
 import { findNightlyRun } from '../../src/nightly/nightly-run.ts';
-import { dateInZone, triggerNightlyRun } from '../../src/nightly/nightly-scheduler.ts';
+import { triggerNightlyRun } from '../../src/nightly/nightly-scheduler.ts';
 import { advanceSender, startNightlyWorker } from '../../pipelines/nightly/nightly-worker.ts';
 import { startReconServices, type ReconServices } from '../../pipelines/nightly/recon-services.ts';
 import { createSandbox, formatOrdersCsv, scenarioOrders, type Sandbox } from '@recon/sandbox';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { EXPORT_COLUMNS, LATER_EXPORT_COLUMNS } from '@recon/protocol';
 import { isReconError } from '../../src/errors.ts';
 import { planHeader } from '../../src/normalize/header-plan.ts';
+import { TRANSACTION_COLUMNS } from '../../src/normalize/transaction-row.ts';
 
 function headerError(header: string[]): string {
   try {
@@ -40,6 +42,12 @@ describe('planHeader', () => {
     const plan = planHeader(['\uFEFFtransactionId', ' Amount ', 'billingfees incl. vat', 'Rule Applied'], 'f');
     expect(plan.presentColumns).toEqual(['transaction_id', 'amount_minor', 'fees_minor', 'rule_applied']);
     expect(plan.extraHeaders).toEqual([]);
+  });
+
+  it('fills every table column from the protocol\'s documented record, and keeps its later columns as extra', () => {
+    const plan = planHeader([...EXPORT_COLUMNS, ...LATER_EXPORT_COLUMNS], 'f');
+    expect(plan.presentColumns).toEqual(TRANSACTION_COLUMNS);
+    expect(plan.extraHeaders).toEqual([...LATER_EXPORT_COLUMNS]);
   });
 
   it('keeps unknown columns as extra, named as written', () => {

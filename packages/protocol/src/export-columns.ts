@@ -12,7 +12,9 @@ export const EXPORT_COLUMNS = [
 
 export const LATER_EXPORT_COLUMNS = ['NATURE', 'CHARGEBACKDATE', 'TRANSFER REFERENCE', 'EXTRADATA'] as const;
 
-export type ExportColumn = (typeof EXPORT_COLUMNS)[number] | (typeof LATER_EXPORT_COLUMNS)[number];
+/** A column of the documented record. */
+export type DocumentedExportColumn = (typeof EXPORT_COLUMNS)[number];
+export type ExportColumn = DocumentedExportColumn | (typeof LATER_EXPORT_COLUMNS)[number];
 
 const byUpperCase: ReadonlyMap<string, ExportColumn> = new Map(
   [...EXPORT_COLUMNS, ...LATER_EXPORT_COLUMNS].map((column) => [column.toUpperCase(), column]),

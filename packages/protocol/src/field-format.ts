@@ -3,6 +3,7 @@ import { splitColumns } from './export-columns.ts';
 import type { EnumFormat, FieldFormat } from './field-dictionary.ts';
 import { isCountryCode } from './iso-3166.ts';
 import { isCurrencyCode } from './iso-4217.ts';
+import { isTimeZone } from './time-zone.ts';
 
 const INTEGER = /^(0|[1-9][0-9]*)$/;
 const DECIMAL = /^[0-9]+(\.[0-9]+)?$/;
@@ -113,13 +114,4 @@ function isCalendarDate(value: string): boolean {
 function isHttpUrl(value: string): boolean {
   const url = URL.parse(value);
   return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
-}
-
-function isTimeZone(value: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
 }

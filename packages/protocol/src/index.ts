@@ -15,4 +15,7 @@ export * from './exec-codes.ts';
 export * from './export-columns.ts';
 export * from './iso-3166.ts';
 export * from './iso-4217.ts';
+export * from './time-zone.ts';
+export * from './retry.ts';
+export * from './escape-html.ts';
 export * from './bounded-http-server.ts';

@@ -12,6 +12,6 @@ export { expectedVerdict, type MerchantOrder } from './scenario/expected-verdict
 export { VERDICT_STATUSES, type OrderStatus, type PaymentMethod, type RunScope, type VerdictStatus } from './scenario/verdict-vocabulary.ts';
 export { formatOrdersCsv } from './scenario/orders-csv.ts';
 export { CALLBACK_FORMATS } from './export/callback-switches.ts';
-export { formatExecCode, formatExportDate, formatMinorUnits, formatPosition, isKnownTimeZone } from './export/format-export-value.ts';
+export { formatExecCode, formatMinorUnits, formatPosition } from './export/format-export-value.ts';
 export { writeZip } from './export/zip-writer.ts';
 export { SandboxError } from './sandbox-error.ts';

@@ -1,17 +1,16 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createBoundedServer, decodeNotification, encodeNotification, listen } from '@recon/protocol';
+import { createBoundedServer, decodeNotification, encodeNotification, listen, type RetryPolicy } from '@recon/protocol';
 import { answerCardholderPage, showCardholderPage } from './cardholder/cardholder-routes.ts';
 import { finishCardholderStep, type CardholderOutcome, type CardholderStepResult } from './cardholder/finish-cardholder-step.ts';
 import { createSandboxClock, type SandboxClock } from './clock.ts';
 import { createCallbackDispatch, type CallbackFormat } from './export/callback-switches.ts';
-import { createExportDeliveries, type RetryPolicy } from './export/export-deliveries.ts';
+import { createExportDeliveries } from './export/export-deliveries.ts';
 import { handleExportRequest, type GetTransactionsContext } from './export/get-transactions.ts';
 import { createRequestHandler } from './http/sandbox-request-handler.ts';
 import {
   createNotificationOutbox,
   type NotificationDelivery,
-  type NotificationRetryOptions,
   type OutboxEvent,
 } from './notifications/notification-outbox.ts';
 import { notifyOperation } from './notifications/notify-operation.ts';
@@ -44,7 +43,7 @@ export interface SandboxOptions {
   readonly basePath?: string;
   /** DESCRIPTOR of every answer and notification. */
   readonly descriptor?: string;
-  readonly notificationRetry?: NotificationRetryOptions;
+  readonly notificationRetry?: Partial<RetryPolicy>;
   readonly exportRetry?: Partial<RetryPolicy>;
   /** How a CALLBACKURL export is POSTed: `multipart` (default, the file in part `file`) or `raw` (the bytes as the body). */
   readonly callbackFormat?: CallbackFormat;
@@ -101,7 +100,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const store = createSandboxStore();
   const emit = neverThrowing(options.onEvent);
   const outbox = createNotificationOutbox({
-    ...options.notificationRetry,
+    ...(options.notificationRetry ? { retry: options.notificationRetry } : {}),
     url: options.notifyUrl,
     encode: (fields) => {
       const body = encodeNotification(fields, options.secret);

@@ -22,11 +22,11 @@ describe('notification outbox', () => {
     return started;
   }
 
-  it('gives up after maxAttempts, waiting twice as long after each failure up to maxDelayMs', async () => {
+  it('gives up after its attempts, waiting twice as long after each failure up to maxDelayMs', async () => {
     const merchant = await receiver(100);
     const events: OutboxEvent[] = [];
     const outbox = createNotificationOutbox({
-      url: merchant.url, encode, maxAttempts: 5, baseDelayMs: 5, maxDelayMs: 20, onEvent: (e) => events.push(e),
+      url: merchant.url, encode, retry: { attempts: 5, baseDelayMs: 5, maxDelayMs: 20 }, onEvent: (e) => events.push(e),
     });
     cleanups.push(() => outbox.close());
     outbox.send({ ORDERID: 'A' });
@@ -39,7 +39,7 @@ describe('notification outbox', () => {
 
   it('delivers the notifications of one transaction in the order they were sent', async () => {
     const merchant = await receiver(1);
-    const outbox = createNotificationOutbox({ url: merchant.url, encode, baseDelayMs: 20 });
+    const outbox = createNotificationOutbox({ url: merchant.url, encode, retry: { baseDelayMs: 20 } });
     cleanups.push(() => outbox.close());
     outbox.send({ TRANSACTIONID: 'T1', EXECCODE: '0003' });
     outbox.send({ TRANSACTIONID: 'T1', EXECCODE: '0000' });
@@ -55,7 +55,7 @@ describe('notification outbox', () => {
     }, { ...DEFAULT_LISTENER_LIMITS, maxConnectionsPerClient: 2 });
     const baseUrl = await listenOnLoopback(merchant);
     cleanups.push(() => closeServer(merchant));
-    const outbox = createNotificationOutbox({ url: `${baseUrl}/`, encode, maxInFlight: 2, maxAttempts: 1 });
+    const outbox = createNotificationOutbox({ url: `${baseUrl}/`, encode, maxInFlight: 2, retry: { attempts: 1 } });
     cleanups.push(() => outbox.close());
     for (let n = 1; n <= 30; n++) outbox.send({ TRANSACTIONID: `T${n}`, EXECCODE: '0000' });
     await outbox.idle();
@@ -64,7 +64,7 @@ describe('notification outbox', () => {
 
   it('retries a merchant that cannot be reached, and reports why', async () => {
     const { baseUrl } = await refusingBaseUrl();
-    const outbox = createNotificationOutbox({ url: `${baseUrl}/`, encode, maxAttempts: 2, baseDelayMs: 1 });
+    const outbox = createNotificationOutbox({ url: `${baseUrl}/`, encode, retry: { attempts: 2, baseDelayMs: 1 } });
     outbox.send({ ORDERID: 'A' });
     await outbox.idle();
     expect(outbox.deliveries()[0]).toMatchObject({ state: 'failed', attempts: 2, lastError: expect.stringContaining('ECONNREFUSED') });
@@ -74,7 +74,7 @@ describe('notification outbox', () => {
     const silent = createServer(() => undefined);
     const baseUrl = await listenOnLoopback(silent);
     cleanups.push(() => closeServer(silent));
-    const outbox = createNotificationOutbox({ url: `${baseUrl}/`, encode, maxAttempts: 2, baseDelayMs: 1, timeoutMs: 50 });
+    const outbox = createNotificationOutbox({ url: `${baseUrl}/`, encode, retry: { attempts: 2, baseDelayMs: 1 }, timeoutMs: 50 });
     outbox.send({ ORDERID: 'A' });
     await outbox.idle();
     expect(outbox.deliveries()[0]).toMatchObject({ state: 'failed', attempts: 2, lastError: expect.stringMatching(/timeout/i) });
@@ -90,7 +90,7 @@ describe('notification outbox', () => {
 
   it('stops retrying on close: pending deliveries end as failed and idle resolves', async () => {
     const merchant = await receiver(100);
-    const outbox = createNotificationOutbox({ url: merchant.url, encode, baseDelayMs: 3_600_000 });
+    const outbox = createNotificationOutbox({ url: merchant.url, encode, retry: { baseDelayMs: 3_600_000 } });
     outbox.send({ ORDERID: 'A' });
     await merchant.receivedCount(1);
     outbox.close();
@@ -103,7 +103,7 @@ describe('notification outbox', () => {
   it('keeps delivering when the event listener throws', async () => {
     const merchant = await receiver(1);
     const outbox = createNotificationOutbox({
-      url: merchant.url, encode, baseDelayMs: 1, onEvent: () => { throw new Error('listener bug'); },
+      url: merchant.url, encode, retry: { baseDelayMs: 1 }, onEvent: () => { throw new Error('listener bug'); },
     });
     outbox.send({ ORDERID: 'A' });
     await outbox.idle();

@@ -1,6 +1,5 @@
-import { currencyMinorUnits } from '@recon/protocol';
+import { currencyMinorUnits, escapeHtml } from '@recon/protocol';
 import type { SandboxTransaction } from '../store.ts';
-import { escapeHtml } from './escape-html.ts';
 import type { CardholderOutcome } from './finish-cardholder-step.ts';
 
 /**

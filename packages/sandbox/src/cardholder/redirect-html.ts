@@ -1,4 +1,4 @@
-import { escapeHtml } from './escape-html.ts';
+import { escapeHtml } from '@recon/protocol';
 
 /**
  * The REDIRECTHTML of a 0002 answer, before base64: a page the merchant displays that sends the cardholder

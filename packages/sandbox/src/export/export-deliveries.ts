@@ -1,13 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { RetryPolicy } from '@recon/protocol';
 import { neverThrowing } from '../never-throwing.ts';
 
-/** Exponential backoff, bounded: `attempts` tries, waits of baseDelayMs, 2×, 4×… capped at maxDelayMs. */
-export interface RetryPolicy {
-  readonly attempts: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-}
-
+/** Without jitter: a sandbox's retries come at the waits it announces, which its tests and its CLI's log rely on. */
 export const DEFAULT_DELIVERY_RETRY: RetryPolicy = { attempts: 8, baseDelayMs: 500, maxDelayMs: 60_000 };
 
 /** A delivery, or one attempt of it; `signal` aborts it when the sandbox closes. */
@@ -15,7 +9,7 @@ export type DeliveryWork = (signal: AbortSignal) => Promise<void>;
 
 /**
  * The asynchronous exports (CALLBACKURL, MAILTO) in flight. Deliveries run in the background and never throw:
- * a delivery that fails (after its retries, see retryWithBackoff) is handed to `onError`. Tests await `idle()`.
+ * a delivery that fails (after its retries, see the protocol's `retry`) is handed to `onError`. Tests await `idle()`.
  */
 export interface ExportDeliveries {
   /** How the deliveries retry a failed attempt. */
@@ -65,24 +59,6 @@ export function createExportDeliveries(options: ExportDeliveriesOptions = {}): E
       await idle();
     },
   };
-}
-
-/** Tries `attempt` up to `policy.attempts` times; rethrows the last failure. */
-export async function retryWithBackoff(
-  attempt: DeliveryWork,
-  policy: RetryPolicy,
-  signal: AbortSignal,
-): Promise<void> {
-  for (let tried = 1; ; tried++) {
-    try {
-      await attempt(signal);
-      return;
-    } catch (error) {
-      if (tried >= policy.attempts || signal.aborted) throw error;
-    }
-    const delay = Math.min(policy.baseDelayMs * 2 ** (tried - 1), policy.maxDelayMs);
-    await sleep(delay, undefined, { signal });
-  }
 }
 
 function reportToStderr(error: unknown, label: string): void {

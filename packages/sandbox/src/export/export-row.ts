@@ -1,8 +1,9 @@
+import { formatWallClock } from '@recon/protocol';
 import type { SandboxTransaction } from '../store.ts';
 import { firstInstalment } from '../transaction-records.ts';
 import { billingFeesMinorUnits } from './billing-fees.ts';
 import { deriveCardDetails, threeDSecureStatus } from './card-details.ts';
-import { formatExecCode, formatExportDate, formatMinorUnits, formatPosition } from './format-export-value.ts';
+import { formatExecCode, formatMinorUnits, formatPosition } from './format-export-value.ts';
 
 /** One exported transaction: every column the sandbox knows, every value a string ("" when empty). */
 export type ExportRow = Readonly<Record<string, string>>;
@@ -21,7 +22,7 @@ export function toExportRow(transaction: SandboxTransaction, lookup: Transaction
   const card = deriveCardDetails(origin);
   return {
     IDENTIFIER: transaction.identifier,
-    DATE: formatExportDate(transaction.createdAt, timeZone),
+    DATE: formatWallClock(transaction.createdAt, timeZone),
     TRANSACTIONID: transaction.transactionId,
     ORDERID: transaction.orderId,
     OPERATIONTYPE: transaction.operationType,

@@ -2,7 +2,7 @@ import { currencyMinorUnits } from '@recon/protocol';
 
 /**
  * Values of an export row written the way the service writes them (service-facts.md): every value a string,
- * AMOUNT in major units with two decimals, EXECCODE without leading zeros, DATE `YYYY-MM-DD hh:mm:ss`.
+ * AMOUNT in major units with two decimals, EXECCODE without leading zeros. DATE is the protocol's formatWallClock.
  */
 
 /**
@@ -27,41 +27,4 @@ export function formatExecCode(execCode: string): string {
 /** `[index-count]`, e.g. `[1-3]`. */
 export function formatPosition(position: { readonly index: number; readonly count: number }): string {
   return `[${position.index}-${position.count}]`;
-}
-
-const dateFormatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Whether `timeZone` is an IANA zone (or offset) this runtime knows. */
-export function isKnownTimeZone(timeZone: string): boolean {
-  try {
-    dateFormatterFor(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** `YYYY-MM-DD hh:mm:ss` on the wall clock of `timeZone`. Throws RangeError for an unknown zone. */
-export function formatExportDate(date: Date, timeZone: string): string {
-  const parts: Record<string, string> = {};
-  for (const part of dateFormatterFor(timeZone).formatToParts(date)) parts[part.type] = part.value;
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
-}
-
-function dateFormatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = dateFormatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    });
-    dateFormatters.set(timeZone, formatter);
-  }
-  return formatter;
 }

@@ -1,4 +1,4 @@
-import { decodeRequest, ProtocolError, type Params } from '@recon/protocol';
+import { decodeRequest, ProtocolError, retry, type Params } from '@recon/protocol';
 import type { SandboxClock } from '../clock.ts';
 import { ProcessRefusal } from '../process/process-answer.ts';
 import type { SandboxStore, SandboxTransaction } from '../store.ts';
@@ -8,7 +8,6 @@ import { uploadExport } from './callback-upload.ts';
 import { compressExport } from './compress.ts';
 import type { ExportFile } from './compress.ts';
 import { formatCsv } from './csv-writer.ts';
-import { retryWithBackoff } from './export-deliveries.ts';
 import type { ExportDeliveries } from './export-deliveries.ts';
 import { toExportRow } from './export-row.ts';
 import type { ExportRow } from './export-row.ts';
@@ -86,7 +85,7 @@ export async function handleGetTransactions(
     ctx.deliveries.start(label, async (signal) => {
       const file = await compressExport(csvName, csv, delivery.compression, requestedAt);
       const sendWithRetries = (copySignal: AbortSignal) =>
-        retryWithBackoff((attempt) => send(file, attempt), ctx.deliveries.retry, copySignal);
+        retry(() => send(file, copySignal), ctx.deliveries.retry, { signal: copySignal });
       try {
         await sendWithRetries(signal);
       } finally {

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { retry, type RetryPolicy } from '@recon/protocol';
 import { neverThrowing } from '../never-throwing.ts';
 import { createBoundedFormPoster } from './bounded-form-poster.ts';
 
@@ -27,17 +27,10 @@ export type OutboxEvent =
   | { readonly type: 'retrying'; readonly delivery: NotificationDelivery; readonly delayMs: number }
   | { readonly type: 'failed'; readonly delivery: NotificationDelivery };
 
-export interface NotificationRetryOptions {
-  /** Attempts per notification before it is given up. Default 8. */
-  readonly maxAttempts?: number;
-  /** Delay before the first retry; doubles after each failure. Default 1000 ms. */
-  readonly baseDelayMs?: number;
-  readonly maxDelayMs?: number;
-  /** Time allowed for one attempt. Default 10 s. */
-  readonly timeoutMs?: number;
-}
+/** Without jitter: each wait is the one announced (OutboxEvent `retrying`) before it starts. */
+const DEFAULT_NOTIFICATION_RETRY: RetryPolicy = { attempts: 8, baseDelayMs: 1000, maxDelayMs: 60_000 };
 
-export interface NotificationOutboxOptions extends NotificationRetryOptions {
+export interface NotificationOutboxOptions {
   /** Where to POST; without it notifications are recorded as `unsent`. */
   readonly url: string | undefined;
   /** POSTs in flight at once, whatever their transaction, and connections open; the others wait their turn. Default 8. */
@@ -45,6 +38,10 @@ export interface NotificationOutboxOptions extends NotificationRetryOptions {
   /** Turns signed fields into the form body. */
   readonly encode: (fields: Record<string, string>) => { body: string; fields: Record<string, string> };
   readonly onEvent?: (event: OutboxEvent) => void;
+  /** How a notification is tried again; DEFAULT_NOTIFICATION_RETRY for what is not given. */
+  readonly retry?: Partial<RetryPolicy>;
+  /** Time allowed for one attempt. Default 10 s. */
+  readonly timeoutMs?: number;
 }
 
 export interface NotificationOutbox {
@@ -58,9 +55,7 @@ export interface NotificationOutbox {
 }
 
 export function createNotificationOutbox(options: NotificationOutboxOptions): NotificationOutbox {
-  const maxAttempts = options.maxAttempts ?? 8;
-  const baseDelayMs = options.baseDelayMs ?? 1000;
-  const maxDelayMs = options.maxDelayMs ?? 60_000;
+  const policy: RetryPolicy = { ...DEFAULT_NOTIFICATION_RETRY, ...options.retry };
   const timeoutMs = options.timeoutMs ?? 10_000;
   const poster = createBoundedFormPoster(options.maxInFlight ?? 8);
   const closing = new AbortController();
@@ -97,33 +92,30 @@ export function createNotificationOutbox(options: NotificationOutboxOptions): No
     }
   }
 
-  /** Resolves after `ms`, or at once when the outbox closes (the timer is cleared then, so close() frees the process). */
-  function wait(ms: number): Promise<void> {
-    return sleep(ms, undefined, { signal: closing.signal }).catch(() => undefined);
-  }
-
   async function deliver(id: number, url: string, body: string): Promise<void> {
     if (closing.signal.aborted) {
       // Queued behind an earlier notification of its transaction when the outbox closed.
       emit({ type: 'failed', delivery: replace(id, { state: 'failed', lastError: 'outbox closed before sending' }) });
       return;
     }
-    for (let attempts = 1; ; attempts++) {
-      const error = await attempt(url, body);
-      if (error === undefined) {
-        emit({ type: 'delivered', delivery: replace(id, { state: 'delivered', attempts, lastError: undefined }) });
-        return;
-      }
-      if (attempts < maxAttempts && !closing.signal.aborted) {
-        const delayMs = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempts - 1));
-        emit({ type: 'retrying', delivery: replace(id, { attempts, lastError: error }), delayMs });
-        await wait(delayMs);
-        if (!closing.signal.aborted) continue;
-      }
-      const reason = closing.signal.aborted ? `${error} (outbox closed)` : error;
+    let attempts = 0;
+    try {
+      await retry(async (attemptNumber) => {
+        attempts = attemptNumber;
+        const error = await attempt(url, body);
+        if (error !== undefined) throw new Error(error);
+      }, policy, {
+        // Closing ends a wait at once and its timer with it, so that close() frees the process.
+        signal: closing.signal,
+        onRetry: (error, failed, delayMs) => emit({ type: 'retrying', delivery: replace(id, { attempts: failed, lastError: (error as Error).message }), delayMs }),
+      });
+    } catch (error) {
+      const message = (error as Error).message;
+      const reason = closing.signal.aborted ? `${message} (outbox closed)` : message;
       emit({ type: 'failed', delivery: replace(id, { state: 'failed', attempts, lastError: reason }) });
       return;
     }
+    emit({ type: 'delivered', delivery: replace(id, { state: 'delivered', attempts, lastError: undefined }) });
   }
 
   return {

@@ -1,32 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createExportDeliveries, retryWithBackoff } from '../../src/export/export-deliveries.ts';
+import { retry } from '@recon/protocol';
+import { createExportDeliveries } from '../../src/export/export-deliveries.ts';
 
 const quick = { attempts: 4, baseDelayMs: 1, maxDelayMs: 5 };
-
-describe('retryWithBackoff', () => {
-  it('retries a failing attempt until it succeeds', async () => {
-    let calls = 0;
-    await retryWithBackoff(
-      async () => {
-        calls += 1;
-        if (calls < 3) throw new Error(`failure ${calls}`);
-      },
-      quick,
-      new AbortController().signal,
-    );
-    expect(calls).toBe(3);
-  });
-
-  it('stops after the bounded number of attempts with the last failure', async () => {
-    let calls = 0;
-    const failing = async () => {
-      calls += 1;
-      throw new Error(`failure ${calls}`);
-    };
-    await expect(retryWithBackoff(failing, quick, new AbortController().signal)).rejects.toThrow('failure 4');
-    expect(calls).toBe(4);
-  });
-});
 
 describe('createExportDeliveries', () => {
   it('runs deliveries in the background, hands a failure to onError and never throws', async () => {
@@ -81,13 +57,13 @@ describe('createExportDeliveries', () => {
     });
     let calls = 0;
     deliveries.start('slow', (signal) =>
-      retryWithBackoff(
+      retry(
         async () => {
           calls += 1;
           throw new Error('receiver down');
         },
         deliveries.retry,
-        signal,
+        { signal },
       ),
     );
     // Past the first failure's microtasks: the delivery now sleeps before its second attempt.

@@ -114,7 +114,7 @@ export async function startHarness(options: Partial<SandboxOptions> = {}): Promi
     identifier: IDENTIFIER,
     secret: SECRET,
     clock: createSandboxClock({ start: START, ticking: false }),
-    notificationRetry: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 6 },
+    notificationRetry: { attempts: 6, baseDelayMs: 10, maxDelayMs: 50 },
     ...options,
   });
   const baseUrl = await sandbox.listen(0, '127.0.0.1');
