@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dateInZone } from '@recon/protocol';
+import { dateInZone, isCalendarDate } from '@recon/protocol';
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
@@ -78,13 +78,6 @@ export async function run(ctx: CommandContext): Promise<number> {
   } finally {
     await database.close();
   }
-}
-
-/** YYYY-MM-DD naming a day that exists: Date.parse takes 2026-02-30 (as March 2), which PostgreSQL refuses. */
-function isCalendarDate(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
-  const time = Date.parse(`${text}T00:00:00Z`);
-  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === text;
 }
 
 async function current(db: Parameters<typeof listNightlyRuns>[0], nightlyRunId: string): Promise<NightlyRunReport> {

@@ -103,7 +103,8 @@ function inRange(value: bigint, min: number | undefined, max: number | undefined
   return (min === undefined || value >= BigInt(min)) && (max === undefined || value <= BigInt(max));
 }
 
-function isCalendarDate(value: string): boolean {
+/** YYYY-MM-DD naming a day that exists: Date.parse takes 2026-02-30 (as March 2), which PostgreSQL refuses. */
+export function isCalendarDate(value: string): boolean {
   const match = DATE.exec(value);
   if (!match) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
