@@ -23,7 +23,10 @@ export function benchDatabases(adminUrl: string, cli: string) {
       await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin(`CREATE DATABASE ${name}`);
       const url = urlOf(name);
-      execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, DATABASE_URL: url }, stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync(process.execPath, [cli, 'migrate'], {
+        env: { ...process.env, DATABASE_URL: url },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       return url;
     },
     drop: (name: string) => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),

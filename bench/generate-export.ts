@@ -7,9 +7,25 @@ import { once } from 'node:events';
  * a row. Deterministic, so two runs measure the same bytes.
  */
 export const HEADER = [
-  'IDENTIFIER', 'DATE', 'TRANSACTIONID', 'ORDERID', 'OPERATIONTYPE', 'AMOUNT', 'CURRENCY', '"BILLINGFEES INCL. VAT"',
-  'EXECCODE', 'CLIENTEMAIL', 'CLIENTADDRESS', 'CARDFULLNAME', 'CARDTYPE', 'CARDCOUNTRY', '3DSECURE', '3DSGLOBALSTATUS',
-  '"RULE APPLIED"', 'SCHEDULE', 'RETRY',
+  'IDENTIFIER',
+  'DATE',
+  'TRANSACTIONID',
+  'ORDERID',
+  'OPERATIONTYPE',
+  'AMOUNT',
+  'CURRENCY',
+  '"BILLINGFEES INCL. VAT"',
+  'EXECCODE',
+  'CLIENTEMAIL',
+  'CLIENTADDRESS',
+  'CARDFULLNAME',
+  'CARDTYPE',
+  'CARDCOUNTRY',
+  '3DSECURE',
+  '3DSGLOBALSTATUS',
+  '"RULE APPLIED"',
+  'SCHEDULE',
+  'RETRY',
 ].join(';');
 
 const OPERATIONS = ['payment', 'authorization', 'capture', 'refund'];
@@ -43,16 +59,39 @@ export function exportRow(i: number, random: () => number): string {
   const schedule = instalment ? `[${1 + (i % 3)}-3]` : '';
   const retry = i % 50 === 0 ? '[1-2]' : '';
   // Every 20th address holds the delimiter, so the quoted path of the parser is exercised at scale.
-  const address = i % 20 === 0 ? `"${10 + (i % 90)} rue de Rivoli; Bât. B, 75001 Paris"` : `${10 + (i % 90)} rue de Rivoli 75001 Paris`;
+  const address =
+    i % 20 === 0
+      ? `"${10 + (i % 90)} rue de Rivoli; Bât. B, 75001 Paris"`
+      : `${10 + (i % 90)} rue de Rivoli 75001 Paris`;
   return [
-    'MERCHANT01', date, `TX${pad(i, 12)}`, `ORD-${pad(Math.floor(i / 2), 10)}`, OPERATIONS[i % 4], amount,
-    'EUR', fees, exec, `client${i % 100000}@example.com`, address, name, CARDS[i % 4], COUNTRIES[i % 6],
-    i % 3 === 0 ? 'yes' : 'no', i % 3 === 0 ? 'Y' : '', i % 7 === 0 ? 'velocity' : '', schedule, retry,
+    'MERCHANT01',
+    date,
+    `TX${pad(i, 12)}`,
+    `ORD-${pad(Math.floor(i / 2), 10)}`,
+    OPERATIONS[i % 4],
+    amount,
+    'EUR',
+    fees,
+    exec,
+    `client${i % 100000}@example.com`,
+    address,
+    name,
+    CARDS[i % 4],
+    COUNTRIES[i % 6],
+    i % 3 === 0 ? 'yes' : 'no',
+    i % 3 === 0 ? 'Y' : '',
+    i % 7 === 0 ? 'velocity' : '',
+    schedule,
+    retry,
   ].join(';');
 }
 
 /** Writes `rows` rows to `path`. `variant: 'reordered'` writes the same rows last-first, after a BOM and with CRLF. */
-export async function generateExport(path: string, rows: number, variant: 'plain' | 'reordered' = 'plain'): Promise<number> {
+export async function generateExport(
+  path: string,
+  rows: number,
+  variant: 'plain' | 'reordered' = 'plain',
+): Promise<number> {
   const out = createWriteStream(path);
   const eol = variant === 'plain' ? '\n' : '\r\n';
   let bytes = 0;

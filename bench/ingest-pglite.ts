@@ -25,9 +25,19 @@ export interface PgliteMeasure {
 }
 
 /** `recon ingest --json FILE` into a new PGlite data directory under `workDir`, removed afterwards. */
-export async function measurePgliteIngest(cli: string, gzFile: string, workDir: string): Promise<PgliteMeasure & { summary: Record<string, unknown> }> {
-  const { seconds, peakRssMb, stdout } = await inNewDataDir(workDir, (env) => timedOk(cli, ['ingest', '--json', gzFile], env, [0, 3]));
-  return { seconds, peakRssMb, summary: JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown> };
+export async function measurePgliteIngest(
+  cli: string,
+  gzFile: string,
+  workDir: string,
+): Promise<PgliteMeasure & { summary: Record<string, unknown> }> {
+  const { seconds, peakRssMb, stdout } = await inNewDataDir(workDir, (env) =>
+    timedOk(cli, ['ingest', '--json', gzFile], env, [0, 3]),
+  );
+  return {
+    seconds,
+    peakRssMb,
+    summary: JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>,
+  };
 }
 
 /** `recon demo`, whose database is always a new one (under RECON_DATA_DIR/demo), in a data directory of its own. */
@@ -49,7 +59,10 @@ async function inNewDataDir<T>(workDir: string, run: (env: NodeJS.ProcessEnv) =>
 
 async function timedOk(command: string, argv: string[], env: NodeJS.ProcessEnv, okCodes: number[]) {
   const result = await timed(command, argv, env);
-  if (!okCodes.includes(result.exitCode)) throw new Error(`${path.basename(command)} ${argv[0]} exited ${result.exitCode}: ${result.stderr.trim().slice(-500)}`);
+  if (!okCodes.includes(result.exitCode))
+    throw new Error(
+      `${path.basename(command)} ${argv[0]} exited ${result.exitCode}: ${result.stderr.trim().slice(-500)}`,
+    );
   return result;
 }
 

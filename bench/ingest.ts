@@ -25,7 +25,9 @@ import { timed, type Measure } from './timed.ts';
 import { LEAN_TABLE_SQL, referenceUpsert, STAGING_COLUMNS } from './reference-sql.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, only: { type: 'string' } } });
+const { values: args } = parseArgs({
+  options: { rows: { type: 'string', default: '1000000' }, only: { type: 'string' } },
+});
 const rows = Number(args.rows);
 const adminUrl = process.env.DATABASE_URL;
 if (!adminUrl) {
@@ -42,7 +44,8 @@ const databases = benchDatabases(adminUrl, cli);
 /** A measured command that must succeed (3 is recon ingest's "rows rejected", still a load). */
 async function timedOk(command: string, argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Measure> {
   const result = await timed(command, argv, env);
-  if (result.exitCode !== 0 && result.exitCode !== 3) throw new Error(`${command} exited ${result.exitCode}: ${result.stderr.trim().slice(-500)}`);
+  if (result.exitCode !== 0 && result.exitCode !== 3)
+    throw new Error(`${command} exited ${result.exitCode}: ${result.stderr.trim().slice(-500)}`);
   return result;
 }
 
@@ -68,11 +71,14 @@ async function settle(url: string): Promise<void> {
 }
 
 async function prepareReference(url: string): Promise<void> {
-  await query(url, `DROP TABLE IF EXISTS ref_staging;
+  await query(
+    url,
+    `DROP TABLE IF EXISTS ref_staging;
       CREATE UNLOGGED TABLE ref_staging (${STAGING_COLUMNS.map((c) => `${c} text`).join(', ')});
       ${LEAN_TABLE_SQL};
       INSERT INTO recon.files (name, arrival, sha256, size_bytes, compression, status)
-      SELECT 'reference', 'ingest', repeat('0', 64), 0, 'none', 'loaded' WHERE NOT EXISTS (SELECT 1 FROM recon.files)`);
+      SELECT 'reference', 'ingest', repeat('0', 64), 0, 'none', 'loaded' WHERE NOT EXISTS (SELECT 1 FROM recon.files)`,
+  );
 }
 
 function referenceScript(url: string, decompress: string, file: string, variant: 'full' | 'lean'): string {
@@ -133,8 +139,18 @@ async function main(): Promise<void> {
   const bytes = await generateExport(csv1, rows);
   await generateExport(csv2, rows, 'reordered');
   const cases = [
-    { name: 'gzip', file: `${csv1}.gz`, compress: `gzip -c '${csv1}' > '${csv1}.gz' && gzip -c '${csv2}' > '${csv2}.gz'`, decompress: 'gzip -dc' },
-    { name: 'zip', file: `${csv1}.zip`, compress: `rm -f '${csv1}.zip' && zip -qj '${csv1}.zip' '${csv1}'`, decompress: 'unzip -p' },
+    {
+      name: 'gzip',
+      file: `${csv1}.gz`,
+      compress: `gzip -c '${csv1}' > '${csv1}.gz' && gzip -c '${csv2}' > '${csv2}.gz'`,
+      decompress: 'gzip -dc',
+    },
+    {
+      name: 'zip',
+      file: `${csv1}.zip`,
+      compress: `rm -f '${csv1}.zip' && zip -qj '${csv1}.zip' '${csv1}'`,
+      decompress: 'unzip -p',
+    },
     { name: 'bzip2', file: `${csv1}.bz2`, compress: `bzip2 -c '${csv1}' > '${csv1}.bz2'`, decompress: 'bzip2 -dc' },
   ].filter((c) => !args.only || args.only.split(',').includes(c.name));
   log(`csv: ${(bytes / 1e6).toFixed(1)} MB; compressing as ${cases.map((c) => c.name).join(', ')}`);
@@ -152,28 +168,52 @@ async function main(): Promise<void> {
       refUrl = await databases.fresh('recon_bench_ref');
       const ref = await reference(refUrl, c.decompress, c.file, 'full');
       const lean = await reference(refUrl, c.decompress, c.file, 'lean');
-      log(`${c.name}: recon ${ours.seconds.toFixed(2)} s, ref ${ref.seconds.toFixed(2)} s, lean ${lean.seconds.toFixed(2)} s`);
+      log(
+        `${c.name}: recon ${ours.seconds.toFixed(2)} s, ref ${ref.seconds.toFixed(2)} s, lean ${lean.seconds.toFixed(2)} s`,
+      );
       runs.push({ ours, ref, lean });
     }
     // The median run's time, and the highest peak RSS of all of them.
-    const ours = { ...median(runs.map((run) => run.ours)), peakRssMb: Math.max(...runs.map((run) => run.ours.peakRssMb)) };
-    results.push({ case: `${c.name} (${(statSync(c.file).size / 1e6).toFixed(1)} MB)`, ours, ref: median(runs.map((run) => run.ref)), lean: median(runs.map((run) => run.lean)), target: EMPTY_TARGET, summary: ours.summary });
+    const ours = {
+      ...median(runs.map((run) => run.ours)),
+      peakRssMb: Math.max(...runs.map((run) => run.ours.peakRssMb)),
+    };
+    results.push({
+      case: `${c.name} (${(statSync(c.file).size / 1e6).toFixed(1)} MB)`,
+      ours,
+      ref: median(runs.map((run) => run.ref)),
+      lean: median(runs.map((run) => run.lean)),
+      target: EMPTY_TARGET,
+      summary: ours.summary,
+    });
     if (c.name === 'gzip') {
       log('re-ingest of the same transactions (a new file) into the full database');
       const oursAgain = await recon(oursUrl, `${csv2}.gz`);
       const refAgain = await reference(refUrl, 'gzip -dc', `${csv2}.gz`, 'full');
       const leanAgain = await reference(refUrl, 'gzip -dc', `${csv2}.gz`, 'lean');
-      results.push({ case: 're-ingest gzip, unchanged', ours: oursAgain, ref: refAgain, lean: leanAgain, target: REINGEST_TARGET, summary: oursAgain.summary });
+      results.push({
+        case: 're-ingest gzip, unchanged',
+        ours: oursAgain,
+        ref: refAgain,
+        lean: leanAgain,
+        target: REINGEST_TARGET,
+        summary: oursAgain.summary,
+      });
     }
   }
   await databases.drop('recon_bench_ours');
   await databases.drop('recon_bench_ref');
   // Embedded PGlite, the default without a server: the same gzip export into a new data directory, and the demo.
-  let pglite: { ingest: Awaited<ReturnType<typeof measurePgliteIngest>>; demo: PgliteMeasure; ref: Measure } | undefined;
+  let pglite:
+    { ingest: Awaited<ReturnType<typeof measurePgliteIngest>>; demo: PgliteMeasure; ref: Measure } | undefined;
   const gzipCase = results.find((r) => r.case.startsWith('gzip'));
   if (gzipCase) {
     log('gzip: recon ingest into a new embedded PGlite database, then recon demo');
-    pglite = { ingest: await measurePgliteIngest(cli, `${csv1}.gz`, work), demo: await measurePgliteDemo(cli, work), ref: gzipCase.ref };
+    pglite = {
+      ingest: await measurePgliteIngest(cli, `${csv1}.gz`, work),
+      demo: await measurePgliteDemo(cli, work),
+      ref: gzipCase.ref,
+    };
   }
 
   const lines = [
@@ -184,7 +224,10 @@ async function main(): Promise<void> {
   for (const r of results) {
     const toRef = r.ours.seconds / r.ref.seconds;
     const toLean = r.ours.seconds / r.lean.seconds;
-    const ok = toRef <= r.target.ref && (r.target.lean === undefined || toLean <= r.target.lean) && r.ours.peakRssMb <= RSS_TARGET_MB;
+    const ok =
+      toRef <= r.target.ref &&
+      (r.target.lean === undefined || toLean <= r.target.lean) &&
+      r.ours.peakRssMb <= RSS_TARGET_MB;
     lines.push(
       [
         r.case.padEnd(28),
@@ -195,7 +238,9 @@ async function main(): Promise<void> {
         `<=${r.target.ref}`.padStart(7),
         toLean.toFixed(2).padStart(6),
         (r.target.lean === undefined ? '-' : `<=${r.target.lean}`).padStart(7),
-        Math.round(rows / r.ours.seconds).toLocaleString('en').padStart(13),
+        Math.round(rows / r.ours.seconds)
+          .toLocaleString('en')
+          .padStart(13),
         `${r.ours.peakRssMb.toFixed(0)} MB`.padStart(9),
         ok ? ' ok' : ' MISSED',
       ].join(' '),

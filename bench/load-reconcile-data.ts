@@ -2,7 +2,12 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
-import { reconcileScenarios, type BenchOrder, type BenchTransaction, type ScenarioKind } from './reconcile-scenarios.ts';
+import {
+  reconcileScenarios,
+  type BenchOrder,
+  type BenchTransaction,
+  type ScenarioKind,
+} from './reconcile-scenarios.ts';
 
 export interface LoadedData {
   orders: number;
@@ -10,7 +15,8 @@ export interface LoadedData {
   kinds: Partial<Record<ScenarioKind, number>>;
 }
 
-const ORDER_COLUMNS = 'order_id, amount_minor, currency, status, refunded_minor, payment_method, created_at, import_id, line';
+const ORDER_COLUMNS =
+  'order_id, amount_minor, currency, status, refunded_minor, payment_method, created_at, import_id, line';
 const TRANSACTION_COLUMNS =
   'transaction_id, identifier, order_id, operation_type, occurred_at, amount_minor, currency, exec_code, fees_minor, file_id, line';
 /** Lines per chunk handed to COPY: large enough that the stream's per-chunk cost vanishes. */
@@ -73,9 +79,17 @@ export async function loadReconcileData(url: string, orders: number): Promise<Lo
     if (chunk) yield chunk;
   }
   await Promise.all([
-    withClient(url, (client) => pipeline(Readable.from(orderLines()), client.query(copyFromStdin(`COPY recon.orders (${ORDER_COLUMNS}) FROM STDIN`)))),
     withClient(url, (client) =>
-      pipeline(Readable.from(transactionLines()), client.query(copyFromStdin(`COPY recon.transactions (${TRANSACTION_COLUMNS}) FROM STDIN`))),
+      pipeline(
+        Readable.from(orderLines()),
+        client.query(copyFromStdin(`COPY recon.orders (${ORDER_COLUMNS}) FROM STDIN`)),
+      ),
+    ),
+    withClient(url, (client) =>
+      pipeline(
+        Readable.from(transactionLines()),
+        client.query(copyFromStdin(`COPY recon.transactions (${TRANSACTION_COLUMNS}) FROM STDIN`)),
+      ),
     ),
   ]);
   await withClient(url, async (client) => {

@@ -8,9 +8,25 @@ import { planHeader } from '../src/normalize/header-plan.ts';
 import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
 
 const HEADER = [
-  'IDENTIFIER', 'DATE', 'TRANSACTIONID', 'ORDERID', 'OPERATIONTYPE', 'AMOUNT', 'CURRENCY', 'BILLINGFEES INCL. VAT',
-  'EXECCODE', 'CLIENTEMAIL', 'CLIENTADDRESS', 'CARDFULLNAME', 'CARDTYPE', 'CARDCOUNTRY', '3DSECURE', '3DSGLOBALSTATUS',
-  'RULE APPLIED', 'SCHEDULE', 'RETRY',
+  'IDENTIFIER',
+  'DATE',
+  'TRANSACTIONID',
+  'ORDERID',
+  'OPERATIONTYPE',
+  'AMOUNT',
+  'CURRENCY',
+  'BILLINGFEES INCL. VAT',
+  'EXECCODE',
+  'CLIENTEMAIL',
+  'CLIENTADDRESS',
+  'CARDFULLNAME',
+  'CARDTYPE',
+  'CARDCOUNTRY',
+  '3DSECURE',
+  '3DSGLOBALSTATUS',
+  'RULE APPLIED',
+  'SCHEDULE',
+  'RETRY',
 ];
 const BATCH = 5000;
 
@@ -23,10 +39,25 @@ function record(n: number): string[] {
   const date = new Date(start + n * 2_600).toISOString();
   const cents = (n * 7919) % 1_000_000;
   return [
-    'merchant-1', `${date.slice(0, 10)} ${date.slice(11, 19)}`, `TX${n}`, `ORDER-${n >> 1}`, 'payment',
-    `${Math.floor(cents / 100)}.${n % 10 === 0 ? '00' : String(cents % 100).padStart(2, '0')}`, n % 10 === 0 ? 'JPY' : 'EUR',
-    n % 10 === 0 ? '0.00' : '0.35', n % 17 === 0 ? '4001' : '0', `client${n}@example.org`, '1 rue de la Paix',
-    'JEAN DUPONT', 'visa', 'FR', 'yes', n % 3 === 0 ? '' : 'OK', '', n % 5 === 0 ? '[1-3]' : '', '',
+    'merchant-1',
+    `${date.slice(0, 10)} ${date.slice(11, 19)}`,
+    `TX${n}`,
+    `ORDER-${n >> 1}`,
+    'payment',
+    `${Math.floor(cents / 100)}.${n % 10 === 0 ? '00' : String(cents % 100).padStart(2, '0')}`,
+    n % 10 === 0 ? 'JPY' : 'EUR',
+    n % 10 === 0 ? '0.00' : '0.35',
+    n % 17 === 0 ? '4001' : '0',
+    `client${n}@example.org`,
+    '1 rue de la Paix',
+    'JEAN DUPONT',
+    'visa',
+    'FR',
+    'yes',
+    n % 3 === 0 ? '' : 'OK',
+    '',
+    n % 5 === 0 ? '[1-3]' : '',
+    '',
   ];
 }
 

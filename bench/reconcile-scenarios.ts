@@ -39,9 +39,22 @@ export interface BenchTransaction {
 
 /** What the generator meant an order to be; recon's verdict may differ by age (a recent order without its money is `pending`). */
 export type ScenarioKind =
-  | 'settled' | 'partially_refunded' | 'refunded' | 'authorized' | 'awaiting_approval' | 'cancelled_unpaid'
-  | 'cancelled_refused' | 'abandoned' | 'missing_at_provider' | 'amount_mismatch' | 'duplicate_payment'
-  | 'currency_mismatch' | 'over_refunded' | 'cancelled_but_paid' | 'unknown_order' | 'unknown_order_refused';
+  | 'settled'
+  | 'partially_refunded'
+  | 'refunded'
+  | 'authorized'
+  | 'awaiting_approval'
+  | 'cancelled_unpaid'
+  | 'cancelled_refused'
+  | 'abandoned'
+  | 'missing_at_provider'
+  | 'amount_mismatch'
+  | 'duplicate_payment'
+  | 'currency_mismatch'
+  | 'over_refunded'
+  | 'cancelled_but_paid'
+  | 'unknown_order'
+  | 'unknown_order_refused';
 
 export interface Scenario {
   kind: ScenarioKind;
@@ -68,7 +81,12 @@ const KINDS: ReadonlyArray<readonly [ScenarioKind, number]> = [
 ];
 /** Per order, the chance that an ORDERID unknown to the merchant also shows up in the exports. */
 const UNKNOWN_ORDER_RATE = 0.005;
-const CURRENCIES: ReadonlyArray<readonly [string, number]> = [['EUR', 0.95], ['USD', 0.025], ['GBP', 0.015], ['JPY', 0.01]];
+const CURRENCIES: ReadonlyArray<readonly [string, number]> = [
+  ['EUR', 0.95],
+  ['USD', 0.025],
+  ['GBP', 0.015],
+  ['JPY', 0.01],
+];
 
 export const orderIdOf = (n: number) => `ORD-${String(n).padStart(10, '0')}`;
 
@@ -103,28 +121,56 @@ function orderScenario(n: number, random: () => number): Scenario {
   const currency = instalmentOnly ? 'EUR' : pick(CURRENCIES, random);
   const method: PaymentMethod = instalmentOnly || (currency === 'EUR' && random() < 0.4) ? 'instalment' : 'wallet';
   const amountMinor =
-    method === 'instalment' ? between(15_000, 200_000, random) : currency === 'JPY' ? between(500, 60_000, random) : between(500, 50_000, random);
+    method === 'instalment'
+      ? between(15_000, 200_000, random)
+      : currency === 'JPY'
+        ? between(500, 60_000, random)
+        : between(500, 50_000, random);
   // Authorizations wait days, not weeks: those orders are recent, so some are still capturable and some are not.
   const ageDays = kind === 'authorized' || kind === 'awaiting_approval' ? 10 : 60;
   const createdMs = daysBefore(ageDays, random);
-  const order: BenchOrder = { orderId: orderIdOf(n), amountMinor, currency, status: 'paid', refundedMinor: 0, method, createdMs };
-  const tx = (operation: Operation, execCode: string, amount: number, occurredMs: number, txCurrency = currency): BenchTransaction => ({
-    orderId: order.orderId, operation, execCode, amountMinor: amount, currency: txCurrency, occurredMs,
+  const order: BenchOrder = {
+    orderId: orderIdOf(n),
+    amountMinor,
+    currency,
+    status: 'paid',
+    refundedMinor: 0,
+    method,
+    createdMs,
+  };
+  const tx = (
+    operation: Operation,
+    execCode: string,
+    amount: number,
+    occurredMs: number,
+    txCurrency = currency,
+  ): BenchTransaction => ({
+    orderId: order.orderId,
+    operation,
+    execCode,
+    amountMinor: amount,
+    currency: txCurrency,
+    occurredMs,
   });
 
   // Earlier attempts on the same order: refused ones, and redirections the cardholder never finished.
   const firstOperation: Operation = method === 'instalment' ? 'authorization' : 'payment';
   const attempts = (): BenchTransaction[] => {
     const list: BenchTransaction[] = [];
-    if (random() < 0.3) list.push(tx(firstOperation, '4001', amountMinor, after(createdMs, between(1, 5, random) * MINUTE)));
-    if (random() < 0.15) list.push(tx(firstOperation, '0002', amountMinor, after(createdMs, between(1, 5, random) * MINUTE)));
+    if (random() < 0.3)
+      list.push(tx(firstOperation, '4001', amountMinor, after(createdMs, between(1, 5, random) * MINUTE)));
+    if (random() < 0.15)
+      list.push(tx(firstOperation, '0002', amountMinor, after(createdMs, between(1, 5, random) * MINUTE)));
     return list;
   };
   const settle = (amount: number, txCurrency = currency): BenchTransaction[] => {
     const at = after(createdMs, between(6, 30, random) * MINUTE);
     if (method === 'wallet' && random() < 0.6) return [tx('payment', '0000', amount, at, txCurrency)];
     const captureDelay = method === 'instalment' ? between(1, 5, random) * DAY : between(1, 48, random) * HOUR;
-    return [tx('authorization', '0000', amount, at, txCurrency), tx('capture', '0000', amount, after(at, captureDelay), txCurrency)];
+    return [
+      tx('authorization', '0000', amount, at, txCurrency),
+      tx('capture', '0000', amount, after(at, captureDelay), txCurrency),
+    ];
   };
   const refund = (amount: number) => tx('refund', '0000', amount, after(createdMs, between(2, 20, random) * DAY));
   const partOf = (amount: number) => Math.max(1, Math.floor((amount * between(10, 90, random)) / 100));
@@ -146,7 +192,10 @@ function orderScenario(n: number, random: () => number): Scenario {
       break;
     case 'authorized':
       order.status = 'authorized';
-      transactions.push(...attempts(), tx('authorization', '0000', amountMinor, after(createdMs, between(6, 30, random) * MINUTE)));
+      transactions.push(
+        ...attempts(),
+        tx('authorization', '0000', amountMinor, after(createdMs, between(6, 30, random) * MINUTE)),
+      );
       break;
     case 'awaiting_approval':
       order.status = 'authorized';

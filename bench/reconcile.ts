@@ -65,7 +65,8 @@ async function phase<T>(name: string, work: () => Promise<T>): Promise<T> {
  */
 const RUNS = 3;
 
-const median = (runs: readonly Measure[]): Measure => [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)]!;
+const median = (runs: readonly Measure[]): Measure =>
+  [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)]!;
 
 /**
  * Writes out what the load or the other side left dirty, so that neither side pays for it: the load's WAL starts
@@ -85,11 +86,17 @@ async function reference(url: string): Promise<Measure> {
 
 async function recon(url: string): Promise<Measure> {
   // Every run starts from no verdicts, as the first did: a later run would also compare with the earlier ones.
-  await withClient(url, (client) => client.query('TRUNCATE recon.verdicts, recon.run_totals, recon.reconciliation_runs'));
+  await withClient(url, (client) =>
+    client.query('TRUNCATE recon.verdicts, recon.run_totals, recon.reconciliation_runs'),
+  );
   await checkpoint(url);
   // Run as the executable, as users do, so the shebang's V8 flags apply.
-  const result = await timed(cli, ['reconcile', '--all', '--as-of', AS_OF, '--json'], { ...process.env, DATABASE_URL: url });
-  if (result.exitCode === 1 || result.exitCode === 2) throw new Error(`recon reconcile exited ${result.exitCode}: ${result.stderr.trim().slice(-500)}`);
+  const result = await timed(cli, ['reconcile', '--all', '--as-of', AS_OF, '--json'], {
+    ...process.env,
+    DATABASE_URL: url,
+  });
+  if (result.exitCode === 1 || result.exitCode === 2)
+    throw new Error(`recon reconcile exited ${result.exitCode}: ${result.stderr.trim().slice(-500)}`);
   return result;
 }
 
@@ -126,7 +133,12 @@ async function tally(url: string): Promise<Tally> {
              (SELECT count(DISTINCT t.order_id) FROM recon.transactions t
                WHERE t.exec_code = '0000' AND NOT EXISTS (SELECT 1 FROM recon.orders o WHERE o.order_id = t.order_id)) AS "unknownOrderIds"`);
     const row = rows[0]!;
-    return { serverVersion: row.serverVersion, referenceRows: Number(row.referenceRows), referenceAsExpected: Number(row.referenceAsExpected), unknownOrderIds: Number(row.unknownOrderIds) };
+    return {
+      serverVersion: row.serverVersion,
+      referenceRows: Number(row.referenceRows),
+      referenceAsExpected: Number(row.referenceAsExpected),
+      unknownOrderIds: Number(row.unknownOrderIds),
+    };
   });
 }
 
@@ -172,15 +184,24 @@ async function main(): Promise<number> {
   }
   const databases = benchDatabases(adminUrl!, cli);
   const url = await phase(`creating and migrating database ${DATABASE}`, () => databases.fresh(DATABASE));
-  const loaded = await phase(`loading ${count(orders)} orders and their transactions by COPY, then VACUUM ANALYZE`, () =>
-    loadReconcileData(url, orders),
+  const loaded = await phase(
+    `loading ${count(orders)} orders and their transactions by COPY, then VACUUM ANALYZE`,
+    () => loadReconcileData(url, orders),
   );
-  log(`loaded ${count(loaded.orders)} orders, ${count(loaded.transactions)} transactions; scenarios: ${JSON.stringify(loaded.kinds)}`);
+  log(
+    `loaded ${count(loaded.orders)} orders, ${count(loaded.transactions)} transactions; scenarios: ${JSON.stringify(loaded.kinds)}`,
+  );
   await phase('reading both tables once (cache warm-up)', () =>
-    withClient(url, (client) => client.query('SELECT (SELECT sum(amount_minor) FROM recon.orders), (SELECT sum(amount_minor) FROM recon.transactions)')),
+    withClient(url, (client) =>
+      client.query(
+        'SELECT (SELECT sum(amount_minor) FROM recon.orders), (SELECT sum(amount_minor) FROM recon.transactions)',
+      ),
+    ),
   );
   const { ref, ours } = await phase(
-    referenceOnly ? `reference: one CREATE TABLE ... AS SELECT through psql, ${RUNS} times` : `reference and recon reconcile --all in turn, ${RUNS} times each`,
+    referenceOnly
+      ? `reference: one CREATE TABLE ... AS SELECT through psql, ${RUNS} times`
+      : `reference and recon reconcile --all in turn, ${RUNS} times each`,
     () => measure(url, referenceOnly),
   );
   const facts = await tally(url);
@@ -206,7 +227,9 @@ async function main(): Promise<number> {
       ours ? (ok ? ' ok' : ' MISSED') : ' recon not run (--reference-only)',
     ].join(' '),
   );
-  lines.push(`reference: ${count(facts.referenceRows)} rows, ${count(facts.referenceAsExpected)} with settled = expected`);
+  lines.push(
+    `reference: ${count(facts.referenceRows)} rows, ${count(facts.referenceAsExpected)} with settled = expected`,
+  );
   let sane = facts.referenceRows === loaded.orders;
   if (outcome) {
     const total = outcome.known + outcome.unknown;
@@ -219,7 +242,9 @@ async function main(): Promise<number> {
     lines.push(`statuses: ${outcome.byStatus.map((s) => `${s.status} ${count(s.n)}`).join(', ')}`);
     lines.push(
       `settled: recon agrees with the reference for ${count(outcome.settledAgrees)} of ${count(loaded.orders)} orders` +
-        (outcome.settledDisagrees.length ? `; differs for ${outcome.settledDisagrees.map((s) => `${s.status} ${count(s.n)}`).join(', ')}` : ''),
+        (outcome.settledDisagrees.length
+          ? `; differs for ${outcome.settledDisagrees.map((s) => `${s.status} ${count(s.n)}`).join(', ')}`
+          : ''),
     );
     lines.push(`recon: ${ours!.stdout.trim().replace(/\s*\n\s*/g, ' ')}`);
   }

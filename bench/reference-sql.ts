@@ -1,8 +1,24 @@
 /** The benchmark's reference: the export loaded by psql \\copy into text columns, normalized by one SQL upsert. */
 export const STAGING_COLUMNS = [
-  'identifier', 'date', 'transactionid', 'orderid', 'operationtype', 'amount', 'currency', 'billingfees', 'execcode',
-  'clientemail', 'clientaddress', 'cardfullname', 'cardtype', 'cardcountry', 'threedsecure', 'threedsglobalstatus',
-  'ruleapplied', 'schedule', 'retry',
+  'identifier',
+  'date',
+  'transactionid',
+  'orderid',
+  'operationtype',
+  'amount',
+  'currency',
+  'billingfees',
+  'execcode',
+  'clientemail',
+  'clientaddress',
+  'cardfullname',
+  'cardtype',
+  'cardcountry',
+  'threedsecure',
+  'threedsglobalstatus',
+  'ruleapplied',
+  'schedule',
+  'retry',
 ];
 
 const minorUnits = "(CASE currency WHEN 'JPY' THEN 1 WHEN 'KWD' THEN 1000 WHEN 'BHD' THEN 1000 ELSE 100 END)";

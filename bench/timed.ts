@@ -23,7 +23,8 @@ export function timed(command: string, argv: string[], env: NodeJS.ProcessEnv = 
     child.on('close', (code) => {
       const lines = stderr.trimEnd().split('\n');
       const [seconds, rssKb] = (lines.pop() ?? '').split(' ').map(Number);
-      if (!Number.isFinite(seconds) || !Number.isFinite(rssKb)) return reject(new Error(`${command}: no timing from /usr/bin/time: ${stderr.slice(-500)}`));
+      if (!Number.isFinite(seconds) || !Number.isFinite(rssKb))
+        return reject(new Error(`${command}: no timing from /usr/bin/time: ${stderr.slice(-500)}`));
       resolve({ seconds: seconds!, peakRssMb: rssKb! / 1024, exitCode: code ?? -1, stdout, stderr: lines.join('\n') });
     });
   });

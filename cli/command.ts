@@ -11,7 +11,11 @@ export interface CommandContext {
 }
 
 /** node:util parseArgs, with its errors turned into recon usage errors. */
-export function parseCommandArgs<T extends ParseArgsConfig['options']>(argv: string[], options: T, allowPositionals = false) {
+export function parseCommandArgs<T extends ParseArgsConfig['options']>(
+  argv: string[],
+  options: T,
+  allowPositionals = false,
+) {
   try {
     return parseArgs({ args: argv, options, allowPositionals, strict: true });
   } catch (error) {

@@ -17,26 +17,66 @@ import { describeError, ReconError } from '../src/errors.ts';
 import type { CommandContext } from './command.ts';
 import { EXIT } from './exit-codes.ts';
 
-const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: (ctx: CommandContext) => Promise<number> }> }> = {
-  ingest: { summary: 'load export files (zip, gzip, bzip2 or plain csv) into the database', load: () => import('./commands/ingest.ts') },
-  'import-orders': { summary: "import the merchant's orders from csv files", load: () => import('./commands/import-orders.ts') },
-  'sync-orders': { summary: "read the merchant's orders from its own database (RECON_ORDERS_QUERY)", load: () => import('./commands/sync-orders.ts') },
-  reconcile: { summary: 'give every order in scope a verdict against what the service did', load: () => import('./commands/reconcile.ts') },
-  backfill: { summary: "ask the service now for some orders' transactions, load them and reconcile those orders", load: () => import('./commands/backfill.ts') },
-  report: { summary: 'the latest reconciliation run as a table, csv, json or a self-contained html page', load: () => import('./commands/report.ts') },
-  serve: { summary: 'run the export receiver, a worker and the nightly scheduler', load: () => import('./commands/serve.ts') },
-  worker: { summary: 'take ingest and nightly-run jobs off the queue (several may run)', load: () => import('./commands/worker.ts') },
-  nightly: { summary: 'start (or attach to) the nightly run of a date, and optionally wait for it', load: () => import('./commands/nightly.ts') },
+const COMMANDS: Record<
+  string,
+  { summary: string; load: () => Promise<{ run: (ctx: CommandContext) => Promise<number> }> }
+> = {
+  ingest: {
+    summary: 'load export files (zip, gzip, bzip2 or plain csv) into the database',
+    load: () => import('./commands/ingest.ts'),
+  },
+  'import-orders': {
+    summary: "import the merchant's orders from csv files",
+    load: () => import('./commands/import-orders.ts'),
+  },
+  'sync-orders': {
+    summary: "read the merchant's orders from its own database (RECON_ORDERS_QUERY)",
+    load: () => import('./commands/sync-orders.ts'),
+  },
+  reconcile: {
+    summary: 'give every order in scope a verdict against what the service did',
+    load: () => import('./commands/reconcile.ts'),
+  },
+  backfill: {
+    summary: "ask the service now for some orders' transactions, load them and reconcile those orders",
+    load: () => import('./commands/backfill.ts'),
+  },
+  report: {
+    summary: 'the latest reconciliation run as a table, csv, json or a self-contained html page',
+    load: () => import('./commands/report.ts'),
+  },
+  serve: {
+    summary: 'run the export receiver, a worker and the nightly scheduler',
+    load: () => import('./commands/serve.ts'),
+  },
+  worker: {
+    summary: 'take ingest and nightly-run jobs off the queue (several may run)',
+    load: () => import('./commands/worker.ts'),
+  },
+  nightly: {
+    summary: 'start (or attach to) the nightly run of a date, and optionally wait for it',
+    load: () => import('./commands/nightly.ts'),
+  },
   runs: { summary: 'list the nightly runs with their export requests', load: () => import('./commands/runs.ts') },
   migrate: { summary: 'apply the SQL migrations of sql/migrations', load: () => import('./commands/migrate.ts') },
   sandbox: { summary: 'serve a local sandbox of the payment service', load: () => import('./commands/sandbox.ts') },
-  demo: { summary: 'one nightly run end to end on the embedded database and the built-in sandbox (npm start)', load: () => import('./commands/demo.ts') },
+  demo: {
+    summary: 'one nightly run end to end on the embedded database and the built-in sandbox (npm start)',
+    load: () => import('./commands/demo.ts'),
+  },
 };
 
 export function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   const lines = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(width)}  ${summary}`);
-  return ['usage: recon <command> [options]', '', 'commands:', ...lines, '', "'recon <command> --help' describes a command's options."].join('\n');
+  return [
+    'usage: recon <command> [options]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    "'recon <command> --help' describes a command's options.",
+  ].join('\n');
 }
 
 export async function main(argv: string[], ctx: Omit<CommandContext, 'argv'> = defaultContext()): Promise<number> {

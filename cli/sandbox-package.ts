@@ -11,6 +11,10 @@ export async function loadSandboxPackage(command: string) {
     return { ...main, cli };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    throw new ReconError('CONFIG', `${command} needs the sandbox package (@recon/sandbox), a development package not installed here: run it from a checkout after npm ci`, { cause: error });
+    throw new ReconError(
+      'CONFIG',
+      `${command} needs the sandbox package (@recon/sandbox), a development package not installed here: run it from a checkout after npm ci`,
+      { cause: error },
+    );
   }
 }

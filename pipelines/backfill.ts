@@ -7,7 +7,13 @@ import type { Connection, Database } from '../src/db/database.ts';
 import { describeError, ReconError } from '../src/errors.ts';
 import { NulCharacterError } from '../src/load/copy-text.ts';
 import type { LoadedFile } from '../src/load/file-result.ts';
-import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadedFile, type FileIdentity } from '../src/load/files-repository.ts';
+import {
+  findLoadedFileId,
+  insertFailedFile,
+  insertLoadingFile,
+  recordLoadedFile,
+  type FileIdentity,
+} from '../src/load/files-repository.ts';
 import { beginStaging, mergeStaged, stageEntry, type StagedEntry } from '../src/load/staged-file.ts';
 import { recordDigestSeed } from '../src/load/row-digest.ts';
 import { createStagingRowEncoder, type StagingRowEncoder } from '../src/load/staging-row-encoder.ts';
@@ -48,7 +54,11 @@ export type BackfillClient = Pick<PaymentClient, 'getTransactions'>;
 /** recon asks for UTC wall times, so reading them depends on no setting (RECON_TIMEZONE is for files it did not ask for). */
 const EXPORT_TIME_ZONE = 'UTC';
 
-export async function backfill(database: Database, client: BackfillClient, options: BackfillOptions): Promise<BackfillResult> {
+export async function backfill(
+  database: Database,
+  client: BackfillClient,
+  options: BackfillOptions,
+): Promise<BackfillResult> {
   const now = options.now ?? (() => new Date());
   const batches = batchOrderIds(options.orderIds, options.batchSize);
   const requests: BackfillRequest[] = [];
@@ -68,7 +78,9 @@ export async function backfill(database: Database, client: BackfillClient, optio
     toleranceMinor: options.toleranceMinor,
     graceHours: options.graceHours,
   });
-  const current = new Map((await loadCurrentVerdicts(database.db, options.orderIds)).map((verdict) => [verdict.orderId, verdict]));
+  const current = new Map(
+    (await loadCurrentVerdicts(database.db, options.orderIds)).map((verdict) => [verdict.orderId, verdict]),
+  );
   const verdicts = options.orderIds.flatMap((orderId): BackfillVerdict[] => {
     const verdict = current.get(orderId);
     // An id this run found nothing for may still have an older verdict: it is not the answer to this backfill.
@@ -79,11 +91,22 @@ export async function backfill(database: Database, client: BackfillClient, optio
   return { requests, run, verdicts };
 }
 
-async function fetchAndLoad(database: Database, client: BackfillClient, orderIds: string[], requestedAt: Date): Promise<BackfillRequest> {
+async function fetchAndLoad(
+  database: Database,
+  client: BackfillClient,
+  orderIds: string[],
+  requestedAt: Date,
+): Promise<BackfillRequest> {
   const data = await client.getTransactions({ ORDERID: orderIds, COLUMNS: EXPORT_COLUMNS, TIMEZONE: EXPORT_TIME_ZONE });
   const answer = readExportAnswer(orderIds, data, EXPORT_COLUMNS);
   const identity = backfillFileIdentity(answer, orderIds, requestedAt);
-  const facts = { file: identity.name, sha256: identity.sha256, sizeBytes: identity.sizeBytes, compression: identity.compression, orderIds };
+  const facts = {
+    file: identity.name,
+    sha256: identity.sha256,
+    sizeBytes: identity.sizeBytes,
+    compression: identity.compression,
+    orderIds,
+  };
 
   const loadedBefore = await findLoadedFileId(database.db, identity.sha256);
   if (loadedBefore !== undefined) return { ...facts, status: 'duplicate', fileId: loadedBefore };
@@ -103,7 +126,9 @@ async function fetchAndLoad(database: Database, client: BackfillClient, orderIds
     }
     // Anything but a ReconError or a database error is a bug: it goes on as it is, with its stack for RECON_DEBUG.
     if (!(error instanceof ReconError) && failure.code !== 'DATABASE') throw error;
-    throw new ReconError(error instanceof ReconError ? error.code : 'DATABASE', `${failure.message} (${recorded})`, { cause: error });
+    throw new ReconError(error instanceof ReconError ? error.code : 'DATABASE', `${failure.message} (${recorded})`, {
+      cause: error,
+    });
   }
 }
 

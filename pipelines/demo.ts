@@ -66,13 +66,25 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const services = await startReconServices({
       database,
       heartbeatSeconds: config.queue.heartbeatSeconds,
-      receiver: { host: '127.0.0.1', port: 0, secret, maxFileBytes: config.limits.maxFileBytes, metrics: createMetricsRegistry() },
+      receiver: {
+        host: '127.0.0.1',
+        port: 0,
+        secret,
+        maxFileBytes: config.limits.maxFileBytes,
+        metrics: createMetricsRegistry(),
+      },
     });
     closing.push(() => services.close({ graceful: false }));
     const receiverUrl = services.receiver!.url;
 
     progress(`seeding the sandbox with ${options.orders} orders`);
-    const sandbox = createSandbox({ identifier: IDENTIFIER, secret, seed: options.seed, seedOrders: options.orders, notifyUrl: `${receiverUrl}/notify` });
+    const sandbox = createSandbox({
+      identifier: IDENTIFIER,
+      secret,
+      seed: options.seed,
+      seedOrders: options.orders,
+      notifyUrl: `${receiverUrl}/notify`,
+    });
     closing.push(() => sandbox.close());
     const sandboxUrl = await sandbox.listen(0, '127.0.0.1');
     // The service notified every operation of the scenario as it seeded it: the receiver stores them all before the
@@ -84,10 +96,23 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     progress("importing the merchant's orders");
     const ordersFile = path.join(databaseDir, 'orders.csv');
     await writeFile(ordersFile, formatOrdersCsv(scenarioOrders(sandbox.store, sandbox.scenario!, asOf)));
-    const [imported] = await importOrderFiles(database, [ordersFile], { limits: config.limits, signal: options.signal });
-    if (imported?.status !== 'loaded') throw new ReconError('ORDERS_SOURCE', `the demo's orders did not import: ${imported && 'error' in imported ? imported.error : 'no result'}`);
+    const [imported] = await importOrderFiles(database, [ordersFile], {
+      limits: config.limits,
+      signal: options.signal,
+    });
+    if (imported?.status !== 'loaded')
+      throw new ReconError(
+        'ORDERS_SOURCE',
+        `the demo's orders did not import: ${imported && 'error' in imported ? imported.error : 'no result'}`,
+      );
 
-    const client = createPaymentClient({ baseUrl: sandboxUrl, identifier: IDENTIFIER, secret, timeoutMs: 10_000, retry: { attempts: 3, baseDelayMs: 100 } });
+    const client = createPaymentClient({
+      baseUrl: sandboxUrl,
+      identifier: IDENTIFIER,
+      secret,
+      timeoutMs: 10_000,
+      retry: { attempts: 3, baseDelayMs: 100 },
+    });
     const worker = await startNightlyWorker(services.boss, database, {
       client,
       callbackBaseUrl: services.callbackBaseUrl,
@@ -113,14 +138,19 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const htmlReport = await writeFileAtomically(path.join(databaseDir, 'report.html'), [
       renderHtml(report, await oldestOpenExceptions(database.db, report.run.runId, 1000), { generatedAt }),
     ]);
-    const table = renderTable(report, await oldestOpenExceptions(database.db, report.run.runId, EXCEPTIONS_LISTED), { generatedAt });
+    const table = renderTable(report, await oldestOpenExceptions(database.db, report.run.runId, EXCEPTIONS_LISTED), {
+      generatedAt,
+    });
     return { run, report: table, htmlReport, databaseDir };
   } finally {
     for (const close of closing.reverse()) await close().catch(() => {});
   }
 }
 
-async function nightlyRun(database: { db: Parameters<typeof listNightlyRuns>[0] }, nightlyRunId: string): Promise<NightlyRunReport> {
+async function nightlyRun(
+  database: { db: Parameters<typeof listNightlyRuns>[0] },
+  nightlyRunId: string,
+): Promise<NightlyRunReport> {
   const [run] = await listNightlyRuns(database.db, { nightlyRunId });
   return run!;
 }

@@ -31,7 +31,11 @@ export interface ImportOrdersOptions {
   readonly signal?: AbortSignal;
 }
 
-export async function importOrderFiles(database: Database, paths: readonly string[], options: ImportOrdersOptions): Promise<OrderImportResult[]> {
+export async function importOrderFiles(
+  database: Database,
+  paths: readonly string[],
+  options: ImportOrdersOptions,
+): Promise<OrderImportResult[]> {
   const results: OrderImportResult[] = [];
   for (const filePath of paths) {
     options.signal?.throwIfAborted();
@@ -42,14 +46,21 @@ export async function importOrderFiles(database: Database, paths: readonly strin
   return results;
 }
 
-async function importOrderFile(database: Database, filePath: string, options: ImportOrdersOptions): Promise<OrderImportResult> {
+async function importOrderFile(
+  database: Database,
+  filePath: string,
+  options: ImportOrdersOptions,
+): Promise<OrderImportResult> {
   const identity: ImportIdentity = { source: 'file', name: filePath, sha256: null };
   let sha256: string;
   try {
     ({ sha256 } = await identifyFile(filePath));
   } catch (error) {
     // No bytes, no sha256, but the attempt is still recorded.
-    const reason = error instanceof ReconError ? error : new ReconError('FILE_UNREADABLE', `${filePath}: cannot read the file (${fileErrorDetail(error)})`);
+    const reason =
+      error instanceof ReconError
+        ? error
+        : new ReconError('FILE_UNREADABLE', `${filePath}: cannot read the file (${fileErrorDetail(error)})`);
     return recordFailedImport(database, identity, reason, filePath);
   }
   const identified = { ...identity, sha256 };
@@ -61,7 +72,11 @@ async function importOrderFile(database: Database, filePath: string, options: Im
   }
 }
 
-async function loadFile(connection: Connection, identity: ImportIdentity, options: ImportOrdersOptions): Promise<LoadedOrderImport> {
+async function loadFile(
+  connection: Connection,
+  identity: ImportIdentity,
+  options: ImportOrdersOptions,
+): Promise<LoadedOrderImport> {
   const filePath = identity.name;
   const opened = await openExport(filePath, options.limits);
   try {
@@ -70,15 +85,21 @@ async function loadFile(connection: Connection, identity: ImportIdentity, option
     const plan = planOrderHeader(parsed.header, source.label);
     const normalize = createCsvOrderNormalizer(plan);
     const { onProgress } = options;
-    return await loadOrders(connection, identity, parsed.records, {
-      line: (record: CsvRecord) => record.line,
-      normalize: (record) => normalize(record.values),
-      raw: (record) => formatRawRecord(record.values, parsed.delimiter),
-    }, {
-      keepLines: true,
-      signal: options.signal,
-      onProgress: onProgress && ((rows) => onProgress({ file: filePath, rows })),
-    });
+    return await loadOrders(
+      connection,
+      identity,
+      parsed.records,
+      {
+        line: (record: CsvRecord) => record.line,
+        normalize: (record) => normalize(record.values),
+        raw: (record) => formatRawRecord(record.values, parsed.delimiter),
+      },
+      {
+        keepLines: true,
+        signal: options.signal,
+        onProgress: onProgress && ((rows) => onProgress({ file: filePath, rows })),
+      },
+    );
   } finally {
     await opened.close();
   }
@@ -93,7 +114,10 @@ async function onlyEntry(filePath: string, entries: AsyncIterable<CsvEntrySource
   for await (const source of entries) sources.push(source);
   if (sources.length !== 1) {
     const names = sources.map((source) => source.name).join(', ');
-    throw new ReconError('ARCHIVE_CORRUPT', `${filePath}: the zip holds ${sources.length} csv entries (${names}); an orders file must be one csv`);
+    throw new ReconError(
+      'ARCHIVE_CORRUPT',
+      `${filePath}: the zip holds ${sources.length} csv entries (${names}); an orders file must be one csv`,
+    );
   }
   return sources[0]!;
 }

@@ -25,7 +25,8 @@ export class EntryError extends Error {
 
 export function describeFailure(error: unknown, fileName: string): IngestFailure {
   if (error instanceof ReconError) return { code: error.code, message: error.message };
-  if (error instanceof EntryError) return { code: databaseCode(sqlState(error.cause)), message: `${error.label}: ${error.message}` };
+  if (error instanceof EntryError)
+    return { code: databaseCode(sqlState(error.cause)), message: `${error.label}: ${error.message}` };
   return { code: databaseCode(sqlState(error)), message: `${fileName}: ${describeError(error)}` };
 }
 

@@ -6,12 +6,30 @@ import { describeError, ReconError } from '../src/errors.ts';
 import { NulCharacterError } from '../src/load/copy-text.ts';
 import { givenFile, type ExportFile } from '../src/load/export-file.ts';
 import type { FileResult, LoadedFile } from '../src/load/file-result.ts';
-import { findLoadedFileId, insertFailedFile, insertLoadingFile, recordLoadedFile, type FileIdentity } from '../src/load/files-repository.ts';
+import {
+  findLoadedFileId,
+  insertFailedFile,
+  insertLoadingFile,
+  recordLoadedFile,
+  type FileIdentity,
+} from '../src/load/files-repository.ts';
 import { copyDirect, restageDirect } from '../src/load/direct-copy.ts';
 import { readAhead, type ReadAhead } from '../src/load/read-ahead.ts';
-import { beginStaging, mergeChunk, mergeStaged, stageEntry, type StagedEntry, type StagedRows } from '../src/load/staged-file.ts';
+import {
+  beginStaging,
+  mergeChunk,
+  mergeStaged,
+  stageEntry,
+  type StagedEntry,
+  type StagedRows,
+} from '../src/load/staged-file.ts';
 import { recordDigestSeed } from '../src/load/row-digest.ts';
-import { createStagingRowEncoder, directLineage, type DirectLineage, type StagingRowEncoder } from '../src/load/staging-row-encoder.ts';
+import {
+  createStagingRowEncoder,
+  directLineage,
+  type DirectLineage,
+  type StagingRowEncoder,
+} from '../src/load/staging-row-encoder.ts';
 import { planHeader } from '../src/normalize/header-plan.ts';
 import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
 import { createWallTimeResolver } from '../src/normalize/wall-time-resolver.ts';
@@ -60,7 +78,11 @@ const CHUNK_ROWS = 100_000;
 /** COPY text parsed ahead of the database while it merges a chunk: about 90,000 rows, most of a chunk. */
 const READ_AHEAD_BYTES = 16 * 1024 * 1024;
 
-export async function ingestFiles(database: Database, paths: readonly string[], options: IngestOptions): Promise<FileResult[]> {
+export async function ingestFiles(
+  database: Database,
+  paths: readonly string[],
+  options: IngestOptions,
+): Promise<FileResult[]> {
   // An unknown zone is the caller's mistake, not each file's: refuse it (ReconError CONFIG) before any file.
   createWallTimeResolver(options.timezone);
   const results: FileResult[] = [];
@@ -74,7 +96,11 @@ export async function ingestFiles(database: Database, paths: readonly string[], 
 }
 
 /** One export file as `recon ingest` loads each of its files, under a name of its own rather than its path. */
-export async function ingestExportFile(database: Database, file: ExportFile, options: IngestOptions): Promise<FileResult> {
+export async function ingestExportFile(
+  database: Database,
+  file: ExportFile,
+  options: IngestOptions,
+): Promise<FileResult> {
   createWallTimeResolver(options.timezone);
   return ingestFile(database, file, options);
 }
@@ -85,10 +111,16 @@ async function ingestFile(database: Database, file: ExportFile, options: IngestO
     identity = { name: file.name, arrival: file.arrival, ...(await identifyFile(file.path, file.name)) };
   } catch (error) {
     // No bytes, no sha256: nothing to record in recon.files, but the run still reports the file.
-    const message = error instanceof ReconError ? error.message : `${file.name}: cannot read the file (${fileErrorDetail(error)})`;
+    const message =
+      error instanceof ReconError ? error.message : `${file.name}: cannot read the file (${fileErrorDetail(error)})`;
     return { file: file.name, status: 'failed', fileId: null, errorCode: 'FILE_UNREADABLE', error: message };
   }
-  const facts = { file: file.name, sha256: identity.sha256, sizeBytes: identity.sizeBytes, compression: identity.compression };
+  const facts = {
+    file: file.name,
+    sha256: identity.sha256,
+    sizeBytes: identity.sizeBytes,
+    compression: identity.compression,
+  };
 
   const loadedBefore = await findLoadedFileId(database.db, identity.sha256);
   if (loadedBefore !== undefined) return { ...facts, status: 'duplicate', fileId: loadedBefore };
@@ -135,16 +167,35 @@ interface Rejected {
 }
 type Marker = typeof CHUNK_END | UnitStart | Rejected;
 
-async function loadFile(connection: Connection, file: ExportFile, identity: FileIdentity, options: IngestOptions): Promise<LoadedFile> {
+async function loadFile(
+  connection: Connection,
+  file: ExportFile,
+  identity: FileIdentity,
+  options: IngestOptions,
+): Promise<LoadedFile> {
   const fileId = await insertLoadingFile(connection, identity);
   const { onProgress } = options;
-  const reportChecking = onProgress && ((bytesRead: number, rows: number) =>
-    onProgress({ file: identity.name, phase: 'checking', fileBytes: identity.sizeBytes, bytesRead, rows }));
+  const reportChecking =
+    onProgress &&
+    ((bytesRead: number, rows: number) =>
+      onProgress({ file: identity.name, phase: 'checking', fileBytes: identity.sizeBytes, bytesRead, rows }));
   const unchanged = await findUnchangedRecords(connection, file, identity.sizeBytes, options, reportChecking);
   if (unchanged && unchanged.neededLines.size === 0) {
-    onProgress?.({ file: identity.name, phase: 'merging', fileBytes: identity.sizeBytes, bytesRead: identity.sizeBytes, rows: unchanged.records });
+    onProgress?.({
+      file: identity.name,
+      phase: 'merging',
+      fileBytes: identity.sizeBytes,
+      bytesRead: identity.sizeBytes,
+      rows: unchanged.records,
+    });
     const same = unchanged.unchangedIds;
-    const loaded = await recordLoadedFile(connection, fileId, identity, { rows: unchanged.records, rejected: 0 }, { distinct: same, inserted: 0, updated: 0, unchanged: same });
+    const loaded = await recordLoadedFile(
+      connection,
+      fileId,
+      identity,
+      { rows: unchanged.records, rejected: 0 },
+      { distinct: same, inserted: 0, updated: 0, unchanged: same },
+    );
     options.signal?.throwIfAborted();
     return loaded;
   }
@@ -173,11 +224,19 @@ async function loadFile(connection: Connection, file: ExportFile, identity: File
         withExtra: plan.extraHeaders.length > 0,
       };
       const normalize = createRecordNormalizer(plan, { timezone: options.timezone });
-      const encoder = createStagingRowEncoder(entries.length, entry, staged, recordDigestSeed(plan.header, options.timezone));
+      const encoder = createStagingRowEncoder(
+        entries.length,
+        entry,
+        staged,
+        recordDigestSeed(plan.header, options.timezone),
+      );
       const wanted = unchanged ? (unchanged.neededLines.get(entries.length) ?? new Set<number>()) : undefined;
       entries.push(entry);
       const encoding = { encoder, staged, lineage: directLineage(fileId, source.name), chunkRows };
-      const text = readAhead(copyText(parsed, normalize, encoding, counters, options.signal, reportReading, wanted), options.readAheadBytes ?? READ_AHEAD_BYTES);
+      const text = readAhead(
+        copyText(parsed, normalize, encoding, counters, options.signal, reportReading, wanted),
+        options.readAheadBytes ?? READ_AHEAD_BYTES,
+      );
       try {
         while (await stageChunk(connection, entry, entries.length - 1, text, staged)) {
           options.signal?.throwIfAborted();
@@ -292,7 +351,12 @@ function countLines(buffer: Buffer): number {
 async function* copyText(
   parsed: ParsedCsv,
   normalize: ReturnType<typeof createRecordNormalizer>,
-  { encoder, staged, lineage, chunkRows }: { encoder: StagingRowEncoder; staged: StagedRows; lineage: DirectLineage; chunkRows: number },
+  {
+    encoder,
+    staged,
+    lineage,
+    chunkRows,
+  }: { encoder: StagingRowEncoder; staged: StagedRows; lineage: DirectLineage; chunkRows: number },
   counters: FileCounters,
   signal: AbortSignal | undefined,
   reportProgress: (() => void) | undefined,

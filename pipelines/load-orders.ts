@@ -1,7 +1,12 @@
 import type { Connection, Database } from '../src/db/database.ts';
 import { describeError } from '../src/errors.ts';
 import type { FailedOrderImport, LoadedOrderImport } from '../src/orders/order-import-result.ts';
-import { insertFailedImport, insertLoadingImport, recordImportCounts, type ImportIdentity } from '../src/orders/order-imports-repository.ts';
+import {
+  insertFailedImport,
+  insertLoadingImport,
+  recordImportCounts,
+  type ImportIdentity,
+} from '../src/orders/order-imports-repository.ts';
 import type { OrderNormalizeResult } from '../src/orders/order-normalizer.ts';
 import { encodeAcceptedOrder, encodeRejectedOrder } from '../src/orders/order-staging.ts';
 import { beginOrderStaging, mergeStagedOrders, stageOrders } from '../src/orders/staged-orders.ts';
@@ -40,18 +45,35 @@ export async function loadOrders<T>(
   const counters = { rows: 0, rejected: 0 };
   await stageOrders(connection, copyText(batches, reader, counters, options));
   const merged = await mergeStagedOrders(connection, importId, options.keepLines);
-  const counts = { rows: counters.rows, inserted: merged.inserted, updated: merged.updated, unchanged: merged.unchanged, rejected: counters.rejected };
+  const counts = {
+    rows: counters.rows,
+    inserted: merged.inserted,
+    updated: merged.updated,
+    unchanged: merged.unchanged,
+    rejected: counters.rejected,
+  };
   await recordImportCounts(connection, importId, counts);
   // The merge is one statement that cannot be interrupted; a stop asked for meanwhile still rolls the import back.
   options.signal?.throwIfAborted();
-  return { ...identity, status: 'loaded', importId, ...counts, superseded: counters.rows - counters.rejected - merged.distinct };
+  return {
+    ...identity,
+    status: 'loaded',
+    importId,
+    ...counts,
+    superseded: counters.rows - counters.rejected - merged.distinct,
+  };
 }
 
 /**
  * After the import's transaction rolled back: its failure is recorded in a row of its own, and described in one
  * line naming `label` (the file, or the database) unless the error already does.
  */
-export async function recordFailedImport(database: Database, identity: ImportIdentity, error: unknown, label: string): Promise<FailedOrderImport> {
+export async function recordFailedImport(
+  database: Database,
+  identity: ImportIdentity,
+  error: unknown,
+  label: string,
+): Promise<FailedOrderImport> {
   const failure = describeFailure(error, label);
   let importId: string | null = null;
   let message = failure.message;

@@ -27,24 +27,40 @@ export interface SyncOrdersOptions {
 }
 
 /** Both variables are required: a missing one is a CONFIG error naming it, before anything is opened. */
-export function requireOrdersSource(config: OrdersSourceConfig): { readonly databaseUrl: string; readonly query: string } {
+export function requireOrdersSource(config: OrdersSourceConfig): {
+  readonly databaseUrl: string;
+  readonly query: string;
+} {
   const { databaseUrl, query } = config;
   if (databaseUrl === undefined) {
-    throw new ReconError('CONFIG', "environment variable RECON_ORDERS_DATABASE_URL is not set: the merchant's orders database (postgres://...)");
+    throw new ReconError(
+      'CONFIG',
+      "environment variable RECON_ORDERS_DATABASE_URL is not set: the merchant's orders database (postgres://...)",
+    );
   }
   if (query === undefined) {
-    throw new ReconError('CONFIG', 'environment variable RECON_ORDERS_QUERY is not set: the SQL query that returns the orders');
+    throw new ReconError(
+      'CONFIG',
+      'environment variable RECON_ORDERS_QUERY is not set: the SQL query that returns the orders',
+    );
   }
   describeOrdersSource(databaseUrl);
   return { databaseUrl, query };
 }
 
-export async function syncOrders(database: Database, config: OrdersSourceConfig, options: SyncOrdersOptions = {}): Promise<OrderImportResult> {
+export async function syncOrders(
+  database: Database,
+  config: OrdersSourceConfig,
+  options: SyncOrdersOptions = {},
+): Promise<OrderImportResult> {
   const source = requireOrdersSource(config);
   const identity: ImportIdentity = { source: 'database', name: describeOrdersSource(source.databaseUrl), sha256: null };
   let query: OrdersQuery;
   try {
-    query = await openOrdersQuery(source.databaseUrl, source.query, identity.name, { batchRows: options.batchRows, signal: options.signal });
+    query = await openOrdersQuery(source.databaseUrl, source.query, identity.name, {
+      batchRows: options.batchRows,
+      signal: options.signal,
+    });
   } catch (error) {
     if (options.signal?.aborted) throw error;
     return recordFailedImport(database, identity, error, identity.name);
@@ -52,11 +68,17 @@ export async function syncOrders(database: Database, config: OrdersSourceConfig,
   try {
     const normalize = createQueryRowNormalizer();
     return await database.transaction((connection) =>
-      loadOrders(connection, identity, query.batches, {
-        line: (_row: OrderQueryRow, position) => position,
-        normalize,
-        raw: (row) => JSON.stringify(row),
-      }, { keepLines: false, signal: options.signal, onProgress: options.onProgress }),
+      loadOrders(
+        connection,
+        identity,
+        query.batches,
+        {
+          line: (_row: OrderQueryRow, position) => position,
+          normalize,
+          raw: (row) => JSON.stringify(row),
+        },
+        { keepLines: false, signal: options.signal, onProgress: options.onProgress },
+      ),
     );
   } catch (error) {
     if (options.signal?.aborted) throw error;

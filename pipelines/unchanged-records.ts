@@ -79,7 +79,11 @@ export async function findUnchangedRecords(
 
   await takeMergeTurn(connection);
   const repeatedIds = await fingerprintsRepeatIds(connection, ids);
-  const verdict = await classifyFingerprints(connection, { fingerprinted: records, repeatedIds, maxNeededLines: MAX_NEEDED_LINES });
+  const verdict = await classifyFingerprints(connection, {
+    fingerprinted: records,
+    repeatedIds,
+    maxNeededLines: MAX_NEEDED_LINES,
+  });
   return verdict && { ...verdict, records };
 }
 

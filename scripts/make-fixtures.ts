@@ -21,9 +21,25 @@ const FIXTURES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..
 // Export rows as the service writes them (payment-api-3.0.md, "Exported transaction record")
 
 const ALL_COLUMNS = [
-  'IDENTIFIER', 'DATE', 'TRANSACTIONID', 'ORDERID', 'OPERATIONTYPE', 'AMOUNT', 'CURRENCY', 'BILLINGFEES INCL. VAT',
-  'EXECCODE', 'CLIENTEMAIL', 'CLIENTADDRESS', 'CARDFULLNAME', 'CARDTYPE', 'CARDCOUNTRY', '3DSECURE', '3DSGLOBALSTATUS',
-  'RULE APPLIED', 'SCHEDULE', 'RETRY',
+  'IDENTIFIER',
+  'DATE',
+  'TRANSACTIONID',
+  'ORDERID',
+  'OPERATIONTYPE',
+  'AMOUNT',
+  'CURRENCY',
+  'BILLINGFEES INCL. VAT',
+  'EXECCODE',
+  'CLIENTEMAIL',
+  'CLIENTADDRESS',
+  'CARDFULLNAME',
+  'CARDTYPE',
+  'CARDCOUNTRY',
+  '3DSECURE',
+  '3DSGLOBALSTATUS',
+  'RULE APPLIED',
+  'SCHEDULE',
+  'RETRY',
 ] as const;
 
 type Column = (typeof ALL_COLUMNS)[number];
@@ -50,7 +66,7 @@ function eurRow(series: number, n: number): ExportRow {
     OPERATIONTYPE: OPERATIONS[n % OPERATIONS.length]!,
     AMOUNT: `${Math.floor(cents / 100)}.${pad(cents % 100, 2)}`,
     CURRENCY: 'EUR',
-    'BILLINGFEES INCL. VAT': `0.${pad(10 + (n * 3) % 80, 2)}`,
+    'BILLINGFEES INCL. VAT': `0.${pad(10 + ((n * 3) % 80), 2)}`,
     EXECCODE: EXEC_CODES[n % EXEC_CODES.length]!,
     CLIENTEMAIL: `client${series}${pad(n, 3)}@example.com`,
     CLIENTADDRESS: `${1 + n} rue de la Paix, 75002 Paris`,
@@ -97,15 +113,27 @@ interface CsvStyle {
 const SERVICE_STYLE: CsvStyle = { delimiter: ';', eol: '\n', bom: false, quoteAll: false };
 
 function csvField(value: string, style: CsvStyle, isHeader: boolean): string {
-  const needsQuotes = style.quoteAll || value.includes(style.delimiter) || value.includes('"')
-    || value.includes('\n') || value.includes('\r') || (isHeader && value.includes(' '));
+  const needsQuotes =
+    style.quoteAll ||
+    value.includes(style.delimiter) ||
+    value.includes('"') ||
+    value.includes('\n') ||
+    value.includes('\r') ||
+    (isHeader && value.includes(' '));
   return needsQuotes ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
 function csvText(columns: readonly string[], rows: readonly ExportRow[], style: CsvStyle): string {
   const line = (values: readonly string[], isHeader: boolean) =>
     values.map((value) => csvField(value, style, isHeader)).join(style.delimiter) + style.eol;
-  const body = rows.map((row) => line(columns.map((column) => row[column] ?? ''), false)).join('');
+  const body = rows
+    .map((row) =>
+      line(
+        columns.map((column) => row[column] ?? ''),
+        false,
+      ),
+    )
+    .join('');
   return (style.bom ? '\uFEFF' : '') + line(columns, true) + body;
 }
 
@@ -130,7 +158,9 @@ function splitAt(data: Buffer, offsets: readonly number[]): Buffer[] {
 function bzip2(data: Buffer): Buffer {
   const result = spawnSync('bzip2', ['-9', '-c'], { input: data, maxBuffer: 64 * 1024 * 1024 });
   if (result.error || result.status !== 0) {
-    throw new Error(`bzip2 is needed to write the bzip2 fixtures: ${result.error?.message ?? result.stderr.toString()}`);
+    throw new Error(
+      `bzip2 is needed to write the bzip2 fixtures: ${result.error?.message ?? result.stderr.toString()}`,
+    );
   }
   return result.stdout;
 }
@@ -152,9 +182,7 @@ interface Fixture {
   content: Buffer;
   exercises: string;
   /** Expected outcome of `recon ingest` on an empty database. */
-  expect:
-    | { status: 'loaded'; rows: number; good: number; bad: number }
-    | { status: 'failed'; code: string };
+  expect: { status: 'loaded'; rows: number; good: number; bad: number } | { status: 'failed'; code: string };
 }
 
 const loaded = (rows: number, bad = 0) => ({ status: 'loaded' as const, rows, good: rows - bad, bad });
@@ -213,7 +241,11 @@ function newerReferenceRows(): ExportRow[] {
  * own read callback.
  */
 function directoryPastEndZip(): Buffer {
-  const zip = Buffer.from(toZip64(zipArchive([{ name: 'export.csv', data: Buffer.from('A;B\n1;2\n3;\n'), method: 'stored' }]), { extraFields: false }));
+  const zip = Buffer.from(
+    toZip64(zipArchive([{ name: 'export.csv', data: Buffer.from('A;B\n1;2\n3;\n'), method: 'stored' }]), {
+      extraFields: false,
+    }),
+  );
   const record = zip.length - 22 - 20 - 56;
   zip.writeBigUInt64LE(1000n, record + 40);
   zip.writeBigUInt64LE(2n ** 63n - 100n, record + 48);
@@ -240,22 +272,28 @@ function fixtures(): Fixture[] {
   return [
     {
       file: 'semicolon-bom-crlf.csv',
-      content: Buffer.from(csvText(ALL_COLUMNS, reference, { delimiter: ';', eol: '\r\n', bom: true, quoteAll: false })),
-      exercises: 'the reference good file: `;`, UTF-8 BOM, CRLF, quoted headers, `;` and `""` inside quotes, '
-        + 'an embedded newline (row 4 spans lines 5-6), one JPY and one KWD row, DATE 2024-03-31 01:30:00',
+      content: Buffer.from(
+        csvText(ALL_COLUMNS, reference, { delimiter: ';', eol: '\r\n', bom: true, quoteAll: false }),
+      ),
+      exercises:
+        'the reference good file: `;`, UTF-8 BOM, CRLF, quoted headers, `;` and `""` inside quotes, ' +
+        'an embedded newline (row 4 spans lines 5-6), one JPY and one KWD row, DATE 2024-03-31 01:30:00',
       expect: loaded(10),
     },
     {
       file: 'newer-export.csv',
       content: serviceCsv(newerReferenceRows()),
-      exercises: 'a newer export of semicolon-bom-crlf.csv (same 10 TRANSACTIONIDs, `;`, LF, no BOM): 3 rows changed '
-        + '(A100001 3DSGLOBALSTATUS, A100003 EXECCODE 0003 -> 0, A100009 AMOUNT/RULE APPLIED). Ingested after it: '
-        + '3 updated, 7 unchanged',
+      exercises:
+        'a newer export of semicolon-bom-crlf.csv (same 10 TRANSACTIONIDs, `;`, LF, no BOM): 3 rows changed ' +
+        '(A100001 3DSGLOBALSTATUS, A100003 EXECCODE 0003 -> 0, A100009 AMOUNT/RULE APPLIED). Ingested after it: ' +
+        '3 updated, 7 unchanged',
       expect: loaded(10),
     },
     {
       file: 'comma-quoted.csv',
-      content: Buffer.from(csvText(ALL_COLUMNS, eurRows(2, 8), { delimiter: ',', eol: '\n', bom: false, quoteAll: true })),
+      content: Buffer.from(
+        csvText(ALL_COLUMNS, eurRows(2, 8), { delimiter: ',', eol: '\n', bom: false, quoteAll: true }),
+      ),
       exercises: '`,` delimiter, every value quoted, CLIENTADDRESS holds a `,`',
       expect: loaded(8),
     },
@@ -313,8 +351,9 @@ function fixtures(): Fixture[] {
     {
       file: 'trailing-garbage.csv.bz2',
       content: trailingGarbageBzip2(),
-      exercises: 'bzip2, one stream followed by 100 bytes that are not another stream: ignored (with a warning) by '
-        + 'bzip2, lbzip2 and the JavaScript decoder alike',
+      exercises:
+        'bzip2, one stream followed by 100 bytes that are not another stream: ignored (with a warning) by ' +
+        'bzip2, lbzip2 and the JavaScript decoder alike',
       expect: loaded(6),
     },
     {
@@ -331,8 +370,9 @@ function fixtures(): Fixture[] {
         { name: 'export/part-2.csv', data: serviceCsv(eurRows(13, 5)), method: 'deflate' },
         { name: '__MACOSX/export/._part-1.csv', data: macJunk, method: 'stored' },
       ]),
-      exercises: 'zip, two csv entries (4 stored + 5 deflated rows) beside a directory entry and a __MACOSX entry, '
-        + 'which are skipped',
+      exercises:
+        'zip, two csv entries (4 stored + 5 deflated rows) beside a directory entry and a __MACOSX entry, ' +
+        'which are skipped',
       expect: loaded(9),
     },
     {
@@ -340,15 +380,19 @@ function fixtures(): Fixture[] {
       content: zipArchive([
         { name: 'export.csv', data: serviceCsv(eurRows(14, 6)), method: 'deflate', dataDescriptor: true },
       ]),
-      exercises: 'zip entry written with a data descriptor (bit 3: zero crc and sizes in the local header, '
-        + 'as streaming zippers write)',
+      exercises:
+        'zip entry written with a data descriptor (bit 3: zero crc and sizes in the local header, ' +
+        'as streaming zippers write)',
       expect: loaded(6),
     },
     {
       file: 'zip64.zip',
-      content: toZip64(zipArchive([{ name: 'export.csv', data: serviceCsv(eurRows(30, 6)), method: 'deflate' }]), { extraFields: true }),
-      exercises: 'zip64 form: sizes and local header offset in a zip64 extra field, a zip64 end record and locator, '
-        + 'and an end record with saturated count, size and offset',
+      content: toZip64(zipArchive([{ name: 'export.csv', data: serviceCsv(eurRows(30, 6)), method: 'deflate' }]), {
+        extraFields: true,
+      }),
+      exercises:
+        'zip64 form: sizes and local header offset in a zip64 extra field, a zip64 end record and locator, ' +
+        'and an end record with saturated count, size and offset',
       expect: loaded(6),
     },
     {
@@ -371,23 +415,30 @@ function fixtures(): Fixture[] {
     },
     {
       file: 'unclosed-quote.csv',
-      content: Buffer.from(`${csvText(ALL_COLUMNS, eurRows(15, 2), SERVICE_STYLE)}`
-        + csvText(ALL_COLUMNS, [{ ...eurRow(15, 3), CARDFULLNAME: 'X' }], SERVICE_STYLE).split('\n')[1]!
-          .replace(';X;', ';"Jean Dupont;') + '\n'),
+      content: Buffer.from(
+        `${csvText(ALL_COLUMNS, eurRows(15, 2), SERVICE_STYLE)}` +
+          csvText(ALL_COLUMNS, [{ ...eurRow(15, 3), CARDFULLNAME: 'X' }], SERVICE_STYLE)
+            .split('\n')[1]!
+            .replace(';X;', ';"Jean Dupont;') +
+          '\n',
+      ),
       exercises: 'a quote opened on line 4 and never closed',
       expect: failed('CSV_MALFORMED'),
     },
     {
       file: 'no-transactionid.csv',
-      content: serviceCsv(eurRows(16, 3), ALL_COLUMNS.filter((column: Column) => column !== 'TRANSACTIONID')),
+      content: serviceCsv(
+        eurRows(16, 3),
+        ALL_COLUMNS.filter((column: Column) => column !== 'TRANSACTIONID'),
+      ),
       exercises: 'a header without TRANSACTIONID',
       expect: failed('CSV_HEADER'),
     },
     {
       file: 'old-format.csv',
       content: Buffer.from(
-        'IDENTIFIER;DATE;TRANSACTIONID;ORDERID;OPERATIONTYPE;AMOUNT;CURRENCY;BILLINGFEESTTC;EXECCODE\n'
-        + 'ACME-SHOP;2016-05-02 10:00:00;A1700001;ORD-2016-000001;payment;12390;EUR;25;0\n',
+        'IDENTIFIER;DATE;TRANSACTIONID;ORDERID;OPERATIONTYPE;AMOUNT;CURRENCY;BILLINGFEESTTC;EXECCODE\n' +
+          'ACME-SHOP;2016-05-02 10:00:00;A1700001;ORD-2016-000001;payment;12390;EUR;25;0\n',
       ),
       exercises: 'the old export format (BILLINGFEESTTC, AMOUNT in cents): a header error, not a guess',
       expect: failed('CSV_HEADER'),
@@ -465,29 +516,33 @@ function fixtures(): Fixture[] {
         { name: 'export.csv', data: serviceCsv(eurRows(27, 2)), method: 'deflate' },
         { name: 'export.csv', data: serviceCsv(eurRows(28, 3)), method: 'deflate' },
       ]),
-      exercises: 'two entries with the same name `export.csv` (an extractor would keep only one): refused rather '
-        + 'than guessing which is the export',
+      exercises:
+        'two entries with the same name `export.csv` (an extractor would keep only one): refused rather ' +
+        'than guessing which is the export',
       expect: failed('ARCHIVE_CORRUPT'),
     },
     {
       file: 'directory-past-end.zip',
       content: directoryPastEndZip(),
-      exercises: '205 bytes whose zip64 end record puts the central directory at 2^63 - 100 (offset plus size past '
-        + '2^63): refused from the end records, before anything seeks there',
+      exercises:
+        '205 bytes whose zip64 end record puts the central directory at 2^63 - 100 (offset plus size past ' +
+        '2^63): refused from the end records, before anything seeks there',
       expect: failed('ARCHIVE_CORRUPT'),
     },
     {
       file: 'bomb.zip',
       content: zipArchive([{ name: 'export.csv', data: bomb, method: 'deflate' }]),
-      exercises: 'zip bomb: a header, one row and 50 MiB of empty lines, deflated to about 50 KB (ratio about 1000); '
-        + 'rejected from the sizes in its directory, before inflating',
+      exercises:
+        'zip bomb: a header, one row and 50 MiB of empty lines, deflated to about 50 KB (ratio about 1000); ' +
+        'rejected from the sizes in its directory, before inflating',
       expect: failed('LIMIT_EXCEEDED'),
     },
     {
       file: 'bomb.csv.gz',
       content: gzip(bomb),
-      exercises: 'gzip bomb: the same 50 MiB in about 50 KB; rejected by the streaming byte count once the ratio '
-        + 'passes the limit (about 10 MB in with the default ratio 200)',
+      exercises:
+        'gzip bomb: the same 50 MiB in about 50 KB; rejected by the streaming byte count once the ratio ' +
+        'passes the limit (about 10 MB in with the default ratio 200)',
       expect: failed('LIMIT_EXCEEDED'),
     },
   ];
@@ -514,9 +569,7 @@ function readme(list: readonly Fixture[]): string {
   ];
   for (const fixture of list) {
     const e = fixture.expect;
-    const cells = e.status === 'loaded'
-      ? ['loaded', e.rows, e.good, e.bad]
-      : [`failed \`${e.code}\``, '-', '-', '-'];
+    const cells = e.status === 'loaded' ? ['loaded', e.rows, e.good, e.bad] : [`failed \`${e.code}\``, '-', '-', '-'];
     lines.push(`| \`${fixture.file}\` | ${cells.join(' | ')} | ${fixture.exercises.replaceAll('|', '\\|')} |`);
   }
   lines.push('');

@@ -55,7 +55,9 @@ export function zipArchive(entries: readonly ZipEntryInput[]): Buffer {
       ...entry,
       level: 9,
       modifiedAt: FIXTURE_DATE,
-      ...(password === undefined ? {} : { encrypt: (payload: Buffer, crc: number) => zipCryptoEncrypt(payload, password, crc) }),
+      ...(password === undefined
+        ? {}
+        : { encrypt: (payload: Buffer, crc: number) => zipCryptoEncrypt(payload, password, crc) }),
     })),
   );
 }
@@ -75,7 +77,8 @@ const VERSION_ZIP64 = 45;
  */
 export function toZip64(zip32: Buffer, { extraFields }: { extraFields: boolean }): Buffer {
   const end = zip32.length - 22;
-  if (zip32.readUInt32LE(end) !== END_OF_CENTRAL_DIRECTORY) throw new Error('toZip64 takes an archive without a comment');
+  if (zip32.readUInt32LE(end) !== END_OF_CENTRAL_DIRECTORY)
+    throw new Error('toZip64 takes an archive without a comment');
   const entryCount = zip32.readUInt16LE(end + 10);
   const directoryOffset = zip32.readUInt32LE(end + 16);
   const headers: Buffer[] = [];

@@ -49,7 +49,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   const given = values['order-id'] ?? [];
   // A comma is legal inside an ORDERID, so `A,B` is one; but it is more often a list typed the wrong way.
   for (const id of given.filter((each) => each.includes(','))) {
-    ctx.stderr.write(`recon backfill: warning: --order-id '${printable(id)}' is taken as one ORDERID (a comma may be part of one); for several orders, repeat --order-id\n`);
+    ctx.stderr.write(
+      `recon backfill: warning: --order-id '${printable(id)}' is taken as one ORDERID (a comma may be part of one); for several orders, repeat --order-id\n`,
+    );
   }
   const orderIds = await chooseOrderIds(given, values['orders-file']);
   const config = loadConfig(ctx.env);
@@ -77,7 +79,10 @@ async function chooseOrderIds(given: readonly string[], ordersFile: string | und
   const orderIds = uniqueOrderIds([...given, ...fromFile]);
   if (orderIds.length === 0) {
     const where = ordersFile === undefined ? '' : ` (${ordersFile} lists none)`;
-    throw new ReconError('USAGE', `no ORDERID given${where}: --order-id ID or --orders-file FILE (see 'recon backfill --help')`);
+    throw new ReconError(
+      'USAGE',
+      `no ORDERID given${where}: --order-id ID or --orders-file FILE (see 'recon backfill --help')`,
+    );
   }
   return orderIds;
 }
@@ -86,12 +91,18 @@ async function readOrdersFile(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new ReconError('USAGE', `--orders-file ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, {
-      cause: error,
-    });
+    throw new ReconError(
+      'USAGE',
+      `--orders-file ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
 function exitCode(result: BackfillResult): number {
-  return result.requests.some((request) => request.status === 'loaded' && request.rejected > 0) ? EXIT.rowsRejected : EXIT.ok;
+  return result.requests.some((request) => request.status === 'loaded' && request.rejected > 0)
+    ? EXIT.rowsRejected
+    : EXIT.ok;
 }

@@ -62,6 +62,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 
 function wholeNumber(option: string, text: string, min: number, max: number): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw new ReconError('USAGE', `${option}: expected a whole number from ${min} to ${max}, got '${text}'`);
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    throw new ReconError('USAGE', `${option}: expected a whole number from ${min} to ${max}, got '${text}'`);
   return value;
 }

@@ -33,7 +33,11 @@ interrupted (SIGINT, SIGTERM: the file being loaded is rolled back), 1 usage or 
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values, positionals } = parseCommandArgs(ctx.argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
+  const { values, positionals } = parseCommandArgs(
+    ctx.argv,
+    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;
@@ -59,8 +63,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     // The file being loaded was rolled back with its transaction; the summary lines above stand.
     const rest = positionals.length - finished - 1;
     ctx.stderr.write(
-      `recon import-orders: ${describeError(ctx.signal.reason)}: nothing of ${positionals[finished]} was committed`
-        + `${rest > 0 ? `, ${rest} more file${rest === 1 ? '' : 's'} not started` : ''}\n`,
+      `recon import-orders: ${describeError(ctx.signal.reason)}: nothing of ${positionals[finished]} was committed` +
+        `${rest > 0 ? `, ${rest} more file${rest === 1 ? '' : 's'} not started` : ''}\n`,
     );
     return EXIT.failed;
   } finally {

@@ -69,8 +69,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     // On a terminal the bar of the interrupted file is still drawn: the message takes a line of its own.
     progress?.clear();
     ctx.stderr.write(
-      `recon ingest: ${describeError(ctx.signal.reason)}: nothing of ${positionals[finished]} was committed`
-        + `${rest > 0 ? `, ${rest} more file${rest === 1 ? '' : 's'} not started` : ''}\n`,
+      `recon ingest: ${describeError(ctx.signal.reason)}: nothing of ${positionals[finished]} was committed` +
+        `${rest > 0 ? `, ${rest} more file${rest === 1 ? '' : 's'} not started` : ''}\n`,
     );
     return EXIT.failed;
   } finally {

@@ -7,7 +7,9 @@ import { EXIT } from '../exit-codes.ts';
 export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, { help: { type: 'boolean', short: 'h' } });
   if (values.help) {
-    ctx.stdout.write('usage: recon migrate\n\nApplies the pending SQL migrations of sql/migrations to DATABASE_URL (or the embedded database).\n');
+    ctx.stdout.write(
+      'usage: recon migrate\n\nApplies the pending SQL migrations of sql/migrations to DATABASE_URL (or the embedded database).\n',
+    );
     return EXIT.ok;
   }
   const config = loadConfig(ctx.env);

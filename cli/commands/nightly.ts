@@ -51,7 +51,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     } finally {
       await boss.stop({ graceful: false, close: false });
     }
-    ctx.stderr.write(`recon nightly: ${started.created ? 'started' : 'attached to'} the run of ${runDate} (run ${started.nightlyRunId})\n`);
+    ctx.stderr.write(
+      `recon nightly: ${started.created ? 'started' : 'attached to'} the run of ${runDate} (run ${started.nightlyRunId})\n`,
+    );
     let report = await current(database.db, started.nightlyRunId);
     // The run goes on in the workers whatever happens to this process's connection: a database that goes away for a
     // while is waited out, and the exit code says how the run ended, not how the wait went.
@@ -64,7 +66,8 @@ export async function run(ctx: CommandContext): Promise<number> {
         report = await current(database.db, started.nightlyRunId);
       } catch (error) {
         if (!isTransientDatabaseError(error)) throw error;
-        if (outage === undefined) ctx.stderr.write(`recon nightly: the database is unreachable (${describeError(error)}); still waiting\n`);
+        if (outage === undefined)
+          ctx.stderr.write(`recon nightly: the database is unreachable (${describeError(error)}); still waiting\n`);
         outage = describeError(error);
         continue;
       }

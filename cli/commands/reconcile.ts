@@ -62,7 +62,10 @@ export async function run(ctx: CommandContext): Promise<number> {
 function chooseScope(values: { all?: boolean; 'order-id'?: string[]; 'created-since'?: string }): ReconcileScope {
   const chosen = [values.all, values['order-id'], values['created-since']].filter((value) => value !== undefined);
   if (chosen.length !== 1) {
-    throw new ReconError('USAGE', "give exactly one of --all, --order-id ID or --created-since DATE (see 'recon reconcile --help')");
+    throw new ReconError(
+      'USAGE',
+      "give exactly one of --all, --order-id ID or --created-since DATE (see 'recon reconcile --help')",
+    );
   }
   if (values.all) return { kind: 'all' };
   if (values['order-id']) {

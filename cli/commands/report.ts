@@ -50,7 +50,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     return EXIT.ok;
   }
   const format = values.format as Format;
-  if (!FORMATS.includes(format)) throw new ReconError('USAGE', `--format must be one of ${FORMATS.join(', ')}, not '${values.format}'`);
+  if (!FORMATS.includes(format))
+    throw new ReconError('USAGE', `--format must be one of ${FORMATS.join(', ')}, not '${values.format}'`);
   if (values.run !== undefined && !/^[1-9]\d{0,17}$/.test(values.run)) {
     throw new ReconError('USAGE', `--run expects a run id (a positive whole number), not '${values.run}'`);
   }
@@ -65,10 +66,13 @@ export async function run(ctx: CommandContext): Promise<number> {
     const options = { generatedAt: new Date() };
     const allExceptions = () => openExceptionPages(database.db, runId, { signal: ctx.signal });
     const chunks: AsyncIterable<string> | Iterable<string> =
-      format === 'csv' ? renderCsv(report, allExceptions(), options)
-      : format === 'json' ? renderJson(report, allExceptions(), options)
-      : format === 'html' ? [renderHtml(report, await oldestOpenExceptions(database.db, runId, LISTED.html), options)]
-      : [renderTable(report, await oldestOpenExceptions(database.db, runId, LISTED.table), options)];
+      format === 'csv'
+        ? renderCsv(report, allExceptions(), options)
+        : format === 'json'
+          ? renderJson(report, allExceptions(), options)
+          : format === 'html'
+            ? [renderHtml(report, await oldestOpenExceptions(database.db, runId, LISTED.html), options)]
+            : [renderTable(report, await oldestOpenExceptions(database.db, runId, LISTED.table), options)];
 
     if (values.out === undefined) {
       await writeToStream(chunks, ctx.stdout);

@@ -8,7 +8,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   try {
     return await cli.runSandboxCommand(ctx);
   } catch (error) {
-    if (error instanceof SandboxError && error.code === 'USAGE') throw new ReconError('USAGE', error.message, { cause: error });
+    if (error instanceof SandboxError && error.code === 'USAGE')
+      throw new ReconError('USAGE', error.message, { cause: error });
     throw error;
   }
 }

@@ -33,7 +33,11 @@ RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_MAX_FILE_BYTES, RECON_SCHEDULE*, RE
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommandArgs(ctx.argv, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;
@@ -64,7 +68,10 @@ export async function run(ctx: CommandContext): Promise<number> {
         maxFileBytes: config.limits.maxFileBytes,
         maxUploads: config.serve.maxUploads,
         slowClient: { ...DEFAULT_SLOW_CLIENT_RULE, minBytesPerSecond: config.serve.minUploadBytesPerSecond },
-        listenerLimits: { maxConnections: config.serve.maxConnections, maxConnectionsPerClient: config.serve.maxConnectionsPerClient },
+        listenerLimits: {
+          maxConnections: config.serve.maxConnections,
+          maxConnectionsPerClient: config.serve.maxConnectionsPerClient,
+        },
         metrics,
       },
     });

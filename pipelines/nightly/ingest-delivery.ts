@@ -26,7 +26,11 @@ export interface IngestDeliveryOptions {
  * and a load that did not commit left nothing behind. Each run is an attempt (delivery-attempts.ts): a delivery that
  * kills its worker twice, or fails the same way twice, is quarantined. Returns the nightly run the delivery answers.
  */
-export async function ingestDelivery(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<string | null> {
+export async function ingestDelivery(
+  database: Database,
+  deliveryId: string,
+  options: IngestDeliveryOptions,
+): Promise<string | null> {
   const attempt = await startIngestAttempt(database.db, deliveryId);
   if (attempt.kind === 'quarantined') options.onQuarantined?.(deliveryId, attempt.reason);
   if (attempt.kind !== 'ingest') return attempt.nightlyRunId;
@@ -35,7 +39,9 @@ export async function ingestDelivery(database: Database, deliveryId: string, opt
   } catch (error) {
     const transient = error instanceof DatabaseFailedDuringLoad || isTransientDatabaseError(error);
     // Recorded when the database lets it be; when it does not, the next attempt takes this one for a dead worker.
-    const quarantined = await endFailedAttempt(database.db, deliveryId, describeError(error), transient).catch(() => undefined);
+    const quarantined = await endFailedAttempt(database.db, deliveryId, describeError(error), transient).catch(
+      () => undefined,
+    );
     if (quarantined === undefined) throw error;
     options.onQuarantined?.(deliveryId, quarantined);
   }
@@ -46,17 +52,27 @@ async function ingestOnce(database: Database, deliveryId: string, options: Inges
   const result = await ingestSpooled(database, deliveryId, options);
   const failure = result.status === 'failed' ? result : undefined;
   // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
-  if (failure?.errorCode === 'DATABASE_TRANSIENT') throw new DatabaseFailedDuringLoad(`delivery ${deliveryId}: ${failure.error}`);
+  if (failure?.errorCode === 'DATABASE_TRANSIENT')
+    throw new DatabaseFailedDuringLoad(`delivery ${deliveryId}: ${failure.error}`);
   await database.db.transaction().execute(async (trx) => {
     const delivery = await trx
       .updateTable('recon.deliveries')
-      .set({ state: failure ? 'failed' : 'ingested', file_id: result.fileId, attempt_open: false, failure: failure?.error ?? null })
+      .set({
+        state: failure ? 'failed' : 'ingested',
+        file_id: result.fileId,
+        attempt_open: false,
+        failure: failure?.error ?? null,
+      })
       .where('delivery_id', '=', deliveryId)
       .returning('request_id')
       .executeTakeFirstOrThrow();
     await trx
       .updateTable('recon.export_requests')
-      .set(failure ? { state: 'failed', failure: failure.error } : { state: 'ingested', ingested_at: sql<Date>`now()`, failure: null })
+      .set(
+        failure
+          ? { state: 'failed', failure: failure.error }
+          : { state: 'ingested', ingested_at: sql<Date>`now()`, failure: null },
+      )
       .where('request_id', '=', delivery.request_id)
       .where('state', '=', 'delivered')
       .execute();
@@ -67,11 +83,19 @@ async function ingestOnce(database: Database, deliveryId: string, options: Inges
  * The delivery spooled to a temp folder of its own and ingested under its own name; the folder is gone before the
  * attempt's outcome is recorded, so that a delivery seen ingested, failed or waiting for its retry has left nothing.
  */
-async function ingestSpooled(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<FileResult> {
+async function ingestSpooled(
+  database: Database,
+  deliveryId: string,
+  options: IngestDeliveryOptions,
+): Promise<FileResult> {
   const name = deliveryFileName(await readDeliveryFacts(database.db, deliveryId));
   const spooled = await spoolDelivery(database.db, deliveryId);
   try {
-    return await ingestExportFile(database, { path: spooled.path, name, arrival: { kind: 'delivery', deliveryId } }, options);
+    return await ingestExportFile(
+      database,
+      { path: spooled.path, name, arrival: { kind: 'delivery', deliveryId } },
+      options,
+    );
   } finally {
     await spooled.remove();
   }

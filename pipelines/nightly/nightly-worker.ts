@@ -32,31 +32,49 @@ export interface RunningWorker {
  * died is handed out again once its heartbeat lapses, and every job is safe to run twice. At start and every
  * minute it also re-enqueues what a crash may have left without a job.
  */
-export async function startNightlyWorker(boss: PgBoss, database: Database, options: NightlyWorkerOptions): Promise<RunningWorker> {
+export async function startNightlyWorker(
+  boss: PgBoss,
+  database: Database,
+  options: NightlyWorkerOptions,
+): Promise<RunningWorker> {
   const scheduleAdvance = advanceSender(boss);
   const deps: NightlyDependencies = { ...options, database, scheduleAdvance };
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
-  const reported = <T>(queue: string, handler: (data: T) => Promise<void>) => async ([job]: { data: T }[]) => {
-    try {
-      await handler(job!.data);
-    } catch (error) {
-      options.log?.(`${queue} job failed (it will be retried): ${describeError(error)}`);
-      throw error;
-    }
-  };
+  const reported =
+    <T>(queue: string, handler: (data: T) => Promise<void>) =>
+    async ([job]: { data: T }[]) => {
+      try {
+        await handler(job!.data);
+      } catch (error) {
+        options.log?.(`${queue} job failed (it will be retried): ${describeError(error)}`);
+        throw error;
+      }
+    };
   const ingest = {
     ...options.ingest,
     onWarning: (message: string) => options.log?.(`warning: ${message}`),
-    onQuarantined: (deliveryId: string, reason: string) => options.log?.(`delivery ${deliveryId} ${reason}; its batch is asked for again`),
+    onQuarantined: (deliveryId: string, reason: string) =>
+      options.log?.(`delivery ${deliveryId} ${reason}; its batch is asked for again`),
   };
-  await boss.work<{ deliveryId: string }>(QUEUES.ingestDelivery, polling, reported(QUEUES.ingestDelivery, async (data: { deliveryId: string }) => {
-    const nightlyRunId = await ingestDelivery(database, data.deliveryId, ingest);
-    if (nightlyRunId) await scheduleAdvance(nightlyRunId);
-  }));
-  await boss.work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, polling, reported(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }) => {
-    await advanceNightlyRun(deps, data.nightlyRunId);
-  }));
-  const sweep = () => resumeUnfinishedWork(boss, database, options.log).catch((error: unknown) => options.log?.(`sweep: ${describeError(error)}`));
+  await boss.work<{ deliveryId: string }>(
+    QUEUES.ingestDelivery,
+    polling,
+    reported(QUEUES.ingestDelivery, async (data: { deliveryId: string }) => {
+      const nightlyRunId = await ingestDelivery(database, data.deliveryId, ingest);
+      if (nightlyRunId) await scheduleAdvance(nightlyRunId);
+    }),
+  );
+  await boss.work<{ nightlyRunId: string }>(
+    QUEUES.advanceNightlyRun,
+    polling,
+    reported(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }) => {
+      await advanceNightlyRun(deps, data.nightlyRunId);
+    }),
+  );
+  const sweep = () =>
+    resumeUnfinishedWork(boss, database, options.log).catch((error: unknown) =>
+      options.log?.(`sweep: ${describeError(error)}`),
+    );
   await sweep();
   const timer = setInterval(() => void sweep(), SWEEP_MS);
   timer.unref();
@@ -89,7 +107,15 @@ async function resumeUnfinishedWork(boss: PgBoss, database: Database, log?: (mes
     .where('state', 'in', ['requesting', 'waiting', 'reconciling'])
     .where((eb) => eb.or([eb('next_advance_at', 'is', null), eb('next_advance_at', '<=', new Date())]))
     .execute();
-  const enqueued = await sendIngestJobs(boss, deliveries.map((row) => String(row.delivery_id)));
-  if (runs.length > 0) await boss.insert(QUEUES.advanceNightlyRun, runs.map((row) => ({ data: { nightlyRunId: String(row.nightly_run_id) } })));
-  if (enqueued + runs.length > 0) log?.(`resumed ${enqueued} delivery(ies) to ingest and ${runs.length} nightly run(s)`);
+  const enqueued = await sendIngestJobs(
+    boss,
+    deliveries.map((row) => String(row.delivery_id)),
+  );
+  if (runs.length > 0)
+    await boss.insert(
+      QUEUES.advanceNightlyRun,
+      runs.map((row) => ({ data: { nightlyRunId: String(row.nightly_run_id) } })),
+    );
+  if (enqueued + runs.length > 0)
+    log?.(`resumed ${enqueued} delivery(ies) to ingest and ${runs.length} nightly run(s)`);
 }

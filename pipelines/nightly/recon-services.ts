@@ -77,11 +77,20 @@ export async function startReconServices(options: ReconServicesOptions): Promise
         },
       });
     }
-    if (!options.callbackBaseUrl && !receiver) throw new Error('startReconServices: a worker without a receiver needs RECON_CALLBACK_BASE_URL');
-    boss = await openJobQueue(database, { heartbeatSeconds: options.heartbeatSeconds, ...(log ? { onError: log } : {}) });
+    if (!options.callbackBaseUrl && !receiver)
+      throw new Error('startReconServices: a worker without a receiver needs RECON_CALLBACK_BASE_URL');
+    boss = await openJobQueue(database, {
+      heartbeatSeconds: options.heartbeatSeconds,
+      ...(log ? { onError: log } : {}),
+    });
     queueReady(boss);
     const callbackBaseUrl = options.callbackBaseUrl ?? `${receiver!.url}/`;
-    if (options.worker) worker = await startNightlyWorker(boss, database, { ...options.worker, callbackBaseUrl, ...(log ? { log } : {}) });
+    if (options.worker)
+      worker = await startNightlyWorker(boss, database, {
+        ...options.worker,
+        callbackBaseUrl,
+        ...(log ? { log } : {}),
+      });
     return { boss, receiver, callbackBaseUrl, close };
   } catch (error) {
     queueFailed(error);

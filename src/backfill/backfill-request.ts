@@ -8,7 +8,11 @@ import type { ExportAnswer } from '../parse/export-answer.ts';
  * asked and when, its sha256 and size those of the answer's canonical text (see readExportAnswer), so that an
  * identical answer to the same request is recognised as a file loaded before is.
  */
-export function backfillFileIdentity(answer: ExportAnswer, orderIds: readonly string[], requestedAt: Date): FileIdentity {
+export function backfillFileIdentity(
+  answer: ExportAnswer,
+  orderIds: readonly string[],
+  requestedAt: Date,
+): FileIdentity {
   return {
     name: backfillFileName(orderIds, requestedAt),
     arrival: { kind: 'backfill' },

@@ -28,9 +28,11 @@ export function exportMayLag(facts: LagFacts, asOf: Date, graceHours: number): b
 
 /** One sentence for an order `exportMayLag` holds for. */
 export function exportLagNote(orderId: string, orderCreatedAt: Date, asOf: Date): string {
-  return `${orderId} was created ${describeAge(asOf.getTime() - orderCreatedAt.getTime())} and the service returned no`
-    + ' transaction for it: its export may lag behind very recent operations, so backfill it again later before'
-    + ' taking it as missing';
+  return (
+    `${orderId} was created ${describeAge(asOf.getTime() - orderCreatedAt.getTime())} and the service returned no` +
+    ' transaction for it: its export may lag behind very recent operations, so backfill it again later before' +
+    ' taking it as missing'
+  );
 }
 
 function describeAge(ms: number): string {

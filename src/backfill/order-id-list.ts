@@ -37,7 +37,10 @@ export function checkOrderId(id: string, where: string): void {
     throw new ReconError('USAGE', `${where}: ORDERID ${JSON.stringify(id)} is not ${describeFormat(format)}`);
   }
   if (splitIds(id).length > 1) {
-    throw new ReconError('USAGE', `${where}: ORDERID ${JSON.stringify(id)} contains ";", which separates the ids of a request`);
+    throw new ReconError(
+      'USAGE',
+      `${where}: ORDERID ${JSON.stringify(id)} contains ";", which separates the ids of a request`,
+    );
   }
 }
 

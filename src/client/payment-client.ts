@@ -1,6 +1,23 @@
 import type { z } from 'zod';
 import { ReconError } from '../errors.ts';
-import { encodeRequest, execCodeFamily, getTransactionsResponseSchema, isRetryableExecCode, processResponseSchema, PROTOCOL_VERSION, retry, signParams, validateRequest, type ExportRow, type GetTransactionsResponse, type OperationType, type Params, type PaymentMethod, type ProcessResponse, type RetryPolicy } from '@recon/protocol';
+import {
+  encodeRequest,
+  execCodeFamily,
+  getTransactionsResponseSchema,
+  isRetryableExecCode,
+  processResponseSchema,
+  PROTOCOL_VERSION,
+  retry,
+  signParams,
+  validateRequest,
+  type ExportRow,
+  type GetTransactionsResponse,
+  type OperationType,
+  type Params,
+  type PaymentMethod,
+  type ProcessResponse,
+  type RetryPolicy,
+} from '@recon/protocol';
 import { postForm } from './post-form.ts';
 import type { FetchFunction } from './post-form.ts';
 import type {
@@ -66,18 +83,29 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
     const url = `${base}/front/service/rest/${endpoint}`;
     const body = encodeRequest(operation, params);
     const shouldRetry = endpoint === 'export' ? retriesRead : retriesProcess;
-    return retry(async () => {
-      const answer = parseAnswer(operation, schema, await postForm(fetch, url, body, options.timeoutMs));
-      if (execCodeFamily(answer.EXECCODE) !== 'success') throw new ServiceError(operation, answer.EXECCODE, answer.MESSAGE);
-      return answer;
-    }, { jitter: true, ...options.retry }, { shouldRetry });
+    return retry(
+      async () => {
+        const answer = parseAnswer(operation, schema, await postForm(fetch, url, body, options.timeoutMs));
+        if (execCodeFamily(answer.EXECCODE) !== 'success')
+          throw new ServiceError(operation, answer.EXECCODE, answer.MESSAGE);
+        return answer;
+      },
+      { jitter: true, ...options.retry },
+      { shouldRetry },
+    );
   }
 
   const process = (operation: OperationType, method: PaymentMethod | undefined, fields: Params) =>
     call('process', operation, method, fields, processResponseSchema);
 
   async function getTransactions(request: SyncExportRequest | AsyncExportRequest) {
-    const answer = await call('export', 'getTransactions', undefined, exportParams(request), getTransactionsResponseSchema);
+    const answer = await call(
+      'export',
+      'getTransactions',
+      undefined,
+      exportParams(request),
+      getTransactionsResponseSchema,
+    );
     if (request.CALLBACKURL !== undefined || request.MAILTO !== undefined) return answer;
     if (answer.DATA === undefined) throw new ReconError('PROTOCOL_RESPONSE', 'getTransactions answer: missing DATA');
     return answer.DATA;

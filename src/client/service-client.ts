@@ -9,5 +9,11 @@ const RETRY = { attempts: 3, baseDelayMs: 500 };
 /** The client of the configured payment service; a missing variable is a CONFIG error naming it. */
 export function serviceClient(service: ServiceConfig): PaymentClient {
   const access = requireService(service);
-  return createPaymentClient({ baseUrl: access.url, identifier: access.identifier, secret: access.secret, timeoutMs: REQUEST_TIMEOUT_MS, retry: RETRY });
+  return createPaymentClient({
+    baseUrl: access.url,
+    identifier: access.identifier,
+    secret: access.secret,
+    timeoutMs: REQUEST_TIMEOUT_MS,
+    retry: RETRY,
+  });
 }

@@ -10,7 +10,11 @@ import { ReconError } from '../errors.ts';
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
 /** Money settings stay bigint from the digits on: never a float on the money path. */
-const minorUnits = z.string().trim().regex(/^\d{1,18}$/, 'expected a whole number of minor units (0 or more)').transform(BigInt);
+const minorUnits = z
+  .string()
+  .trim()
+  .regex(/^\d{1,18}$/, 'expected a whole number of minor units (0 or more)')
+  .transform(BigInt);
 const timeZone = z.string().min(1).refine(isTimeZone, 'expected an IANA time zone such as Europe/Paris');
 
 /**
@@ -32,7 +36,11 @@ function isPostgresUrl(text: string): boolean {
 export const DEFAULT_DRAIN_SECONDS = 90;
 
 const EnvSchema = z.object({
-  DATABASE_URL: z.string().min(1).refine(isPostgresUrl, 'expected a PostgreSQL connection string, postgres://user@host:port/database').optional(),
+  DATABASE_URL: z
+    .string()
+    .min(1)
+    .refine(isPostgresUrl, 'expected a PostgreSQL connection string, postgres://user@host:port/database')
+    .optional(),
   RECON_DATA_DIR: z.string().min(1).default('.recon'),
   RECON_TIMEZONE: timeZone.default('UTC'),
   RECON_MAX_FILE_BYTES: positiveInt.default(2 * 1024 ** 3),
@@ -61,7 +69,12 @@ const EnvSchema = z.object({
   RECON_LOOKBACK_DAYS: positiveInt.default(30),
   RECON_EXPORT_BATCH_SIZE: positiveInt.default(200),
   // The service's enumerations are taken in any letter case (the merchant SDK writes GZIP); recon sends them lower-case.
-  RECON_EXPORT_COMPRESSION: z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(['zip', 'gzip', 'bzip'])).default('gzip'),
+  RECON_EXPORT_COMPRESSION: z
+    .preprocess(
+      (value) => (typeof value === 'string' ? value.trim().toLowerCase() : value),
+      z.enum(['zip', 'gzip', 'bzip']),
+    )
+    .default('gzip'),
   RECON_EXPORT_TIMEOUT_SECONDS: positiveInt.default(3600),
   RECON_EXPORT_ATTEMPTS: positiveInt.default(3),
   RECON_DRAIN_SECONDS: positiveInt.default(DEFAULT_DRAIN_SECONDS),
@@ -113,13 +126,22 @@ export interface ServiceAccess {
 export function requireService(service: ServiceConfig): ServiceAccess {
   const { url, identifier, secret } = service;
   if (url === undefined) {
-    throw new ReconError('CONFIG', "environment variable RECON_SERVICE_URL is not set: the payment service's base URL (https://...)");
+    throw new ReconError(
+      'CONFIG',
+      "environment variable RECON_SERVICE_URL is not set: the payment service's base URL (https://...)",
+    );
   }
   if (identifier === undefined) {
-    throw new ReconError('CONFIG', "environment variable RECON_IDENTIFIER is not set: the merchant account's IDENTIFIER at the service");
+    throw new ReconError(
+      'CONFIG',
+      "environment variable RECON_IDENTIFIER is not set: the merchant account's IDENTIFIER at the service",
+    );
   }
   if (secret === undefined) {
-    throw new ReconError('CONFIG', "environment variable RECON_SECRET is not set: the account's secret, which signs every request (HASH)");
+    throw new ReconError(
+      'CONFIG',
+      "environment variable RECON_SECRET is not set: the account's secret, which signs every request (HASH)",
+    );
   }
   return { url, identifier, secret };
 }
@@ -182,7 +204,6 @@ export interface IngestLimits {
   /** Most entries a zip's directory may hold; it may also take at most ZIP_DIRECTORY_BYTES_PER_ENTRY bytes per allowed entry. */
   readonly maxZipEntries: number;
 }
-
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);

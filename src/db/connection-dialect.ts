@@ -31,7 +31,7 @@ export function kyselyOn(connection: Queryable): Kysely<Schema> {
       throw new Error('streaming is not offered on a transaction connection');
     },
   };
-  const refuseTransaction = () => Promise.reject(new Error('this Kysely already runs inside the caller\'s transaction'));
+  const refuseTransaction = () => Promise.reject(new Error("this Kysely already runs inside the caller's transaction"));
   const driver: Driver = {
     init: () => Promise.resolve(),
     acquireConnection: () => Promise.resolve(databaseConnection),

@@ -45,5 +45,9 @@ export interface Connection {
    * Feeds COPY ... FROM STDIN text-format data. `copySql` must read `FROM STDIN`; on PGlite it is
    * rewritten to read the data as a blob, in batches of about `batchBytes`.
    */
-  copyFrom(copySql: string, data: Readable | AsyncIterable<string | Buffer>, options?: { batchBytes?: number }): Promise<void>;
+  copyFrom(
+    copySql: string,
+    data: Readable | AsyncIterable<string | Buffer>,
+    options?: { batchBytes?: number },
+  ): Promise<void>;
 }

@@ -28,14 +28,19 @@ export async function migrate(database: Database, dir = migrationsDir()): Promis
   // leaves the files before it applied, and a concurrent migrator that got there first is seen, file by file.
   for (const name of files.filter((file) => !appliedBefore.has(file))) {
     const applied = await database.transaction(async (connection) => {
-      if (database.kind === 'postgres') await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(connection.db);
+      if (database.kind === 'postgres')
+        await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(connection.db);
       await connection.exec(`
         CREATE SCHEMA IF NOT EXISTS recon;
         CREATE TABLE IF NOT EXISTS recon.schema_migrations (
           name text PRIMARY KEY,
           applied_at timestamptz NOT NULL DEFAULT now()
         );`);
-      const done = await connection.db.selectFrom('recon.schema_migrations').select('name').where('name', '=', name).executeTakeFirst();
+      const done = await connection.db
+        .selectFrom('recon.schema_migrations')
+        .select('name')
+        .where('name', '=', name)
+        .executeTakeFirst();
       if (done) return false;
       const script = await readFile(path.join(dir, name), 'utf8');
       const skip = database.kind === 'pglite' && script.split('\n', 1)[0]?.trim() === POSTGRES_ONLY;
@@ -57,7 +62,11 @@ async function appliedMigrations(database: Database): Promise<Set<string>> {
   // Kysely only, yet on recon's own transaction like the scripts after it: this is the first query of every
   // command, and a server out of reach fails it as ReconError DATABASE naming PostgreSQL, not a bare pg error.
   return database.transaction(async (connection) => {
-    const { rows: [table] } = await sql<{ present: boolean }>`SELECT to_regclass('recon.schema_migrations') IS NOT NULL AS present`.execute(connection.db);
+    const {
+      rows: [table],
+    } = await sql<{ present: boolean }>`SELECT to_regclass('recon.schema_migrations') IS NOT NULL AS present`.execute(
+      connection.db,
+    );
     if (!table?.present) return new Set<string>();
     const rows = await connection.db.selectFrom('recon.schema_migrations').select('name').execute();
     return new Set(rows.map((row) => row.name));

@@ -108,9 +108,15 @@ async function openPglite(dataDir: string): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
   // Loaded only here: the wasm module took a command on PostgreSQL 0.15 s to load for nothing.
   const { PGlite } = await import('@electric-sql/pglite');
-  const options = { parsers: AS_TEXT_LIKE_PG, ...pgliteSettingsOptions(PGlite.defaultStartParams), loadDataDir: await pgliteTemplateFor(dataDir) };
+  const options = {
+    parsers: AS_TEXT_LIKE_PG,
+    ...pgliteSettingsOptions(PGlite.defaultStartParams),
+    loadDataDir: await pgliteTemplateFor(dataDir),
+  };
   const pglite = await PGlite.create(dataDir, options).catch((error: unknown) => {
-    throw new ReconError('DATABASE', `cannot open the embedded database in ${dataDir}: ${(error as Error).message}`, { cause: error });
+    throw new ReconError('DATABASE', `cannot open the embedded database in ${dataDir}: ${(error as Error).message}`, {
+      cause: error,
+    });
   });
   const db = new Kysely<Schema>({ dialect: new PGliteDialect({ pglite }) });
 

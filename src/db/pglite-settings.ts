@@ -15,7 +15,10 @@ const SETTINGS = ['shared_buffers=16MB'];
  * 128MB in its postgresql.conf), and to initdb, which writes them into postgresql.conf and runs its bootstrap
  * backends with them. `startParams` replaces PGlite's own start parameters, hence `defaultStartParams`.
  */
-export function pgliteSettingsOptions(defaultStartParams: readonly string[]): { startParams: string[]; initDbStartParams: string[] } {
+export function pgliteSettingsOptions(defaultStartParams: readonly string[]): {
+  startParams: string[];
+  initDbStartParams: string[];
+} {
   const asFlags = SETTINGS.flatMap((setting) => ['-c', setting]);
   return { startParams: [...defaultStartParams, ...asFlags], initDbStartParams: asFlags };
 }

@@ -46,5 +46,6 @@ export async function writePgliteTemplate(file: string): Promise<void> {
 function pgliteVersion(): string {
   // The package exports no package.json: it sits above the entry point, dist/index.cjs.
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  return (JSON.parse(readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as { version: string })
+    .version;
 }

@@ -174,9 +174,7 @@ export type RunKind = (typeof RUN_KINDS)[number];
 
 /** Never the ORDERIDs themselves: a named scope's are in recon.run_scope_orders (or a nightly run's requests). */
 export type RunScopeJson =
-  | { kind: 'all' }
-  | { kind: 'orders'; count: number }
-  | { kind: 'created_since'; since: string };
+  { kind: 'all' } | { kind: 'orders'; count: number } | { kind: 'created_since'; since: string };
 
 /** The ORDERIDs a run over named orders was asked to judge (not a nightly run's: its export requests hold them). */
 export interface RunScopeOrdersTable {

@@ -7,9 +7,14 @@ import { ReconError } from '../errors.ts';
 export function describeArchiveError(format: string, label: string): (error: Error) => ReconError {
   return (error) => {
     if (error instanceof ReconError) return error;
-    if ('syscall' in error) return new ReconError('FILE_UNREADABLE', `${label}: cannot read the file (${fileErrorDetail(error)})`, { cause: error });
+    if ('syscall' in error)
+      return new ReconError('FILE_UNREADABLE', `${label}: cannot read the file (${fileErrorDetail(error)})`, {
+        cause: error,
+      });
     const detail = oneLine(error.message);
-    return new ReconError('ARCHIVE_CORRUPT', `${label}: truncated or corrupt ${format} data (${detail})`, { cause: error });
+    return new ReconError('ARCHIVE_CORRUPT', `${label}: truncated or corrupt ${format} data (${detail})`, {
+      cause: error,
+    });
   };
 }
 
@@ -38,7 +43,9 @@ export function entryLabel(fileName: string, entryName: string): string {
   return `${fileName}: entry ${escapeControlCharacters(entryName)}`;
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this escapes
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
 function escapeControlCharacters(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, (character) => `\\x${character.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return text.replace(CONTROL_CHARACTERS, (character) => `\\x${character.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }

@@ -22,8 +22,14 @@ export class BoundedFileReader extends RandomAccessReader {
   }
 
   override read(buffer: Buffer, offset: number, length: number, position: number, callback: ReadCallback): void {
-    const inFile = Number.isSafeInteger(position) && Number.isSafeInteger(length) && position >= 0 && length >= 0
-      && position + length <= this.#size && offset >= 0 && offset + length <= buffer.length;
+    const inFile =
+      Number.isSafeInteger(position) &&
+      Number.isSafeInteger(length) &&
+      position >= 0 &&
+      length >= 0 &&
+      position + length <= this.#size &&
+      offset >= 0 &&
+      offset + length <= buffer.length;
     if (!inFile) {
       const error = new Error(`a read of ${length} bytes at ${position} falls outside the file's ${this.#size} bytes`);
       setImmediate(() => this.#deliver(callback, error));

@@ -29,7 +29,12 @@ export class Crc32Check extends Transform {
 
   override _flush(callback: TransformCallback): void {
     if (this.#bytes !== this.#expectedBytes) {
-      callback(new ReconError('ARCHIVE_CORRUPT', `${this.#label}: corrupt entry (${this.#bytes} bytes instead of the ${this.#expectedBytes} the directory declares)`));
+      callback(
+        new ReconError(
+          'ARCHIVE_CORRUPT',
+          `${this.#label}: corrupt entry (${this.#bytes} bytes instead of the ${this.#expectedBytes} the directory declares)`,
+        ),
+      );
     } else if (this.#crc >>> 0 !== this.#expectedCrc) {
       callback(new ReconError('ARCHIVE_CORRUPT', `${this.#label}: corrupt entry (crc-32 mismatch)`));
     } else {

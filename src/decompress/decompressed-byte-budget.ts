@@ -42,8 +42,8 @@ export class DecompressedByteBudget {
     if (totalBytes > RATIO_CHECK_FLOOR_BYTES && totalBytes > maxCompressionRatio * this.#compressedBytes) {
       return new ReconError(
         'LIMIT_EXCEEDED',
-        `${this.#label}: decompresses to more than ${maxCompressionRatio} times its ${this.#compressedBytes} bytes `
-          + '(a zip bomb? RECON_MAX_COMPRESSION_RATIO)',
+        `${this.#label}: decompresses to more than ${maxCompressionRatio} times its ${this.#compressedBytes} bytes ` +
+          '(a zip bomb? RECON_MAX_COMPRESSION_RATIO)',
       );
     }
     return undefined;

@@ -8,7 +8,11 @@ export const COMPRESSION_MAGIC_BYTES = 4;
  * reliable (a callback may store a gzip as `.csv`). `PK\x05\x06` is the end record an empty zip consists of.
  */
 export function detectCompression(head: Buffer): Compression {
-  if (head[0] === 0x50 && head[1] === 0x4b && ((head[2] === 0x03 && head[3] === 0x04) || (head[2] === 0x05 && head[3] === 0x06))) {
+  if (
+    head[0] === 0x50 &&
+    head[1] === 0x4b &&
+    ((head[2] === 0x03 && head[3] === 0x04) || (head[2] === 0x05 && head[3] === 0x06))
+  ) {
     return 'zip';
   }
   if (head[0] === 0x1f && head[1] === 0x8b) return 'gzip';

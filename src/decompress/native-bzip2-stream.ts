@@ -22,7 +22,12 @@ const STDERR_KEEP_CHARS = 2048;
  * like a short file. A consumer that stops early, or a failure anywhere, kills the child and stops the read.
  * What the child says on stderr while succeeding goes to `onWarning`, its program name first.
  */
-export function openNativeBzip2Stream(executable: string, compressed: Readable, label: string, onWarning: (detail: string) => void = () => {}): Readable {
+export function openNativeBzip2Stream(
+  executable: string,
+  compressed: Readable,
+  label: string,
+  onWarning: (detail: string) => void = () => {},
+): Readable {
   const program = path.basename(executable);
   const child = spawn(executable, ['-d', '-c'], { stdio: ['pipe', 'pipe', 'pipe'] });
   // Everything below is synchronous: a small file's child can exit and close during an await, and a 'close'
@@ -42,7 +47,11 @@ export function openNativeBzip2Stream(executable: string, compressed: Readable, 
   let pendingBytes = 0;
   const exited = new Promise<Error | null>((resolve) => {
     // `on`, not `once`: a child can emit 'error' again (a failed kill), and an unheard 'error' throws.
-    child.on('error', (error) => resolve(new ReconError('FILE_UNREADABLE', `${label}: cannot run ${program} (${error.message})`, { cause: error })));
+    child.on('error', (error) =>
+      resolve(
+        new ReconError('FILE_UNREADABLE', `${label}: cannot run ${program} (${error.message})`, { cause: error }),
+      ),
+    );
     child.once('close', (code, signal) => {
       if (readError !== undefined) resolve(readError);
       else if (code === 0) {
@@ -50,8 +59,13 @@ export function openNativeBzip2Stream(executable: string, compressed: Readable, 
         const warning = firstMessage(stderr, program);
         if (warning !== '') onWarning(`${program}: ${warning}`);
         resolve(null);
-      }
-      else resolve(new ReconError('ARCHIVE_CORRUPT', `${label}: truncated or corrupt bzip2 data (${program}: ${describeFailure(stderr, program, code, signal)})`));
+      } else
+        resolve(
+          new ReconError(
+            'ARCHIVE_CORRUPT',
+            `${label}: truncated or corrupt bzip2 data (${program}: ${describeFailure(stderr, program, code, signal)})`,
+          ),
+        );
     });
   });
   const untilExit = new Transform({
@@ -86,5 +100,7 @@ function describeFailure(stderr: string, program: string, code: number | null, s
 /** The child's first line, without its program name and the `(stdin): ` it names its input by. */
 function firstMessage(stderr: string, program: string): string {
   // bzip2 starts its messages with an empty line.
-  return oneLine(stderr.split('\n').find((line) => line.trim() !== '') ?? '').replace(`${program}: `, '').replace(/^\(stdin\): /, '');
+  return oneLine(stderr.split('\n').find((line) => line.trim() !== '') ?? '')
+    .replace(`${program}: `, '')
+    .replace(/^\(stdin\): /, '');
 }

@@ -11,7 +11,14 @@ import { FileReadCounter } from './file-read-counter.ts';
 import { findExecutable } from './find-executable.ts';
 import { createJsBzip2Decompressor } from './js-bzip2-decompressor.ts';
 import { openNativeBzip2Stream } from './native-bzip2-stream.ts';
-import { isCsvEntry, openZipEntry, readZipDirectory, ZIP_DEFLATED, ZIP_STORED, type ZipDirectoryEntry } from './zip-archive.ts';
+import {
+  isCsvEntry,
+  openZipEntry,
+  readZipDirectory,
+  ZIP_DEFLATED,
+  ZIP_STORED,
+  type ZipDirectoryEntry,
+} from './zip-archive.ts';
 
 export interface CsvEntrySource {
   /** The zip entry's name; null for gzip, bzip2 and plain csv. */
@@ -62,11 +69,18 @@ const NATIVE_BZIP2_PROGRAMS = ['lbzip2', 'bzip2'];
  * zip fails here, before anything is loaded). Every stream it hands out counts decompressed bytes against the
  * limits. Errors are ReconErrors whose one-line message names the file (and the zip entry).
  */
-export async function openExport(filePath: string, limits: IngestLimits, options: OpenExportOptions = {}): Promise<OpenedExport> {
+export async function openExport(
+  filePath: string,
+  limits: IngestLimits,
+  options: OpenExportOptions = {},
+): Promise<OpenedExport> {
   const name = options.name ?? filePath;
   const sizeBytes = await regularFileSize(filePath, name);
   if (sizeBytes > limits.maxFileBytes) {
-    throw new ReconError('LIMIT_EXCEEDED', `${name}: ${sizeBytes} bytes, more than the ${limits.maxFileBytes} allowed (RECON_MAX_FILE_BYTES)`);
+    throw new ReconError(
+      'LIMIT_EXCEEDED',
+      `${name}: ${sizeBytes} bytes, more than the ${limits.maxFileBytes} allowed (RECON_MAX_FILE_BYTES)`,
+    );
   }
   const compression = detectCompression(await readHead(filePath, name));
   const budget = new DecompressedByteBudget(limits, sizeBytes, name);
@@ -83,14 +97,19 @@ export async function openExport(filePath: string, limits: IngestLimits, options
     sources = await zipSources(file, name, limits, budget, track, options);
   } else {
     const open = await singleStreamOpener(compression, file, name, options);
-    sources = [{
-      name: null,
-      label: name,
-      open: async () => track(chainStreams([
-        await open(),
-        new MeteredStream(budget, describeArchiveError(compression === 'none' ? 'csv' : compression, name)),
-      ])),
-    }];
+    sources = [
+      {
+        name: null,
+        label: name,
+        open: async () =>
+          track(
+            chainStreams([
+              await open(),
+              new MeteredStream(budget, describeArchiveError(compression === 'none' ? 'csv' : compression, name)),
+            ]),
+          ),
+      },
+    ];
   }
 
   return {
@@ -113,7 +132,9 @@ async function regularFileSize(filePath: string, name: string): Promise<number> 
   try {
     stats = await stat(filePath);
   } catch (error) {
-    throw new ReconError('FILE_UNREADABLE', `${name}: cannot read the file (${fileErrorDetail(error)})`, { cause: error });
+    throw new ReconError('FILE_UNREADABLE', `${name}: cannot read the file (${fileErrorDetail(error)})`, {
+      cause: error,
+    });
   }
   if (!stats.isFile()) throw new ReconError('FILE_UNREADABLE', `${name}: not a regular file`);
   if (stats.size === 0) throw new ReconError('FILE_EMPTY', `${name}: the file is empty (0 bytes)`);
@@ -131,7 +152,9 @@ async function readHead(filePath: string, name: string): Promise<Buffer> {
       await handle.close();
     }
   } catch (error) {
-    throw new ReconError('FILE_UNREADABLE', `${name}: cannot read the file (${fileErrorDetail(error)})`, { cause: error });
+    throw new ReconError('FILE_UNREADABLE', `${name}: cannot read the file (${fileErrorDetail(error)})`, {
+      cause: error,
+    });
   }
 }
 
@@ -153,7 +176,8 @@ async function singleStreamOpener(
       const executable = await bzip2Executable(options.bzip2Decoder ?? 'auto');
       const warn = (detail: string) => options.onWarning?.(`${label}: ${detail}`);
       if (executable === undefined) {
-        return async () => chainStreams([read(), createJsBzip2Decompressor(() => warn('bytes after the last bzip2 stream ignored'))]);
+        return async () =>
+          chainStreams([read(), createJsBzip2Decompressor(() => warn('bytes after the last bzip2 stream ignored'))]);
       }
       return async () => openNativeBzip2Stream(executable, read(), label, warn);
     }
@@ -180,7 +204,12 @@ async function zipSources(
   track: (stream: Readable) => Readable,
   options: OpenExportOptions,
 ): Promise<CsvEntrySource[]> {
-  const { entries: all, offset: directoryOffset } = await readZipDirectory(file.filePath, limits, name, options.onWarning);
+  const { entries: all, offset: directoryOffset } = await readZipDirectory(
+    file.filePath,
+    limits,
+    name,
+    options.onWarning,
+  );
   const csvEntries = all.filter(isCsvEntry);
   if (csvEntries.length === 0) {
     const what = all.length === 0 ? 'no entries at all' : `only ${all.length} directory or metadata entries`;
@@ -197,10 +226,13 @@ async function zipSources(
     return {
       name: entry.name,
       label,
-      open: async () => track(chainStreams([
-        await openZipEntry(file, entry, directoryOffset, label),
-        new MeteredStream(budget, describeArchiveError('zip', label)),
-      ])),
+      open: async () =>
+        track(
+          chainStreams([
+            await openZipEntry(file, entry, directoryOffset, label),
+            new MeteredStream(budget, describeArchiveError('zip', label)),
+          ]),
+        ),
     };
   });
 }
@@ -213,7 +245,10 @@ function checkNamesUnique(fileName: string, entries: readonly ZipDirectoryEntry[
   const seen = new Set<string>();
   for (const { name } of entries) {
     if (seen.has(name)) {
-      throw new ReconError('ARCHIVE_CORRUPT', `${entryLabel(fileName, name)}: the zip holds two entries of this name, so which one is the export is ambiguous`);
+      throw new ReconError(
+        'ARCHIVE_CORRUPT',
+        `${entryLabel(fileName, name)}: the zip holds two entries of this name, so which one is the export is ambiguous`,
+      );
     }
     seen.add(name);
   }
@@ -221,9 +256,15 @@ function checkNamesUnique(fileName: string, entries: readonly ZipDirectoryEntry[
 
 function checkReadable(entry: ZipDirectoryEntry, label: string): void {
   if (entry.encrypted) {
-    throw new ReconError('ARCHIVE_ENCRYPTED', `${label}: the entry is encrypted (password-protected exports cannot be read)`);
+    throw new ReconError(
+      'ARCHIVE_ENCRYPTED',
+      `${label}: the entry is encrypted (password-protected exports cannot be read)`,
+    );
   }
   if (entry.method !== ZIP_STORED && entry.method !== ZIP_DEFLATED) {
-    throw new ReconError('ARCHIVE_CORRUPT', `${label}: unsupported zip compression method ${entry.method} (only stored and deflated entries are read)`);
+    throw new ReconError(
+      'ARCHIVE_CORRUPT',
+      `${label}: unsupported zip compression method ${entry.method} (only stored and deflated entries are read)`,
+    );
   }
 }

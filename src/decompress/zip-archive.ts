@@ -11,7 +11,13 @@ import { Crc32Check } from './crc32-check.ts';
 import type { FileReadCounter } from './file-read-counter.ts';
 import { entryLabel, oneLine } from './archive-error.ts';
 import {
-  checkZipDirectory, corrupt, parseZip64EndRecord, parseZipEndRecord, ZIP_TAIL_BYTES, ZIP64_RECORD_BYTES, type ZipDirectoryLocation,
+  checkZipDirectory,
+  corrupt,
+  parseZip64EndRecord,
+  parseZipEndRecord,
+  ZIP_TAIL_BYTES,
+  ZIP64_RECORD_BYTES,
+  type ZipDirectoryLocation,
 } from './zip-end-records.ts';
 
 export interface ZipDirectoryEntry {
@@ -59,23 +65,32 @@ export async function readZipDirectory(
   try {
     const { size } = await handle.stat();
     const location = await locateDirectory(handle, size, limits, label);
-    if (location.archiveEnd < size) onWarning(`${label}: ${size - location.archiveEnd} bytes after the end of the zip archive ignored`);
+    if (location.archiveEnd < size)
+      onWarning(`${label}: ${size - location.archiveEnd} bytes after the end of the zip archive ignored`);
     const entries = await walkDirectory(handle, location, label);
     return { entries, offset: location.offset };
   } catch (error) {
     if (error instanceof ReconError) throw error;
     const detail = error instanceof Error ? oneLine(error.message) : String(error);
-    throw new ReconError('ARCHIVE_CORRUPT', `${label}: not a readable zip archive, truncated or corrupt (${detail})`, { cause: error });
+    throw new ReconError('ARCHIVE_CORRUPT', `${label}: not a readable zip archive, truncated or corrupt (${detail})`, {
+      cause: error,
+    });
   } finally {
     await handle.close();
   }
 }
 
-async function locateDirectory(handle: FileHandle, size: number, limits: Pick<IngestLimits, 'maxZipEntries'>, label: string): Promise<ZipDirectoryLocation> {
+async function locateDirectory(
+  handle: FileHandle,
+  size: number,
+  limits: Pick<IngestLimits, 'maxZipEntries'>,
+  label: string,
+): Promise<ZipDirectoryLocation> {
   const tailBytes = Math.min(size, ZIP_TAIL_BYTES);
   const tail = await readExactly(handle, tailBytes, size - tailBytes);
   let end = parseZipEndRecord(tail, size - tailBytes, label);
-  if (end.zip64RecordOffset !== null) end = parseZip64EndRecord(await readExactly(handle, ZIP64_RECORD_BYTES, end.zip64RecordOffset), end, label);
+  if (end.zip64RecordOffset !== null)
+    end = parseZip64EndRecord(await readExactly(handle, ZIP64_RECORD_BYTES, end.zip64RecordOffset), end, label);
   return checkZipDirectory(end, limits, label);
 }
 
@@ -86,7 +101,11 @@ async function readExactly(handle: FileHandle, length: number, position: number)
 }
 
 /** yauzl's entries (lazily: one read at a time), each checked against the directory's location. */
-function walkDirectory(handle: FileHandle, location: ZipDirectoryLocation, label: string): Promise<ZipDirectoryEntry[]> {
+function walkDirectory(
+  handle: FileHandle,
+  location: ZipDirectoryLocation,
+  label: string,
+): Promise<ZipDirectoryEntry[]> {
   if (location.entryCount === 0) return Promise.resolve([]);
   return new Promise((resolve, reject) => {
     const entries: ZipDirectoryEntry[] = [];
@@ -99,7 +118,13 @@ function walkDirectory(handle: FileHandle, location: ZipDirectoryLocation, label
     // yauzl sees the file up to the archive's end, so it finds the end record checked here (it refuses bytes after it).
     const reader = new BoundedFileReader(handle, location.archiveEnd, fail);
     // Sizes are checked against the bytes of every entry that is read (crc32-check.ts), not for the others.
-    const options = { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: false, strictFileNames: false };
+    const options = {
+      lazyEntries: true,
+      autoClose: false,
+      decodeStrings: true,
+      validateEntrySizes: false,
+      strictFileNames: false,
+    };
     yauzl.fromRandomAccessReader(reader, location.archiveEnd, options, (error, opened) => {
       if (error) return fail(error);
       zip = opened;
@@ -111,8 +136,10 @@ function walkDirectory(handle: FileHandle, location: ZipDirectoryLocation, label
       });
       zip.on('entry', (entry: Entry) => {
         try {
-          directoryBytes += CENTRAL_HEADER_BYTES + entry.fileNameLength + entry.extraFieldLength + entry.fileCommentLength;
-          if (directoryBytes > location.size) throw corrupt(label, `the directory's entries run past its declared ${location.size} bytes`);
+          directoryBytes +=
+            CENTRAL_HEADER_BYTES + entry.fileNameLength + entry.extraFieldLength + entry.fileCommentLength;
+          if (directoryBytes > location.size)
+            throw corrupt(label, `the directory's entries run past its declared ${location.size} bytes`);
           entries.push(directoryEntry(entry, location, label));
           zip?.readEntry();
         } catch (thrown) {
@@ -160,7 +187,12 @@ export function isCsvEntry(entry: ZipDirectoryEntry): boolean {
  * The decompressed bytes of one entry, checked against the directory's crc-32 and size at the end. Its data must
  * end before the directory at `directoryOffset`.
  */
-export async function openZipEntry(file: FileReadCounter, entry: ZipDirectoryEntry, directoryOffset: number, label: string): Promise<Readable> {
+export async function openZipEntry(
+  file: FileReadCounter,
+  entry: ZipDirectoryEntry,
+  directoryOffset: number,
+  label: string,
+): Promise<Readable> {
   const header = Buffer.alloc(LOCAL_HEADER_BYTES);
   const handle = await open(file.filePath, 'r');
   let bytesRead: number;
@@ -177,9 +209,10 @@ export async function openZipEntry(file: FileReadCounter, entry: ZipDirectoryEnt
   if (dataStart + entry.compressedSize > directoryOffset) {
     throw new ReconError('ARCHIVE_CORRUPT', `${label}: corrupt zip (the entry's data runs into the central directory)`);
   }
-  const compressed = entry.compressedSize === 0
-    ? Readable.from([])
-    : file.read({ start: dataStart, end: dataStart + entry.compressedSize - 1, highWaterMark: READ_CHUNK_BYTES });
+  const compressed =
+    entry.compressedSize === 0
+      ? Readable.from([])
+      : file.read({ start: dataStart, end: dataStart + entry.compressedSize - 1, highWaterMark: READ_CHUNK_BYTES });
   const check = new Crc32Check(entry.crc, entry.size, label);
   return entry.method === ZIP_DEFLATED
     ? chainStreams([compressed, createInflateRaw({ chunkSize: INFLATE_CHUNK_BYTES }), check])

@@ -59,10 +59,15 @@ export const ZIP_TAIL_BYTES = ZIP64_LOCATOR_BYTES + END_BYTES + MAX_COMMENT_BYTE
  */
 export function parseZipEndRecord(tail: Buffer, tailStart: number, label: string): ZipEndRecord {
   let at = tail.length - END_BYTES;
-  while (at >= 0 && (tail.readUInt32LE(at) !== END_SIGNATURE || at + END_BYTES + tail.readUInt16LE(at + 20) > tail.length)) at--;
+  while (
+    at >= 0 &&
+    (tail.readUInt32LE(at) !== END_SIGNATURE || at + END_BYTES + tail.readUInt16LE(at + 20) > tail.length)
+  )
+    at--;
   if (at < 0) throw corrupt(label, 'no end of central directory record');
   const end = tailStart + at + END_BYTES + tail.readUInt16LE(at + 20);
-  const hasLocator = at >= ZIP64_LOCATOR_BYTES && tail.readUInt32LE(at - ZIP64_LOCATOR_BYTES) === ZIP64_LOCATOR_SIGNATURE;
+  const hasLocator =
+    at >= ZIP64_LOCATOR_BYTES && tail.readUInt32LE(at - ZIP64_LOCATOR_BYTES) === ZIP64_LOCATOR_SIGNATURE;
   const record = {
     entryCount: tail.readUInt16LE(at + 10),
     directorySize: tail.readUInt32LE(at + 12),
@@ -71,7 +76,11 @@ export function parseZipEndRecord(tail: Buffer, tailStart: number, label: string
     end,
   };
   if (!hasLocator) {
-    if (tail.readUInt16LE(at + 4) !== 0 || tail.readUInt16LE(at + 6) !== 0 || tail.readUInt16LE(at + 8) !== record.entryCount) {
+    if (
+      tail.readUInt16LE(at + 4) !== 0 ||
+      tail.readUInt16LE(at + 6) !== 0 ||
+      tail.readUInt16LE(at + 8) !== record.entryCount
+    ) {
       throw corrupt(label, 'a multi-disk archive');
     }
     return { ...record, zip64RecordOffset: null, zip64LocatorOffset: null };
@@ -82,7 +91,10 @@ export function parseZipEndRecord(tail: Buffer, tailStart: number, label: string
   const zip64RecordOffset = tail.readBigUInt64LE(locator + 8);
   const locatorOffset = tailStart + locator;
   if (zip64RecordOffset + BigInt(ZIP64_RECORD_BYTES) > BigInt(locatorOffset)) {
-    throw corrupt(label, `the zip64 end record at ${zip64RecordOffset} does not fit before its locator at ${locatorOffset}`);
+    throw corrupt(
+      label,
+      `the zip64 end record at ${zip64RecordOffset} does not fit before its locator at ${locatorOffset}`,
+    );
   }
   return { ...record, zip64RecordOffset: Number(zip64RecordOffset), zip64LocatorOffset: locatorOffset };
 }
@@ -97,7 +109,8 @@ export function parseZip64EndRecord(bytes: Buffer, end: ZipEndRecord, label: str
     throw corrupt(label, `no zip64 end record where its locator points (${end.zip64RecordOffset})`);
   }
   const recordEnd = BigInt(end.zip64RecordOffset + ZIP64_RECORD_SIZE_EXCLUDED) + bytes.readBigUInt64LE(4);
-  if (recordEnd !== BigInt(end.zip64LocatorOffset)) throw corrupt(label, 'the zip64 end record does not end at its locator');
+  if (recordEnd !== BigInt(end.zip64LocatorOffset))
+    throw corrupt(label, 'the zip64 end record does not end at its locator');
   if (bytes.readUInt32LE(16) !== 0 || bytes.readUInt32LE(20) !== 0) throw corrupt(label, 'a multi-disk zip64 archive');
   const entriesOnDisk = bytes.readBigUInt64LE(24);
   const entryCount = bytes.readBigUInt64LE(32);
@@ -105,41 +118,62 @@ export function parseZip64EndRecord(bytes: Buffer, end: ZipEndRecord, label: str
   const directoryOffset = bytes.readBigUInt64LE(48);
   if (entriesOnDisk !== entryCount) throw corrupt(label, 'a multi-disk zip64 archive');
   const agrees = (zip32: number, saturated: number, zip64: bigint) => zip32 === saturated || BigInt(zip32) === zip64;
-  if (!agrees(end.entryCount, 0xffff, entryCount) || !agrees(end.directorySize, 0xffffffff, directorySize)
-    || !agrees(end.directoryOffset, 0xffffffff, directoryOffset)) {
+  if (
+    !agrees(end.entryCount, 0xffff, entryCount) ||
+    !agrees(end.directorySize, 0xffffffff, directorySize) ||
+    !agrees(end.directoryOffset, 0xffffffff, directoryOffset)
+  ) {
     throw corrupt(label, 'the zip64 end record contradicts the end of central directory record');
   }
   // Past the record's own offset nothing is true of these: the directory is checked against it next.
   const bound = BigInt(end.zip64RecordOffset);
   if (entryCount > bound || directorySize > bound || directoryOffset > bound) {
-    throw corrupt(label, `the zip64 end record puts the directory (${directorySize} bytes, ${entryCount} entries) at ${directoryOffset}, past the end of the file`);
+    throw corrupt(
+      label,
+      `the zip64 end record puts the directory (${directorySize} bytes, ${entryCount} entries) at ${directoryOffset}, past the end of the file`,
+    );
   }
-  return { ...end, entryCount: Number(entryCount), directorySize: Number(directorySize), directoryOffset: Number(directoryOffset) };
+  return {
+    ...end,
+    entryCount: Number(entryCount),
+    directorySize: Number(directorySize),
+    directoryOffset: Number(directoryOffset),
+  };
 }
 
 /**
  * The directory of the (zip64-resolved) end record, checked: within the file before its end records, large enough
  * for its entries' fixed headers, and within the limits of entries and bytes.
  */
-export function checkZipDirectory(end: ZipEndRecord, limits: Pick<IngestLimits, 'maxZipEntries'>, label: string): ZipDirectoryLocation {
+export function checkZipDirectory(
+  end: ZipEndRecord,
+  limits: Pick<IngestLimits, 'maxZipEntries'>,
+  label: string,
+): ZipDirectoryLocation {
   const { entryCount, directorySize: size, directoryOffset: offset } = end;
   const endRecords = end.zip64RecordOffset ?? end.offset;
   if (offset + size > endRecords) {
-    throw corrupt(label, `the central directory (${size} bytes at ${offset}) runs past the end records at ${endRecords}`);
+    throw corrupt(
+      label,
+      `the central directory (${size} bytes at ${offset}) runs past the end records at ${endRecords}`,
+    );
   }
   if (size < entryCount * CENTRAL_HEADER_BYTES || size > Math.max(entryCount, 1) * MAX_CENTRAL_HEADER_BYTES) {
     throw corrupt(label, `a central directory of ${size} bytes cannot be the ${entryCount} entries it declares`);
   }
   const { maxZipEntries } = limits;
   if (entryCount > maxZipEntries) {
-    throw new ReconError('LIMIT_EXCEEDED', `${label}: the zip declares ${entryCount} entries, more than the ${maxZipEntries} allowed (RECON_MAX_ZIP_ENTRIES)`);
+    throw new ReconError(
+      'LIMIT_EXCEEDED',
+      `${label}: the zip declares ${entryCount} entries, more than the ${maxZipEntries} allowed (RECON_MAX_ZIP_ENTRIES)`,
+    );
   }
   const maxSize = maxZipEntries * ZIP_DIRECTORY_BYTES_PER_ENTRY;
   if (size > maxSize) {
     throw new ReconError(
       'LIMIT_EXCEEDED',
-      `${label}: the zip's central directory takes ${size} bytes, more than the ${maxSize} allowed `
-        + `(${ZIP_DIRECTORY_BYTES_PER_ENTRY} bytes for each of the RECON_MAX_ZIP_ENTRIES)`,
+      `${label}: the zip's central directory takes ${size} bytes, more than the ${maxSize} allowed ` +
+        `(${ZIP_DIRECTORY_BYTES_PER_ENTRY} bytes for each of the RECON_MAX_ZIP_ENTRIES)`,
     );
   }
   return { entryCount, offset, size, archiveEnd: end.end };

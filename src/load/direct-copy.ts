@@ -20,7 +20,10 @@ function directColumns(entry: StagedEntry): (TransactionColumn | 'extra' | 'row_
 }
 
 /** The COPY of an entry's rows into recon.transactions, or into DIRECT_TABLE to restage them. */
-export function directCopySql(entry: StagedEntry, into: 'recon.transactions' | typeof DIRECT_TABLE = 'recon.transactions'): string {
+export function directCopySql(
+  entry: StagedEntry,
+  into: 'recon.transactions' | typeof DIRECT_TABLE = 'recon.transactions',
+): string {
   return `COPY ${into} (${[...directColumns(entry), 'file_id', 'entry', 'line'].join(', ')}) FROM STDIN`;
 }
 
@@ -28,7 +31,11 @@ export function directCopySql(entry: StagedEntry, into: 'recon.transactions' | t
  * COPYs `text` into recon.transactions in a savepoint: true when every id was new, false when one was stored already
  * (or came twice in the text), nothing of it written then.
  */
-export async function copyDirect(connection: Connection, entry: StagedEntry, text: AsyncIterable<Buffer>): Promise<boolean> {
+export async function copyDirect(
+  connection: Connection,
+  entry: StagedEntry,
+  text: AsyncIterable<Buffer>,
+): Promise<boolean> {
   const copied = await unlessUniqueViolation(connection, 'recon_direct', async () => {
     await connection.copyFrom(directCopySql(entry), Readable.from(text, { objectMode: false }));
     return true;
@@ -37,16 +44,25 @@ export async function copyDirect(connection: Connection, entry: StagedEntry, tex
 }
 
 /** The rows of a direct COPY that failed, back into the staging table as the entry's accepted rows. */
-export async function restageDirect(connection: Connection, entry: StagedEntry, entryIndex: number, text: readonly Buffer[]): Promise<void> {
+export async function restageDirect(
+  connection: Connection,
+  entry: StagedEntry,
+  entryIndex: number,
+  text: readonly Buffer[],
+): Promise<void> {
   const direct = sql.table(DIRECT_TABLE);
-  await sql`CREATE TEMP TABLE IF NOT EXISTS ${direct} (LIKE recon.transactions INCLUDING DEFAULTS) ON COMMIT DROP`.execute(connection.db);
+  await sql`CREATE TEMP TABLE IF NOT EXISTS ${direct} (LIKE recon.transactions INCLUDING DEFAULTS) ON COMMIT DROP`.execute(
+    connection.db,
+  );
   await connection.copyFrom(directCopySql(entry, DIRECT_TABLE), Readable.from(text, { objectMode: false }));
   const db = withStaging(connection.db).withTables<{ [DIRECT_TABLE]: TransactionsTable }>();
   const columns = directColumns(entry);
   await db
     .insertInto(STAGING_TABLE)
     .columns(['entry_index', 'line', ...columns])
-    .expression(db.selectFrom(DIRECT_TABLE).select([sql<number>`${entryIndex}::integer`.as('entry_index'), 'line', ...columns]))
+    .expression(
+      db.selectFrom(DIRECT_TABLE).select([sql<number>`${entryIndex}::integer`.as('entry_index'), 'line', ...columns]),
+    )
     .execute();
   await sql`TRUNCATE ${direct}`.execute(connection.db);
 }

@@ -50,7 +50,14 @@ export async function findLoadedFileId(db: Kysely<Schema>, sha256: string): Prom
 export async function insertLoadingFile(connection: Connection, file: FileIdentity): Promise<string> {
   const row = await connection.db
     .insertInto('recon.files')
-    .values({ name: file.name, ...arrivalColumns(file.arrival), sha256: file.sha256, size_bytes: file.sizeBytes, compression: file.compression, status: 'loaded' })
+    .values({
+      name: file.name,
+      ...arrivalColumns(file.arrival),
+      sha256: file.sha256,
+      size_bytes: file.sizeBytes,
+      compression: file.compression,
+      status: 'loaded',
+    })
     .returning('file_id')
     .executeTakeFirstOrThrow();
   return String(row.file_id);
@@ -67,12 +74,14 @@ export async function recordLoadedFile(
   read: { readonly rows: number; readonly rejected: number },
   merged: MergeCounts,
 ): Promise<LoadedFile> {
-  const counts = { rows: read.rows, inserted: merged.inserted, updated: merged.updated, unchanged: merged.unchanged, rejected: read.rejected };
-  await connection.db
-    .updateTable('recon.files')
-    .set(finishedCounts(counts))
-    .where('file_id', '=', fileId)
-    .execute();
+  const counts = {
+    rows: read.rows,
+    inserted: merged.inserted,
+    updated: merged.updated,
+    unchanged: merged.unchanged,
+    rejected: read.rejected,
+  };
+  await connection.db.updateTable('recon.files').set(finishedCounts(counts)).where('file_id', '=', fileId).execute();
   return {
     file: identity.name,
     sha256: identity.sha256,

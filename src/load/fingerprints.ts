@@ -89,7 +89,10 @@ export async function classifyFingerprints(
     lines.add(line);
   }
   const distinct = options.repeatedIds
-    ? Number((await sql<{ ids: string }>`SELECT count(DISTINCT transaction_id) AS ids FROM ${table}`.execute(connection.db)).rows[0]!.ids)
+    ? Number(
+        (await sql<{ ids: string }>`SELECT count(DISTINCT transaction_id) AS ids FROM ${table}`.execute(connection.db))
+          .rows[0]!.ids,
+      )
     : options.fingerprinted;
   const neededIds = options.repeatedIds ? new Set(rows.map((row) => row.transaction_id)).size : rows.length;
   return { neededLines, unchangedIds: distinct - neededIds };

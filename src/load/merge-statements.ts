@@ -57,16 +57,33 @@ export interface SourceOptions {
 }
 
 /** The accepted rows of the target's entries, as `options` say. */
-function stagedSource(db: Db, { columns, withExtra }: MergeShape, { entryIndexes }: MergeTarget, options: SourceOptions) {
-  const selected = ['transaction_id', ...columns, ...(withExtra ? ['extra' as const] : []), 'row_digest', 'entry_index', 'line'] as const;
+function stagedSource(
+  db: Db,
+  { columns, withExtra }: MergeShape,
+  { entryIndexes }: MergeTarget,
+  options: SourceOptions,
+) {
+  const selected = [
+    'transaction_id',
+    ...columns,
+    ...(withExtra ? ['extra' as const] : []),
+    'row_digest',
+    'entry_index',
+    'line',
+  ] as const;
   let accepted = staging(db)
     .selectFrom(STAGING_TABLE)
     .select(selected)
     .where('reject_reason', 'is', null)
     .where('entry_index', '=', sql<number>`ANY (${[...entryIndexes]}::integer[])`);
-  if (options.onlyDelta) accepted = accepted.where('transaction_id', 'in', (eb) => eb.selectFrom(DELTA_TABLE).select('transaction_id'));
+  if (options.onlyDelta)
+    accepted = accepted.where('transaction_id', 'in', (eb) => eb.selectFrom(DELTA_TABLE).select('transaction_id'));
   return options.deduplicate
-    ? accepted.distinctOn('transaction_id').orderBy('transaction_id').orderBy('entry_index', 'desc').orderBy('line', 'desc')
+    ? accepted
+        .distinctOn('transaction_id')
+        .orderBy('transaction_id')
+        .orderBy('entry_index', 'desc')
+        .orderBy('line', 'desc')
     : accepted;
 }
 
@@ -107,7 +124,12 @@ export function canChangeStoredRows({ columns, withExtra }: MergeShape): boolean
 }
 
 /** Updates the stored rows the staged ones change; the number of rows updated. */
-export async function updateChanged(db: Db, shape: MergeShape, target: MergeTarget, options: SourceOptions): Promise<number> {
+export async function updateChanged(
+  db: Db,
+  shape: MergeShape,
+  target: MergeTarget,
+  options: SourceOptions,
+): Promise<number> {
   const assignments: Record<string, RawBuilder<unknown>> = {};
   for (const name of shape.columns) assignments[name] = sql`${column('s', name)}`;
   if (shape.withExtra) assignments.extra = sql`t.extra || coalesce(s.extra, '{}')`;
@@ -122,7 +144,12 @@ export async function updateChanged(db: Db, shape: MergeShape, target: MergeTarg
 }
 
 /** Inserts the staged rows whose transaction id is not stored yet; the number of rows inserted. */
-export async function insertNew(db: Db, shape: MergeShape, target: MergeTarget, options: SourceOptions): Promise<number> {
+export async function insertNew(
+  db: Db,
+  shape: MergeShape,
+  target: MergeTarget,
+  options: SourceOptions,
+): Promise<number> {
   const result = await insertNewQuery(db, shape, target, options, 'anti-join').executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows);
 }
@@ -132,9 +159,18 @@ export async function insertNew(db: Db, shape: MergeShape, target: MergeTarget, 
  * goes in (`on-conflict`), which joins nothing where the stored rows are many and the staged ones mostly new; or
  * not at all (`none`), for rows known to be new, where a stored id fails the statement.
  */
-function insertNewQuery(db: Db, shape: MergeShape, target: MergeTarget, options: SourceOptions, skipStored: 'anti-join' | 'on-conflict' | 'none') {
+function insertNewQuery(
+  db: Db,
+  shape: MergeShape,
+  target: MergeTarget,
+  options: SourceOptions,
+  skipStored: 'anti-join' | 'on-conflict' | 'none',
+) {
   const written: (TransactionColumn | 'extra' | 'row_digest')[] = [
-    'transaction_id', ...shape.columns, ...(shape.withExtra ? ['extra' as const] : []), 'row_digest',
+    'transaction_id',
+    ...shape.columns,
+    ...(shape.withExtra ? ['extra' as const] : []),
+    'row_digest',
   ];
   const { file_id, entry, line } = lineage(target);
   const rows = db
@@ -145,9 +181,12 @@ function insertNewQuery(db: Db, shape: MergeShape, target: MergeTarget, options:
       entry.as('entry'),
       line.as('line'),
     ]);
-  const insert = db.insertInto('recon.transactions').columns([...written, 'file_id' as const, 'entry' as const, 'line' as const]);
+  const insert = db
+    .insertInto('recon.transactions')
+    .columns([...written, 'file_id' as const, 'entry' as const, 'line' as const]);
   if (skipStored === 'none') return insert.expression(rows);
-  if (skipStored === 'on-conflict') return insert.expression(rows).onConflict((conflict) => conflict.column('transaction_id').doNothing());
+  if (skipStored === 'on-conflict')
+    return insert.expression(rows).onConflict((conflict) => conflict.column('transaction_id').doNothing());
   return insert.expression(
     rows.where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('recon.transactions as t').whereRef('t.transaction_id', '=', sql.ref('s.transaction_id')))),
@@ -159,7 +198,12 @@ function insertNewQuery(db: Db, shape: MergeShape, target: MergeTarget, options:
  * Inserts every staged row of the target (each id once when `deduplicate`) as a new row: for the chunk of a file
  * whose ids are all new, at the cost of the insert alone. An id stored already fails it with a unique violation.
  */
-export async function insertAllStaged(db: Db, shape: MergeShape, target: MergeTarget, deduplicate: boolean): Promise<number> {
+export async function insertAllStaged(
+  db: Db,
+  shape: MergeShape,
+  target: MergeTarget,
+  deduplicate: boolean,
+): Promise<number> {
   const result = await insertNewQuery(db, shape, target, { deduplicate, onlyDelta: false }, 'none').executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows);
 }
@@ -180,7 +224,9 @@ export async function insertNewKeepingStored(
 ): Promise<{ inserted: number; kept: number }> {
   const temp = staging(db);
   const { inserted, kept } = await temp
-    .with('inserted', () => insertNewQuery(db, shape, target, { deduplicate, onlyDelta: false }, 'on-conflict').returning('transaction_id'))
+    .with('inserted', () =>
+      insertNewQuery(db, shape, target, { deduplicate, onlyDelta: false }, 'on-conflict').returning('transaction_id'),
+    )
     .with('kept', (qb) =>
       qb
         .insertInto(LEFTOVER_TABLE)
@@ -191,7 +237,13 @@ export async function insertNewKeepingStored(
             .where('reject_reason', 'is', null)
             .where('entry_index', '=', sql<number>`ANY (${[...target.entryIndexes]}::integer[])`)
             .where(({ not, exists, selectFrom }) =>
-              not(exists(selectFrom('inserted').select(sql`1`.as('one')).whereRef('inserted.transaction_id', '=', `${STAGING_TABLE}.transaction_id`))),
+              not(
+                exists(
+                  selectFrom('inserted')
+                    .select(sql`1`.as('one'))
+                    .whereRef('inserted.transaction_id', '=', `${STAGING_TABLE}.transaction_id`),
+                ),
+              ),
             ),
         )
         .returning('line'),
@@ -208,7 +260,11 @@ export async function insertNewKeepingStored(
  * How many distinct ids among the target's accepted staged rows this file has written already (an earlier chunk
  * inserted them): among the `candidates` when given, which then hold every id staged in two chunks.
  */
-export async function countOwnRows(db: Db, target: MergeTarget, candidates: readonly string[] | 'all'): Promise<number> {
+export async function countOwnRows(
+  db: Db,
+  target: MergeTarget,
+  candidates: readonly string[] | 'all',
+): Promise<number> {
   let ids = staging(db)
     .selectFrom(STAGING_TABLE)
     .select('transaction_id')
@@ -228,7 +284,11 @@ export async function countOwnRows(db: Db, target: MergeTarget, candidates: read
  * How many accepted rows of the target's entries repeat an id staged before them (superseded rows): among the
  * `candidates` only when given, which must hold every id that may repeat (`RepeatedIdFilter`), else among all.
  */
-export async function countRepeatedRows(db: Db, target: MergeTarget, candidates: readonly string[] | 'all'): Promise<number> {
+export async function countRepeatedRows(
+  db: Db,
+  target: MergeTarget,
+  candidates: readonly string[] | 'all',
+): Promise<number> {
   let perId = staging(db)
     .selectFrom(STAGING_TABLE)
     .select(({ fn }) => fn.countAll<string>().as('rows'))
@@ -247,7 +307,11 @@ export async function countRepeatedRows(db: Db, target: MergeTarget, candidates:
  * How many of the first `size` accepted rows of the target's entries are stored already, out of how many looked at:
  * one index probe each, a few milliseconds, to choose between the merges of a mostly new and a mostly loaded file.
  */
-export async function sampleStoredShare(db: Db, target: MergeTarget, size: number): Promise<{ sampled: number; stored: number }> {
+export async function sampleStoredShare(
+  db: Db,
+  target: MergeTarget,
+  size: number,
+): Promise<{ sampled: number; stored: number }> {
   const sample = staging(db)
     .selectFrom(STAGING_TABLE)
     .select('transaction_id')
@@ -258,7 +322,12 @@ export async function sampleStoredShare(db: Db, target: MergeTarget, size: numbe
     .selectFrom(sample.as('s'))
     .select(({ fn, exists, selectFrom }) => [
       fn.countAll<string>().as('sampled'),
-      fn.countAll<string>().filterWhere(exists(selectFrom('recon.transactions as t').whereRef('t.transaction_id', '=', sql.ref('s.transaction_id')))).as('stored'),
+      fn
+        .countAll<string>()
+        .filterWhere(
+          exists(selectFrom('recon.transactions as t').whereRef('t.transaction_id', '=', sql.ref('s.transaction_id'))),
+        )
+        .as('stored'),
     ])
     .executeTakeFirstOrThrow();
   return { sampled: Number(sampled), stored: Number(stored) };
@@ -270,9 +339,16 @@ export async function sampleStoredShare(db: Db, target: MergeTarget, size: numbe
  * these. The join reads ids and digests alone, which keeps its hash table narrow (the whole rows made it 112 MB and
  * the statement five times slower); a row whose digest differs is compared column by column by the update.
  */
-export async function collectDelta(db: Db, shape: MergeShape, target: MergeTarget, deduplicate: boolean): Promise<void> {
+export async function collectDelta(
+  db: Db,
+  shape: MergeShape,
+  target: MergeTarget,
+  deduplicate: boolean,
+): Promise<void> {
   const source = stagedSource(db, shape, target, { deduplicate, onlyDelta: false });
-  const digestDiffers = canChangeStoredRows(shape) ? sql<boolean>`t.row_digest IS DISTINCT FROM s.row_digest` : sql<boolean>`false`;
+  const digestDiffers = canChangeStoredRows(shape)
+    ? sql<boolean>`t.row_digest IS DISTINCT FROM s.row_digest`
+    : sql<boolean>`false`;
   const differs = target.refreshOwnRows ? sql<boolean>`(${ownRow(target)} OR ${digestDiffers})` : digestDiffers;
   await sql`DROP TABLE IF EXISTS ${sql.table(DELTA_TABLE)}`.execute(db);
   await db.schema

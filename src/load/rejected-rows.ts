@@ -3,7 +3,11 @@ import type { Connection } from '../db/database.ts';
 import { STAGING_TABLE, withStaging } from './staging-table.ts';
 
 /** Moves the staged rejected rows of a file into recon.rejected_rows, each with its entry's name (by entry_index). */
-export async function moveRejectedRows(connection: Connection, fileId: string, entryNames: readonly (string | null)[]): Promise<void> {
+export async function moveRejectedRows(
+  connection: Connection,
+  fileId: string,
+  entryNames: readonly (string | null)[],
+): Promise<void> {
   const db = withStaging(connection.db);
   await db
     .insertInto('recon.rejected_rows')

@@ -25,7 +25,11 @@ export interface RepeatedIdFilter {
   readonly overflowed: boolean;
 }
 
-export function createRepeatedIdFilter({ exactIds = EXACT_IDS, bitsLog2 = BITS_LOG2, maxCandidates = MAX_CANDIDATES } = {}): RepeatedIdFilter {
+export function createRepeatedIdFilter({
+  exactIds = EXACT_IDS,
+  bitsLog2 = BITS_LOG2,
+  maxCandidates = MAX_CANDIDATES,
+} = {}): RepeatedIdFilter {
   let exact: Set<string> | undefined = new Set();
   let bits: Uint32Array | undefined;
   const mask = 2 ** bitsLog2 - 1;

@@ -6,7 +6,11 @@ import type { Connection } from '../db/database.ts';
  * violation (an id stored already), nothing of it written then and the transaction still usable. Any other error
  * is thrown.
  */
-export async function unlessUniqueViolation<T>(connection: Connection, name: string, work: () => Promise<T>): Promise<T | undefined> {
+export async function unlessUniqueViolation<T>(
+  connection: Connection,
+  name: string,
+  work: () => Promise<T>,
+): Promise<T | undefined> {
   const savepoint = sql.id(name);
   await sql`SAVEPOINT ${savepoint}`.execute(connection.db);
   try {

@@ -19,7 +19,14 @@ import { analyzeStaged, planBulkJoins } from './bulk-plans.ts';
 import { moveRejectedRows } from './rejected-rows.ts';
 import { createRepeatedIdFilter, type RepeatedIdFilter } from './repeated-id-filter.ts';
 import { unlessUniqueViolation } from './savepoint.ts';
-import { createStagingTable, emptyStagingTable, LEFTOVER_TABLE, STAGING_TABLE, stagingCopySql, withStaging } from './staging-table.ts';
+import {
+  createStagingTable,
+  emptyStagingTable,
+  LEFTOVER_TABLE,
+  STAGING_TABLE,
+  stagingCopySql,
+  withStaging,
+} from './staging-table.ts';
 
 /**
  * One file's rows on their way into recon.transactions, inside the caller's transaction:
@@ -85,7 +92,10 @@ export async function stageEntry(
   entry: StagedEntry,
   copyText: Iterable<string | Buffer> | AsyncIterable<string | Buffer>,
 ): Promise<void> {
-  await connection.copyFrom(stagingCopySql(stagedColumns(entry), entry.withExtra), Readable.from(copyText, { objectMode: false }));
+  await connection.copyFrom(
+    stagingCopySql(stagedColumns(entry), entry.withExtra),
+    Readable.from(copyText, { objectMode: false }),
+  );
 }
 
 /**
@@ -137,7 +147,9 @@ export async function mergeChunk(
   for (const { shape, entryIndexes } of groups) {
     const target: MergeTarget = { fileId, entryNames, entryIndexes };
     const deduplicate = (await repeatedRows(connection, target, staged.ids)) > 0;
-    const newRows = chunks.insertFailed ? undefined : await insertIfAllNew(connection, shape, target, staged, deduplicate);
+    const newRows = chunks.insertFailed
+      ? undefined
+      : await insertIfAllNew(connection, shape, target, staged, deduplicate);
     if (newRows !== undefined) {
       chunks.inserted += newRows;
       continue;
@@ -169,7 +181,9 @@ async function insertIfAllNew(
 ): Promise<number | undefined> {
   if ((await sampleStoredShare(connection.db, target, SAMPLE_ROWS)).stored > 0) return undefined;
   if ((await ownRows(connection, target, staged.ids)) > 0) return undefined;
-  const inserted = await unlessUniqueViolation(connection, 'recon_chunk', () => insertAllStaged(connection.db, shape, target, deduplicate));
+  const inserted = await unlessUniqueViolation(connection, 'recon_chunk', () =>
+    insertAllStaged(connection.db, shape, target, deduplicate),
+  );
   if (inserted === undefined) staged.chunks!.insertFailed = true;
   return inserted;
 }
@@ -263,7 +277,10 @@ function ownRows(connection: Connection, target: MergeTarget, ids: RepeatedIdFil
  * other columns gets its own statements, in entry order, so that no entry blanks columns it did not carry
  * and the last entry still wins. A transaction id present in two runs is then counted once per run.
  */
-function groupByShape(entries: readonly StagedEntry[], firstEntry: number): { shape: MergeShape; entryIndexes: number[] }[] {
+function groupByShape(
+  entries: readonly StagedEntry[],
+  firstEntry: number,
+): { shape: MergeShape; entryIndexes: number[] }[] {
   const groups: { key: string; shape: MergeShape; entryIndexes: number[] }[] = [];
   entries.forEach((entry, index) => {
     if (index < firstEntry) return;

@@ -30,7 +30,12 @@ export function directLineage(fileId: string, entryName: string | null): DirectL
   return { fileId, entry: entryName === null ? COPY_NULL : escapeCopyText(entryName) };
 }
 
-export function createStagingRowEncoder(entryIndex: number, entry: StagedEntry, staged: StagedRows, digestSeed: number): StagingRowEncoder {
+export function createStagingRowEncoder(
+  entryIndex: number,
+  entry: StagedEntry,
+  staged: StagedRows,
+  digestSeed: number,
+): StagingRowEncoder {
   const columns = stagedColumns(entry);
   const { withExtra } = entry;
   const prefix = `${entryIndex}\t`;

@@ -62,12 +62,25 @@ export async function createStagingTable(db: Kysely<Schema>, name: keyof Staging
     .addColumn('entry_index', 'integer', (column) => column.notNull())
     .addColumn('line', 'integer', (column) => column.notNull());
   for (const column of TRANSACTION_COLUMNS) table = table.addColumn(column, TRANSACTION_COLUMN_TYPES[column]);
-  await table.addColumn('extra', 'jsonb').addColumn('row_digest', 'bigint').addColumn('reject_reason', 'text').addColumn('raw', 'text').execute();
+  await table
+    .addColumn('extra', 'jsonb')
+    .addColumn('row_digest', 'bigint')
+    .addColumn('reject_reason', 'text')
+    .addColumn('raw', 'text')
+    .execute();
 }
 
 /** The columns one entry's COPY stream carries, in order: see `createRowEncoder`. */
 export function stagingCopySql(columns: readonly TransactionColumn[], withExtra: boolean): string {
-  const list = ['entry_index', 'line', ...columns, ...(withExtra ? ['extra'] : []), 'row_digest', 'reject_reason', 'raw'];
+  const list = [
+    'entry_index',
+    'line',
+    ...columns,
+    ...(withExtra ? ['extra'] : []),
+    'row_digest',
+    'reject_reason',
+    'raw',
+  ];
   return `COPY ${STAGING_TABLE} (${list.join(', ')}) FROM STDIN`;
 }
 

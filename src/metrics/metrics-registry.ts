@@ -1,4 +1,11 @@
-import { formatMetrics, isLabelName, isMetricName, type Labels, type MetricFamily, type Sample } from './prometheus-text.ts';
+import {
+  formatMetrics,
+  isLabelName,
+  isMetricName,
+  type Labels,
+  type MetricFamily,
+  type Sample,
+} from './prometheus-text.ts';
 
 /**
  * The metrics one `recon serve` process exposes on /metrics. Each part counts what it does on counters and gauges
@@ -50,7 +57,11 @@ export function createMetricsRegistry(): MetricsRegistry {
     return existing;
   }
 
-  function update(series: Map<string, { labels: Labels; value: number }>, labels: Labels, change: (value: number) => number): void {
+  function update(
+    series: Map<string, { labels: Labels; value: number }>,
+    labels: Labels,
+    change: (value: number) => number,
+  ): void {
     const key = seriesKey(labels);
     const current = series.get(key) ?? { labels: sortedLabels(labels), value: 0 };
     current.value = change(current.value);
@@ -94,7 +105,8 @@ async function collected(name: string, collect: GaugeCollector): Promise<readonl
 }
 
 function sortedLabels(labels: Labels): Labels {
-  for (const name of Object.keys(labels)) if (!isLabelName(name)) throw new Error(`invalid label name ${JSON.stringify(name)}`);
+  for (const name of Object.keys(labels))
+    if (!isLabelName(name)) throw new Error(`invalid label name ${JSON.stringify(name)}`);
   return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 

@@ -35,7 +35,8 @@ export function formatMetrics(families: readonly MetricFamily[]): string {
   for (const family of families) {
     lines.push(`# HELP ${family.name} ${family.help.replaceAll('\\', '\\\\').replaceAll('\n', '\\n')}`);
     lines.push(`# TYPE ${family.name} ${family.type}`);
-    for (const sample of family.samples) lines.push(`${family.name}${formatLabels(sample.labels)} ${formatValue(sample.value)}`);
+    for (const sample of family.samples)
+      lines.push(`${family.name}${formatLabels(sample.labels)} ${formatValue(sample.value)}`);
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
@@ -43,7 +44,9 @@ export function formatMetrics(families: readonly MetricFamily[]): string {
 function formatLabels(labels: Labels | undefined): string {
   const entries = Object.entries(labels ?? {});
   if (entries.length === 0) return '';
-  const pairs = entries.map(([name, value]) => `${name}="${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')}"`);
+  const pairs = entries.map(
+    ([name, value]) => `${name}="${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')}"`,
+  );
   return `{${pairs.join(',')}}`;
 }
 

@@ -85,15 +85,18 @@ async function planBatches(deps: NightlyDependencies, run: NightlyRun, now: Date
       .where('batches', 'is', null)
       .executeTakeFirst();
     if (claimed.numUpdatedRows === 0n) return;
-    await issueExportTokens(trx, batches.map((orderIds, index) => ({
-      callbackBaseUrl: deps.callbackBaseUrl,
-      nightlyRunId: run.nightlyRunId,
-      batch: index + 1,
-      attempt: 1,
-      orderIds,
-      compression: exportCompression,
-      expiresAt: tokenExpiry(deps.nightly, now),
-    })));
+    await issueExportTokens(
+      trx,
+      batches.map((orderIds, index) => ({
+        callbackBaseUrl: deps.callbackBaseUrl,
+        nightlyRunId: run.nightlyRunId,
+        batch: index + 1,
+        attempt: 1,
+        orderIds,
+        compression: exportCompression,
+        expiresAt: tokenExpiry(deps.nightly, now),
+      })),
+    );
   });
 }
 
@@ -132,9 +135,17 @@ async function sendUnsentRequests(deps: NightlyDependencies, run: NightlyRun, no
         TIMEZONE: 'UTC',
         CALLBACKURL: base + request.token,
       });
-      await db.updateTable('recon.export_requests').set({ failure: null, retry_at: null }).where('request_id', '=', request.request_id).execute();
+      await db
+        .updateTable('recon.export_requests')
+        .set({ failure: null, retry_at: null })
+        .where('request_id', '=', request.request_id)
+        .execute();
     } catch (error) {
-      await db.updateTable('recon.export_requests').set(afterFailedSend(error, now())).where('request_id', '=', request.request_id).execute();
+      await db
+        .updateTable('recon.export_requests')
+        .set(afterFailedSend(error, now()))
+        .where('request_id', '=', request.request_id)
+        .execute();
       deps.log?.(`nightly run ${run.runDate}: export request ${request.request_id}: ${describeError(error)}`);
     }
   }
@@ -172,19 +183,29 @@ interface LatestRequest {
 
 /** The latest request of each batch, and whether any request of the batch got its export ingested. */
 async function latestRequests(db: Kysely<Schema>, nightlyRunId: string): Promise<LatestRequest[]> {
-  return await db
+  return (await db
     .selectFrom('recon.export_requests as r')
     .distinctOn('r.batch')
-    .select(['r.batch', 'r.request_id', 'r.attempt', 'r.state', 'r.order_ids', 'r.compression', 'r.sent_at', 'r.retry_at'])
+    .select([
+      'r.batch',
+      'r.request_id',
+      'r.attempt',
+      'r.state',
+      'r.order_ids',
+      'r.compression',
+      'r.sent_at',
+      'r.retry_at',
+    ])
     .select(sql<boolean>`bool_or(r.state = 'ingested') OVER (PARTITION BY r.batch)`.as('ingested'))
     .where('r.nightly_run_id', '=', nightlyRunId)
     .orderBy('r.batch')
     .orderBy('r.attempt', 'desc')
-    .execute() as LatestRequest[];
+    .execute()) as LatestRequest[];
 }
 
 const isOpen = (batch: LatestRequest) => !batch.ingested && batch.state !== 'given_up';
-const deadlineOf = (batch: LatestRequest, timeoutMs: number) => batch.sent_at && new Date(new Date(batch.sent_at).getTime() + timeoutMs);
+const deadlineOf = (batch: LatestRequest, timeoutMs: number) =>
+  batch.sent_at && new Date(new Date(batch.sent_at).getTime() + timeoutMs);
 
 /** Asks again for every batch whose latest request is late (sent, no export in time), failed to ingest, or closed. */
 async function askAgainForLateBatches(deps: NightlyDependencies, run: NightlyRun, now: Date): Promise<void> {
@@ -218,7 +239,13 @@ async function progressOf(deps: NightlyDependencies, run: NightlyRun, now: Date)
  * never leaves a batch whose latest request is closed and has no successor. The (run, batch, attempt) key makes
  * two processes asking again at once make one request. The last attempt gives the batch up instead.
  */
-async function askAgain(deps: NightlyDependencies, run: NightlyRun, batch: LatestRequest, late: boolean, now: Date): Promise<void> {
+async function askAgain(
+  deps: NightlyDependencies,
+  run: NightlyRun,
+  batch: LatestRequest,
+  late: boolean,
+  now: Date,
+): Promise<void> {
   const lastAttempt = batch.attempt >= deps.nightly.exportAttempts;
   const closed: ExportRequestState = lastAttempt ? 'given_up' : late ? 'timed_out' : batch.state;
   const failure = late ? `no export delivered within ${deps.nightly.exportTimeoutSeconds} s` : undefined;
@@ -246,9 +273,11 @@ async function askAgain(deps: NightlyDependencies, run: NightlyRun, batch: Lates
     if (!isUniqueViolation(error)) throw error;
     return;
   }
-  deps.log?.(lastAttempt
-    ? `nightly run ${run.runDate}: batch ${batch.batch} given up after ${batch.attempt} request(s)`
-    : `nightly run ${run.runDate}: batch ${batch.batch} asked again (request ${batch.attempt + 1} of ${deps.nightly.exportAttempts})`);
+  deps.log?.(
+    lastAttempt
+      ? `nightly run ${run.runDate}: batch ${batch.batch} given up after ${batch.attempt} request(s)`
+      : `nightly run ${run.runDate}: batch ${batch.batch} asked again (request ${batch.attempt + 1} of ${deps.nightly.exportAttempts})`,
+  );
 }
 
 /** Schedules the run's next advance at `at` unless one is already due at or before it. */
@@ -257,7 +286,9 @@ async function scheduleOnce(deps: NightlyDependencies, run: NightlyRun, at: Date
     .updateTable('recon.nightly_runs')
     .set({ next_advance_at: at })
     .where('nightly_run_id', '=', run.nightlyRunId)
-    .where((eb) => eb.or([eb('next_advance_at', 'is', null), eb('next_advance_at', '<=', now), eb('next_advance_at', '>', at)]))
+    .where((eb) =>
+      eb.or([eb('next_advance_at', 'is', null), eb('next_advance_at', '<=', now), eb('next_advance_at', '>', at)]),
+    )
     .executeTakeFirst();
   if (claimed.numUpdatedRows > 0n) await deps.scheduleAdvance(run.nightlyRunId, at);
 }
@@ -269,15 +300,22 @@ async function finishRun(deps: NightlyDependencies, run: NightlyRun, now: Date):
     .updateTable('recon.nightly_runs')
     .set({ state: 'reconciling', updated_at: now })
     .where('nightly_run_id', '=', run.nightlyRunId)
-    .where((eb) => eb.or([
-      eb('state', 'in', ['requesting', 'waiting']),
-      eb.and([eb('state', '=', 'reconciling'), eb('updated_at', '<', leaseEnd)]),
-    ]))
+    .where((eb) =>
+      eb.or([
+        eb('state', 'in', ['requesting', 'waiting']),
+        eb.and([eb('state', '=', 'reconciling'), eb('updated_at', '<', leaseEnd)]),
+      ]),
+    )
     .executeTakeFirst();
   if (claimed.numUpdatedRows === 0n) {
     // Another process is reconciling: look again when its lease ends, in case it died on the way.
-    const current = await db.selectFrom('recon.nightly_runs').select(['state', 'updated_at']).where('nightly_run_id', '=', run.nightlyRunId).executeTakeFirstOrThrow();
-    if (current.state === 'reconciling') await scheduleOnce(deps, run, new Date(new Date(current.updated_at).getTime() + RECONCILE_LEASE_MS), now);
+    const current = await db
+      .selectFrom('recon.nightly_runs')
+      .select(['state', 'updated_at'])
+      .where('nightly_run_id', '=', run.nightlyRunId)
+      .executeTakeFirstOrThrow();
+    if (current.state === 'reconciling')
+      await scheduleOnce(deps, run, new Date(new Date(current.updated_at).getTime() + RECONCILE_LEASE_MS), now);
     return current.state;
   }
   try {
@@ -301,9 +339,10 @@ async function finishRun(deps: NightlyDependencies, run: NightlyRun, now: Date):
       .set({
         state,
         reconciliation_run_id: summary.runId,
-        failure: givenUp.length > 0
-          ? `${givenUp.length} export batch(es) given up, their orders reconciled without them: ${givenUp.map((b) => `batch ${b.batch} (${b.failure ?? 'no reason recorded'})`).join('; ')}`
-          : null,
+        failure:
+          givenUp.length > 0
+            ? `${givenUp.length} export batch(es) given up, their orders reconciled without them: ${givenUp.map((b) => `batch ${b.batch} (${b.failure ?? 'no reason recorded'})`).join('; ')}`
+            : null,
         finished_at: sql<Date>`clock_timestamp()`,
         updated_at: sql<Date>`clock_timestamp()`,
       })
@@ -312,12 +351,19 @@ async function finishRun(deps: NightlyDependencies, run: NightlyRun, now: Date):
     return state;
   } catch (error) {
     // Hand the run back: the job's retry reconciles it again.
-    await db.updateTable('recon.nightly_runs').set({ state: 'waiting', failure: describeError(error) }).where('nightly_run_id', '=', run.nightlyRunId).execute();
+    await db
+      .updateTable('recon.nightly_runs')
+      .set({ state: 'waiting', failure: describeError(error) })
+      .where('nightly_run_id', '=', run.nightlyRunId)
+      .execute();
     throw error;
   }
 }
 
-async function givenUpBatches(db: Kysely<Schema>, nightlyRunId: string): Promise<{ batch: number | null; failure: string | null }[]> {
+async function givenUpBatches(
+  db: Kysely<Schema>,
+  nightlyRunId: string,
+): Promise<{ batch: number | null; failure: string | null }[]> {
   return db
     .selectFrom('recon.export_requests')
     .select(['batch', 'failure'])

@@ -44,7 +44,12 @@ export async function startIngestAttempt(db: Kysely<Schema>, deliveryId: string)
  * reason); a new one is recorded for the next attempt to compare with. A transient failure (the database went
  * away) is not the delivery's: the attempt is closed without being held against it.
  */
-export async function endFailedAttempt(db: Kysely<Schema>, deliveryId: string, failure: string, transient: boolean): Promise<string | undefined> {
+export async function endFailedAttempt(
+  db: Kysely<Schema>,
+  deliveryId: string,
+  failure: string,
+  transient: boolean,
+): Promise<string | undefined> {
   return db.transaction().execute(async (trx) => {
     const delivery = await lockDelivery(trx, deliveryId);
     if (delivery.state !== 'received') return undefined;
@@ -75,7 +80,12 @@ async function lockDelivery(trx: Transaction<Schema>, deliveryId: string) {
 }
 
 /** Failed for good: no sweep or job takes it again, and its export request fails, so the batch is asked for again. */
-async function quarantine(trx: Transaction<Schema>, deliveryId: string, requestId: string, reason: string): Promise<void> {
+async function quarantine(
+  trx: Transaction<Schema>,
+  deliveryId: string,
+  requestId: string,
+  reason: string,
+): Promise<void> {
   await trx
     .updateTable('recon.deliveries')
     .set({ state: 'failed', attempt_open: false, failure: reason, quarantined_at: sql<Date>`now()` })

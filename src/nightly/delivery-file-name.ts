@@ -28,9 +28,10 @@ const MAX_FILENAME_CHARACTERS = 100;
  * A request outside nightly runs is named by its id instead: `export request 12: ...`; a raw body has no filename.
  */
 export function deliveryFileName(facts: DeliveryFacts): string {
-  const request = facts.runDate !== null && facts.batch !== null
-    ? `nightly ${facts.runDate} batch ${facts.batch} attempt ${facts.attempt}`
-    : `export request ${facts.requestId}`;
+  const request =
+    facts.runDate !== null && facts.batch !== null
+      ? `nightly ${facts.runDate} batch ${facts.batch} attempt ${facts.attempt}`
+      : `export request ${facts.requestId}`;
   const filename = facts.filename === null ? '' : harmlessFilename(facts.filename);
   return `${request}${filename ? `: ${filename}` : ''} (delivery ${facts.deliveryId})`;
 }
@@ -46,9 +47,22 @@ export async function readDeliveryFacts(db: Kysely<Schema>, deliveryId: string):
     .selectFrom('recon.deliveries as d')
     .innerJoin('recon.export_requests as r', 'r.request_id', 'd.request_id')
     .leftJoin('recon.nightly_runs as n', 'n.nightly_run_id', 'r.nightly_run_id')
-    .select(['d.filename', 'r.request_id', 'r.batch', 'r.attempt', sql<string | null>`to_char(n.run_date, 'YYYY-MM-DD')`.as('run_date')])
+    .select([
+      'd.filename',
+      'r.request_id',
+      'r.batch',
+      'r.attempt',
+      sql<string | null>`to_char(n.run_date, 'YYYY-MM-DD')`.as('run_date'),
+    ])
     .where('d.delivery_id', '=', deliveryId)
     .executeTakeFirst();
   if (!row) throw new ReconError('DELIVERY_NOT_FOUND', `delivery ${deliveryId} does not exist`);
-  return { deliveryId, requestId: String(row.request_id), runDate: row.run_date, batch: row.batch, attempt: row.attempt, filename: row.filename };
+  return {
+    deliveryId,
+    requestId: String(row.request_id),
+    runDate: row.run_date,
+    batch: row.batch,
+    attempt: row.attempt,
+    filename: row.filename,
+  };
 }

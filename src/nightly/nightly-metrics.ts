@@ -15,21 +15,25 @@ import { QUEUE_SCHEMA, QUEUES } from '../queue/job-queue.ts';
  *   watches), and recon_nightly_runs_failed.
  */
 export function registerNightlyMetrics(registry: MetricsRegistry, db: Kysely<Schema>): void {
-  registry.gaugeFromCallback('recon_delivered_rows', 'Rows of delivered exports ingested, by outcome (loaded or rejected).', async () => {
-    const totals = await db
-      .selectFrom('recon.deliveries as d')
-      .innerJoin('recon.files as f', 'f.file_id', 'd.file_id')
-      .select([
-        sql<string>`coalesce(sum(f.rows_total - f.rows_rejected), 0)::text`.as('loaded'),
-        sql<string>`coalesce(sum(f.rows_rejected), 0)::text`.as('rejected'),
-      ])
-      .where('f.status', '=', 'loaded')
-      .executeTakeFirstOrThrow();
-    return [
-      { labels: { outcome: 'loaded' }, value: Number(totals.loaded) },
-      { labels: { outcome: 'rejected' }, value: Number(totals.rejected) },
-    ];
-  });
+  registry.gaugeFromCallback(
+    'recon_delivered_rows',
+    'Rows of delivered exports ingested, by outcome (loaded or rejected).',
+    async () => {
+      const totals = await db
+        .selectFrom('recon.deliveries as d')
+        .innerJoin('recon.files as f', 'f.file_id', 'd.file_id')
+        .select([
+          sql<string>`coalesce(sum(f.rows_total - f.rows_rejected), 0)::text`.as('loaded'),
+          sql<string>`coalesce(sum(f.rows_rejected), 0)::text`.as('rejected'),
+        ])
+        .where('f.status', '=', 'loaded')
+        .executeTakeFirstOrThrow();
+      return [
+        { labels: { outcome: 'loaded' }, value: Number(totals.loaded) },
+        { labels: { outcome: 'rejected' }, value: Number(totals.rejected) },
+      ];
+    },
+  );
   registry.gaugeFromCallback('recon_deliveries_failed', 'Delivered export files that failed to ingest.', async () => {
     const { failed } = await db
       .selectFrom('recon.deliveries')
@@ -38,14 +42,18 @@ export function registerNightlyMetrics(registry: MetricsRegistry, db: Kysely<Sch
       .executeTakeFirstOrThrow();
     return Number(failed);
   });
-  registry.gaugeFromCallback('recon_deliveries_quarantined', 'Delivered export files given up after two attempts that died or failed the same way.', async () => {
-    const { quarantined } = await db
-      .selectFrom('recon.deliveries')
-      .select((eb) => eb.fn.countAll<string>().as('quarantined'))
-      .where('quarantined_at', 'is not', null)
-      .executeTakeFirstOrThrow();
-    return Number(quarantined);
-  });
+  registry.gaugeFromCallback(
+    'recon_deliveries_quarantined',
+    'Delivered export files given up after two attempts that died or failed the same way.',
+    async () => {
+      const { quarantined } = await db
+        .selectFrom('recon.deliveries')
+        .select((eb) => eb.fn.countAll<string>().as('quarantined'))
+        .where('quarantined_at', 'is not', null)
+        .executeTakeFirstOrThrow();
+      return Number(quarantined);
+    },
+  );
   // Counted in pg-boss's job table itself: its own queue statistics are a cache refreshed every minute or so, and a
   // scrape should see a job the moment it waits.
   const jobsByQueue = async (states: readonly string[]) => {
@@ -55,13 +63,27 @@ export function registerNightlyMetrics(registry: MetricsRegistry, db: Kysely<Sch
     const counted = new Map(rows.map((row) => [row.name, row.jobs]));
     return Object.values(QUEUES).map((name) => ({ labels: { queue: name }, value: counted.get(name) ?? 0 }));
   };
-  registry.gaugeFromCallback('recon_queue_depth', 'Jobs waiting in the queue (created or to retry), by queue.', () => jobsByQueue(['created', 'retry']));
-  registry.gaugeFromCallback('recon_jobs_failed', 'Jobs whose retries ran out, by queue (kept for a week by the queue).', () => jobsByQueue(['failed']));
-  registry.gaugeFromCallback('recon_nightly_run_lag_seconds', 'Seconds since the last nightly run that reconciled (-1: none yet).', async () => {
-    const { rows: [latest] } = await sql<{ lag: number | null }>`
-      SELECT extract(epoch FROM now() - max(finished_at))::float8 AS lag FROM recon.nightly_runs WHERE state = 'reconciled'`.execute(db);
-    return latest?.lag ?? -1;
-  });
+  registry.gaugeFromCallback('recon_queue_depth', 'Jobs waiting in the queue (created or to retry), by queue.', () =>
+    jobsByQueue(['created', 'retry']),
+  );
+  registry.gaugeFromCallback(
+    'recon_jobs_failed',
+    'Jobs whose retries ran out, by queue (kept for a week by the queue).',
+    () => jobsByQueue(['failed']),
+  );
+  registry.gaugeFromCallback(
+    'recon_nightly_run_lag_seconds',
+    'Seconds since the last nightly run that reconciled (-1: none yet).',
+    async () => {
+      const {
+        rows: [latest],
+      } = await sql<{ lag: number | null }>`
+      SELECT extract(epoch FROM now() - max(finished_at))::float8 AS lag FROM recon.nightly_runs WHERE state = 'reconciled'`.execute(
+        db,
+      );
+      return latest?.lag ?? -1;
+    },
+  );
   registry.gaugeFromCallback('recon_nightly_runs_failed', 'Nightly runs that failed.', async () => {
     const { failed } = await db
       .selectFrom('recon.nightly_runs')

@@ -28,27 +28,47 @@ export interface FailedDelivery {
 }
 
 /** Nightly runs, newest first, with their export requests counted by state (`recon runs`, `recon nightly`). */
-export async function listNightlyRuns(db: Kysely<Schema>, options: { nightlyRunId?: string; limit?: number } = {}): Promise<NightlyRunReport[]> {
+export async function listNightlyRuns(
+  db: Kysely<Schema>,
+  options: { nightlyRunId?: string; limit?: number } = {},
+): Promise<NightlyRunReport[]> {
   let query = db
     .selectFrom('recon.nightly_runs as n')
     .select([
-      'n.nightly_run_id', sql<string>`n.run_date::text`.as('run_date'), 'n.state', 'n.as_of', 'n.orders', 'n.batches',
-      'n.reconciliation_run_id', 'n.failure', 'n.started_at', 'n.finished_at',
+      'n.nightly_run_id',
+      sql<string>`n.run_date::text`.as('run_date'),
+      'n.state',
+      'n.as_of',
+      'n.orders',
+      'n.batches',
+      'n.reconciliation_run_id',
+      'n.failure',
+      'n.started_at',
+      'n.finished_at',
     ])
-    .select((eb) => eb
-      .selectFrom((counting) => counting
-        .selectFrom('recon.export_requests as r')
-        .select(['r.state', (count) => count.fn.countAll<number>().as('count')])
-        .whereRef('r.nightly_run_id', '=', 'n.nightly_run_id')
-        .groupBy('r.state')
-        .as('counted'))
-      .select(sql<Record<string, number> | string | null>`jsonb_object_agg(counted.state, counted.count)`.as('requests'))
-      .as('requests'))
+    .select((eb) =>
+      eb
+        .selectFrom((counting) =>
+          counting
+            .selectFrom('recon.export_requests as r')
+            .select(['r.state', (count) => count.fn.countAll<number>().as('count')])
+            .whereRef('r.nightly_run_id', '=', 'n.nightly_run_id')
+            .groupBy('r.state')
+            .as('counted'),
+        )
+        .select(
+          sql<Record<string, number> | string | null>`jsonb_object_agg(counted.state, counted.count)`.as('requests'),
+        )
+        .as('requests'),
+    )
     .orderBy('n.run_date', 'desc')
     .limit(options.limit ?? 100);
   if (options.nightlyRunId !== undefined) query = query.where('n.nightly_run_id', '=', options.nightlyRunId);
   const rows = await query.execute();
-  const failed = await failedDeliveries(db, rows.map((row) => String(row.nightly_run_id)));
+  const failed = await failedDeliveries(
+    db,
+    rows.map((row) => String(row.nightly_run_id)),
+  );
   return rows.map((row) => ({
     nightlyRunId: String(row.nightly_run_id),
     runDate: row.run_date,
@@ -65,7 +85,10 @@ export async function listNightlyRuns(db: Kysely<Schema>, options: { nightlyRunI
   }));
 }
 
-async function failedDeliveries(db: Kysely<Schema>, nightlyRunIds: readonly string[]): Promise<Map<string, FailedDelivery[]>> {
+async function failedDeliveries(
+  db: Kysely<Schema>,
+  nightlyRunIds: readonly string[],
+): Promise<Map<string, FailedDelivery[]>> {
   const byRun = new Map<string, FailedDelivery[]>();
   if (nightlyRunIds.length === 0) return byRun;
   const rows = await db
@@ -92,11 +115,16 @@ async function failedDeliveries(db: Kysely<Schema>, nightlyRunIds: readonly stri
 
 /** One line per run, and one more per failed delivery, for a terminal. */
 export function formatNightlyRun(run: NightlyRunReport): string {
-  const requests = Object.entries(run.requests).map(([state, count]) => `${count} ${state}`).join(', ') || 'none';
+  const requests =
+    Object.entries(run.requests)
+      .map(([state, count]) => `${count} ${state}`)
+      .join(', ') || 'none';
   const reconciliation = run.reconciliationRunId ? `, reconciliation run ${run.reconciliationRunId}` : '';
   const failure = run.failure ? ` (${run.failure})` : '';
   const line = `${run.runDate}  run ${run.nightlyRunId}  ${run.state}${failure}  orders ${run.orders ?? '-'} in ${run.batches ?? '-'} batch(es); requests: ${requests}${reconciliation}`;
-  const deliveries = run.failedDeliveries.map((delivery) =>
-    `  delivery ${delivery.deliveryId} (batch ${delivery.batch ?? '-'}, request ${delivery.attempt}) ${delivery.quarantined ? 'quarantined' : 'failed'}: ${delivery.failure ?? 'no reason recorded'}`);
+  const deliveries = run.failedDeliveries.map(
+    (delivery) =>
+      `  delivery ${delivery.deliveryId} (batch ${delivery.batch ?? '-'}, request ${delivery.attempt}) ${delivery.quarantined ? 'quarantined' : 'failed'}: ${delivery.failure ?? 'no reason recorded'}`,
+  );
   return [line, ...deliveries].join('\n');
 }

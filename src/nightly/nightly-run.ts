@@ -13,7 +13,11 @@ export interface NightlyRun {
  * that asks for one slot ends up with the same run, whichever got there first. `created` says whether this call
  * made it (and must therefore set it going).
  */
-export async function startNightlyRun(db: Kysely<Schema>, runDate: string, asOf: Date): Promise<{ run: NightlyRun; created: boolean }> {
+export async function startNightlyRun(
+  db: Kysely<Schema>,
+  runDate: string,
+  asOf: Date,
+): Promise<{ run: NightlyRun; created: boolean }> {
   const inserted = await db
     .insertInto('recon.nightly_runs')
     .values({ run_date: runDate, as_of: asOf })
@@ -39,7 +43,12 @@ export async function findNightlyRun(db: Kysely<Schema>, nightlyRunId: string): 
 }
 
 /** The date read as text: a date column read as a Date is local midnight, a day off east of UTC. */
-function toRun(row: { nightly_run_id: string; run_date: string; state: NightlyRunState; as_of: Date | string }): NightlyRun {
+function toRun(row: {
+  nightly_run_id: string;
+  run_date: string;
+  state: NightlyRunState;
+  as_of: Date | string;
+}): NightlyRun {
   return {
     nightlyRunId: String(row.nightly_run_id),
     runDate: row.run_date,

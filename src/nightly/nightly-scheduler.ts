@@ -24,8 +24,12 @@ export interface NightlySchedulerOptions {
  * within a process: a tick still starting its run makes the next wait. A slot the spring-forward gap skipped is
  * started in the hour after the gap (schedule-gap.ts).
  */
-export function startNightlyScheduler(db: Kysely<Schema>, options: NightlySchedulerOptions): { stop: () => Promise<void> } {
-  if (!cron.validate(options.schedule)) throw new ReconError('CONFIG', `RECON_SCHEDULE: '${options.schedule}' is not a cron expression`);
+export function startNightlyScheduler(
+  db: Kysely<Schema>,
+  options: NightlySchedulerOptions,
+): { stop: () => Promise<void> } {
+  if (!cron.validate(options.schedule))
+    throw new ReconError('CONFIG', `RECON_SCHEDULE: '${options.schedule}' is not a cron expression`);
   const now = options.now ?? (() => new Date());
   const inFlight = new Set<Promise<void>>();
   const start = (slotDate: () => string | undefined) => {
@@ -43,7 +47,11 @@ export function startNightlyScheduler(db: Kysely<Schema>, options: NightlySchedu
   };
   const tasks = [
     // A run's key is the calendar date of its slot in the schedule's zone.
-    cron.schedule(options.schedule, () => start(() => dateInZone(now(), options.timezone)), { timezone: options.timezone, noOverlap: true, name: 'recon-nightly' }),
+    cron.schedule(options.schedule, () => start(() => dateInZone(now(), options.timezone)), {
+      timezone: options.timezone,
+      noOverlap: true,
+      name: 'recon-nightly',
+    }),
     cron.schedule(
       options.gapCheckSchedule ?? '*/15 * * * *',
       () => start(() => slotSkippedByClockChange(options.schedule, options.timezone, now())),

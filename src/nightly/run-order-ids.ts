@@ -13,7 +13,9 @@ export async function runOrderIds(db: Kysely<Schema>, asOf: Date, lookbackDays: 
   const since = new Date(asOf.getTime() - lookbackDays * 86_400_000);
   const latestVerdicts = db
     .selectFrom('recon.verdicts as v')
-    .innerJoin('recon.reconciliation_runs as r', (join) => join.onRef('r.run_id', '=', 'v.run_id').on('r.finished_at', 'is not', null))
+    .innerJoin('recon.reconciliation_runs as r', (join) =>
+      join.onRef('r.run_id', '=', 'v.run_id').on('r.finished_at', 'is not', null),
+    )
     .distinctOn('v.order_id')
     .select(['v.order_id', 'v.status'])
     .orderBy('v.order_id')
@@ -25,16 +27,24 @@ export async function runOrderIds(db: Kysely<Schema>, asOf: Date, lookbackDays: 
     .where('created_at', '>=', since)
     .where('created_at', '<=', asOf)
     .union(db.selectFrom(latestVerdicts).select('latest.order_id').where('latest.status', '<>', 'matched'))
-    .union(db
-      .selectFrom('recon.notifications as n')
-      .select(sql<string>`n.order_id`.as('order_id'))
-      .where('n.hash_valid', '=', true)
-      .where('n.order_id', 'is not', null)
-      // What a request can carry (checkOrderId): a stranger's field must not fail a whole batch.
-      .where(sql<boolean>`char_length(n.order_id) <= 40 AND strpos(n.order_id, ';') = 0`)
-      .where('n.received_at', '>=', since)
-      .where('n.received_at', '<=', asOf)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('recon.orders as o').select('o.order_id').whereRef('o.order_id', '=', 'n.order_id')))))
+    .union(
+      db
+        .selectFrom('recon.notifications as n')
+        .select(sql<string>`n.order_id`.as('order_id'))
+        .where('n.hash_valid', '=', true)
+        .where('n.order_id', 'is not', null)
+        // What a request can carry (checkOrderId): a stranger's field must not fail a whole batch.
+        .where(sql<boolean>`char_length(n.order_id) <= 40 AND strpos(n.order_id, ';') = 0`)
+        .where('n.received_at', '>=', since)
+        .where('n.received_at', '<=', asOf)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb.selectFrom('recon.orders as o').select('o.order_id').whereRef('o.order_id', '=', 'n.order_id'),
+            ),
+          ),
+        ),
+    )
     .orderBy('order_id')
     .execute();
   return rows.map((row) => row.order_id);

@@ -1,5 +1,12 @@
 import { CHAR_0, CHAR_MINUS, CHAR_SPACE, isDigit, paddedEnd, paddedStart } from './ascii.ts';
-import { daysFromCivil, daysInMonth, formatUtcInstant, SECONDS_PER_DAY, SECONDS_PER_HOUR, TWO_DIGITS } from './civil-time.ts';
+import {
+  daysFromCivil,
+  daysInMonth,
+  formatUtcInstant,
+  SECONDS_PER_DAY,
+  SECONDS_PER_HOUR,
+  TWO_DIGITS,
+} from './civil-time.ts';
 import { quoteValue, RuleViolation } from './rule-violation.ts';
 import { createWallTimeResolver } from './wall-time-resolver.ts';
 
@@ -94,7 +101,27 @@ function hasDateTimeShape(raw: string, start: number): boolean {
 }
 
 /** The character expected at each position of `YYYY-MM-DD hh:mm:ss`; 0 for a digit. */
-const SEPARATORS = [0, 0, 0, 0, CHAR_MINUS, 0, 0, CHAR_MINUS, 0, 0, CHAR_SPACE, 0, 0, CHAR_COLON, 0, 0, CHAR_COLON, 0, 0];
+const SEPARATORS = [
+  0,
+  0,
+  0,
+  0,
+  CHAR_MINUS,
+  0,
+  0,
+  CHAR_MINUS,
+  0,
+  0,
+  CHAR_SPACE,
+  0,
+  0,
+  CHAR_COLON,
+  0,
+  0,
+  CHAR_COLON,
+  0,
+  0,
+];
 
 function twoDigitsAt(raw: string, index: number): number {
   return (raw.charCodeAt(index) - CHAR_0) * 10 + raw.charCodeAt(index + 1) - CHAR_0;

@@ -5,7 +5,9 @@ import type { TransactionColumn } from './transaction-row.ts';
  * The columns of recon.transactions each column of the export's documented record fills. The names are the
  * protocol's EXPORT_COLUMNS: the type holds this to exactly those. SCHEDULE and RETRY `[n-m]` fill two.
  */
-export const TRANSACTION_COLUMNS_BY_EXPORT_COLUMN: { readonly [Column in DocumentedExportColumn]: readonly TransactionColumn[] } = {
+export const TRANSACTION_COLUMNS_BY_EXPORT_COLUMN: {
+  readonly [Column in DocumentedExportColumn]: readonly TransactionColumn[];
+} = {
   IDENTIFIER: ['identifier'],
   DATE: ['occurred_at'],
   TRANSACTIONID: ['transaction_id'],

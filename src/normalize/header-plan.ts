@@ -45,7 +45,9 @@ export function planHeader(header: string[], label: string): HeaderPlan {
     const key = exportColumn ?? name;
     const firstPosition = firstPositionByKey.get(key);
     if (firstPosition !== undefined) {
-      fail(`column ${JSON.stringify(name)} appears twice in the header (columns ${firstPosition + 1} and ${index + 1})`);
+      fail(
+        `column ${JSON.stringify(name)} appears twice in the header (columns ${firstPosition + 1} and ${index + 1})`,
+      );
     }
     firstPositionByKey.set(key, index);
     if (exportColumn === null) extraHeaders.push(name);

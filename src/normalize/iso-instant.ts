@@ -16,15 +16,30 @@ import { quoteValue, RuleViolation } from './rule-violation.ts';
  * - The UTC instant is computed here, so the database never sees an offset it might read differently, and it must
  *   fall in the years 0001-9999.
  */
-const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 const MICROSECOND_DIGITS = 6;
 
 export function normalizeIsoInstant(raw: string): string | RuleViolation {
   const start = paddedStart(raw);
   const end = paddedEnd(raw, start);
   const match = ISO_INSTANT.exec(start === 0 && end === raw.length ? raw : raw.slice(start, end));
-  if (match === null) return new RuleViolation(`${quoteValue(raw)} is not an ISO 8601 date and time (e.g. 2024-05-01T12:00:00+02:00)`);
-  const [, yearText, monthText, dayText, hourText, minuteText, secondText, fraction, zulu, sign, offsetHourText, offsetMinuteText] = match;
+  if (match === null)
+    return new RuleViolation(`${quoteValue(raw)} is not an ISO 8601 date and time (e.g. 2024-05-01T12:00:00+02:00)`);
+  const [
+    ,
+    yearText,
+    monthText,
+    dayText,
+    hourText,
+    minuteText,
+    secondText,
+    fraction,
+    zulu,
+    sign,
+    offsetHourText,
+    offsetMinuteText,
+  ] = match;
   if (zulu === undefined && sign === undefined) {
     return new RuleViolation(`${quoteValue(raw)} has no UTC offset (Z or +hh:mm), so the instant it means is unknown`);
   }
@@ -41,18 +56,22 @@ export function normalizeIsoInstant(raw: string): string | RuleViolation {
   if (hour > 23 || minute > 59 || second > 59) return new RuleViolation(`${quoteValue(raw)} is not a time of day`);
   const offsetHours = offsetHourText === undefined ? 0 : Number(offsetHourText);
   const offsetMinutes = offsetMinuteText === undefined ? 0 : Number(offsetMinuteText);
-  if (offsetHours > 23 || offsetMinutes > 59) return new RuleViolation(`${quoteValue(raw)} has an offset that is not a time of day`);
+  if (offsetHours > 23 || offsetMinutes > 59)
+    return new RuleViolation(`${quoteValue(raw)} has an offset that is not a time of day`);
 
   let kept = '';
   if (fraction !== undefined) {
     if (/[^0]/.test(fraction.slice(MICROSECOND_DIGITS))) {
-      return new RuleViolation(`${quoteValue(raw)} is more precise than a microsecond, which the database cannot store`);
+      return new RuleViolation(
+        `${quoteValue(raw)} is more precise than a microsecond, which the database cannot store`,
+      );
     }
     kept = fraction.slice(0, MICROSECOND_DIGITS);
   }
 
   const offsetSeconds = (sign === '-' ? -1 : 1) * (offsetHours * SECONDS_PER_HOUR + offsetMinutes * 60);
-  const wallSeconds = daysFromCivil(year, month, day) * SECONDS_PER_DAY + hour * SECONDS_PER_HOUR + minute * 60 + second;
+  const wallSeconds =
+    daysFromCivil(year, month, day) * SECONDS_PER_DAY + hour * SECONDS_PER_HOUR + minute * 60 + second;
   const instant = formatUtcInstant(wallSeconds - offsetSeconds);
   if (instant === null) return new RuleViolation(`${quoteValue(raw)} is outside the years 0001-9999 in UTC`);
   return kept === '' ? instant : `${instant.slice(0, -1)}.${kept}Z`;

@@ -107,6 +107,10 @@ function knownZone(timezone: string): string {
 /** Seconds east of UTC in force at the instant: the zone's wall clock then, minus the instant. */
 function offsetOfInstant(timezone: string, epochSeconds: number): number {
   const wall = wallClockAt(epochSeconds * 1000, timezone);
-  const wallSeconds = daysFromCivil(wall.year, wall.month, wall.day) * SECONDS_PER_DAY + wall.hour * SECONDS_PER_HOUR + wall.minute * 60 + wall.second;
+  const wallSeconds =
+    daysFromCivil(wall.year, wall.month, wall.day) * SECONDS_PER_DAY +
+    wall.hour * SECONDS_PER_HOUR +
+    wall.minute * 60 +
+    wall.second;
   return wallSeconds - epochSeconds;
 }

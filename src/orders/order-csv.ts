@@ -1,6 +1,11 @@
 import { ReconError } from '../errors.ts';
 import { cleanHeaderName } from '../normalize/export-columns.ts';
-import { createOrderNormalizer, type OrderFieldNames, type OrderNormalizeResult, type RawOrder } from './order-normalizer.ts';
+import {
+  createOrderNormalizer,
+  type OrderFieldNames,
+  type OrderNormalizeResult,
+  type RawOrder,
+} from './order-normalizer.ts';
 
 /** The columns of an orders csv, by the field of RawOrder each fills. */
 const ORDER_CSV_COLUMNS: { readonly [field in keyof RawOrder]: string } = {
@@ -42,7 +47,10 @@ export function planOrderHeader(header: string[], label: string): OrderCsvPlan {
     const position = lower.indexOf(column);
     const again = position === -1 ? -1 : lower.indexOf(column, position + 1);
     if (again !== -1) {
-      throw new ReconError('CSV_HEADER', `${label}: column ${JSON.stringify(column)} appears twice in the header (columns ${position + 1} and ${again + 1})`);
+      throw new ReconError(
+        'CSV_HEADER',
+        `${label}: column ${JSON.stringify(column)} appears twice in the header (columns ${position + 1} and ${again + 1})`,
+      );
     }
     if (position === -1 && !OPTIONAL_FIELDS.has(field)) missing.push(column);
     positions[field] = position;

@@ -43,8 +43,12 @@ const MAX_ORDER_ID_CHARACTERS = 40;
  * - status and payment_method: one of recon's values, case-insensitive, surrounding spaces ignored.
  * - created_at: ISO 8601 with an offset (normalizeIsoInstant).
  */
-export function createOrderNormalizer(names: OrderFieldNames, unit: AmountUnit): (raw: RawOrder) => OrderNormalizeResult {
-  const readAmount = (text: string, currency: string) => (unit === 'major' ? normalizeAmount(text, currency) : normalizeMinorUnits(text));
+export function createOrderNormalizer(
+  names: OrderFieldNames,
+  unit: AmountUnit,
+): (raw: RawOrder) => OrderNormalizeResult {
+  const readAmount = (text: string, currency: string) =>
+    unit === 'major' ? normalizeAmount(text, currency) : normalizeMinorUnits(text);
 
   return function normalizeOrder(raw: RawOrder): OrderNormalizeResult {
     const orderId = raw.orderId;
@@ -68,7 +72,10 @@ export function createOrderNormalizer(names: OrderFieldNames, unit: AmountUnit):
       if (result instanceof RuleViolation) return violated(names.refunded, result);
       if (result < 0n) return reject(names.refunded, `${quoteValue(raw.refunded)} is negative`);
       if (result > amount) {
-        return reject(names.refunded, `${quoteValue(raw.refunded)} is more than the ${names.amount} ${quoteValue(raw.amount)}`);
+        return reject(
+          names.refunded,
+          `${quoteValue(raw.refunded)} is more than the ${names.amount} ${quoteValue(raw.amount)}`,
+        );
       }
       refunded = result;
     }

@@ -1,7 +1,13 @@
 import type { OrderStatus, PaymentMethod } from '../db/schema.ts';
 
 /** The values recon.orders accepts (its CHECK constraints), in the order the issue lists them. */
-export const ORDER_STATUSES = ['paid', 'authorized', 'cancelled', 'refunded', 'partially_refunded'] as const satisfies readonly OrderStatus[];
+export const ORDER_STATUSES = [
+  'paid',
+  'authorized',
+  'cancelled',
+  'refunded',
+  'partially_refunded',
+] as const satisfies readonly OrderStatus[];
 export const PAYMENT_METHODS = ['instalment', 'wallet'] as const satisfies readonly PaymentMethod[];
 
 /** One normalized order, as staged for recon.orders. */

@@ -23,7 +23,11 @@ export interface UpsertedOrderCounts {
  * `keepLines`: whether `line` is a csv line worth keeping as lineage
  * (false for a database sync, whose positions mean nothing once the query runs again).
  */
-export async function upsertStagedOrders(schemaDb: Kysely<Schema>, importId: string, keepLines: boolean): Promise<UpsertedOrderCounts> {
+export async function upsertStagedOrders(
+  schemaDb: Kysely<Schema>,
+  importId: string,
+  keepLines: boolean,
+): Promise<UpsertedOrderCounts> {
   const db = withOrderStaging(schemaDb);
   const stored = (name: (typeof ORDER_VALUES)[number]) => sql.ref(`recon.orders.${name}`);
   const excluded = (name: (typeof ORDER_VALUES)[number]) => sql.ref(`excluded.${name}`);
@@ -44,7 +48,12 @@ export async function upsertStagedOrders(schemaDb: Kysely<Schema>, importId: str
         .expression(
           qb
             .selectFrom('latest')
-            .select(['order_id', ...ORDER_VALUES, sql<string>`${importId}::bigint`.as('import_id'), (keepLines ? sql<number | null>`line` : sql<null>`NULL::integer`).as('line')]),
+            .select([
+              'order_id',
+              ...ORDER_VALUES,
+              sql<string>`${importId}::bigint`.as('import_id'),
+              (keepLines ? sql<number | null>`line` : sql<null>`NULL::integer`).as('line'),
+            ]),
         )
         .onConflict((conflict) =>
           conflict
@@ -60,7 +69,9 @@ export async function upsertStagedOrders(schemaDb: Kysely<Schema>, importId: str
               line: eb.ref('excluded.line'),
               updated_at: sql`now()`,
             }))
-            .where(sql<boolean>`(${sql.join(ORDER_VALUES.map(stored))}) IS DISTINCT FROM (${sql.join(ORDER_VALUES.map(excluded))})`),
+            .where(
+              sql<boolean>`(${sql.join(ORDER_VALUES.map(stored))}) IS DISTINCT FROM (${sql.join(ORDER_VALUES.map(excluded))})`,
+            ),
         )
         .returning(sql<boolean>`xmax = 0`.as('inserted')),
     )
@@ -71,7 +82,11 @@ export async function upsertStagedOrders(schemaDb: Kysely<Schema>, importId: str
       eb.fn.countAll<string>().filterWhere('inserted', '=', false).as('updated'),
     ])
     .executeTakeFirstOrThrow();
-  return { distinct: Number(counts.distinct_orders), inserted: Number(counts.inserted), updated: Number(counts.updated) };
+  return {
+    distinct: Number(counts.distinct_orders),
+    inserted: Number(counts.inserted),
+    updated: Number(counts.updated),
+  };
 }
 
 /** Moves the staged rejected rows into recon.rejected_order_rows. */
@@ -83,7 +98,12 @@ export async function moveRejectedOrderRows(schemaDb: Kysely<Schema>, importId: 
     .expression(
       db
         .selectFrom(ORDER_STAGING_TABLE)
-        .select([sql<string>`${importId}::bigint`.as('import_id'), 'line', sql<string>`raw`.as('raw'), sql<string>`reject_reason`.as('reason')])
+        .select([
+          sql<string>`${importId}::bigint`.as('import_id'),
+          'line',
+          sql<string>`raw`.as('raw'),
+          sql<string>`reject_reason`.as('reason'),
+        ])
         .where('reject_reason', 'is not', null)
         .orderBy('line'),
     )

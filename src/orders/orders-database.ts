@@ -36,7 +36,12 @@ const CONNECT_TIMEOUT_MS = 30_000;
 
 const RAW_TEXT: pg.CustomTypesConfig = { getTypeParser: () => (value: string) => value };
 
-export async function openOrdersQuery(url: string, query: string, name: string, options: OrdersQueryOptions = {}): Promise<OrdersQuery> {
+export async function openOrdersQuery(
+  url: string,
+  query: string,
+  name: string,
+  options: OrdersQueryOptions = {},
+): Promise<OrdersQuery> {
   const client = new pg.Client({ connectionString: url, types: RAW_TEXT, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // Whatever goes wrong on the connection ends the read with that error (see `failure` below); set up first, as an
   // 'error' without a listener would kill the process.
@@ -70,7 +75,11 @@ export async function openOrdersQuery(url: string, query: string, name: string, 
       throw options.signal.reason;
     }
     await end();
-    throw new ReconError('ORDERS_SOURCE', `${name}: cannot connect to the orders database: ${sourceErrorDetail(error)}`, { cause: error });
+    throw new ReconError(
+      'ORDERS_SOURCE',
+      `${name}: cannot connect to the orders database: ${sourceErrorDetail(error)}`,
+      { cause: error },
+    );
   } finally {
     options.signal?.removeEventListener('abort', abandonConnect);
   }
@@ -96,7 +105,10 @@ export async function openOrdersQuery(url: string, query: string, name: string, 
     const check = () => {
       checked = true;
       const fields = (stream._result as { fields: { name: string }[] }).fields;
-      checkQueryColumns(fields.map((field) => field.name), name);
+      checkQueryColumns(
+        fields.map((field) => field.name),
+        name,
+      );
     };
     for (;;) {
       let next: IteratorResult<OrderQueryRow>;
@@ -104,7 +116,9 @@ export async function openOrdersQuery(url: string, query: string, name: string, 
         next = await Promise.race([rows.next(), failure]);
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        throw new ReconError('ORDERS_SOURCE', `${name}: the orders query failed: ${sourceErrorDetail(error)}`, { cause: error });
+        throw new ReconError('ORDERS_SOURCE', `${name}: the orders query failed: ${sourceErrorDetail(error)}`, {
+          cause: error,
+        });
       }
       if (next.done === true) break;
       if (!checked) check();
@@ -136,6 +150,7 @@ export async function openOrdersQuery(url: string, query: string, name: string, 
 function sourceErrorDetail(error: unknown): string {
   let detail = error;
   if (error instanceof AggregateError && !error.message && error.errors.length > 0) detail = error.errors[0];
-  const message = detail instanceof Error ? detail.message || (detail as NodeJS.ErrnoException).code || detail.name : String(detail);
+  const message =
+    detail instanceof Error ? detail.message || (detail as NodeJS.ErrnoException).code || detail.name : String(detail);
   return message.replace(/\s+/g, ' ').trim();
 }

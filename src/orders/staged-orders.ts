@@ -28,7 +28,11 @@ export async function stageOrders(connection: Connection, copyText: AsyncIterabl
   await connection.copyFrom(ORDER_STAGING_COPY_SQL, Readable.from(copyText, { objectMode: false }));
 }
 
-export async function mergeStagedOrders(connection: Connection, importId: string, keepLines: boolean): Promise<OrderMergeCounts> {
+export async function mergeStagedOrders(
+  connection: Connection,
+  importId: string,
+  keepLines: boolean,
+): Promise<OrderMergeCounts> {
   await moveRejectedOrderRows(connection.db, importId);
   const { distinct, inserted, updated } = await upsertStagedOrders(connection.db, importId, keepLines);
   return { distinct, inserted, updated, unchanged: distinct - inserted - updated };

@@ -33,7 +33,11 @@ export interface ExportAnswerRecord {
 
 const FIRST_RECORD_LINE = 2;
 
-export function readExportAnswer(orderIds: readonly string[], data: readonly ExportRow[], askedColumns: readonly string[]): ExportAnswer {
+export function readExportAnswer(
+  orderIds: readonly string[],
+  data: readonly ExportRow[],
+  askedColumns: readonly string[],
+): ExportAnswer {
   const keys = new Set<string>();
   for (const row of data) for (const key of Object.keys(row)) keys.add(key);
   const header = data.length === 0 ? [...askedColumns] : [...keys];
@@ -43,7 +47,11 @@ export function readExportAnswer(orderIds: readonly string[], data: readonly Exp
     missing: header.filter((key) => !Object.hasOwn(row, key)),
     raw: canonicalRecord(row),
   }));
-  const lines = [`{"ORDERID":${JSON.stringify(orderIds)},"DATA":[`, ...records.map((record, index) => record.raw + (index < records.length - 1 ? ',' : '')), ']}'];
+  const lines = [
+    `{"ORDERID":${JSON.stringify(orderIds)},"DATA":[`,
+    ...records.map((record, index) => record.raw + (index < records.length - 1 ? ',' : '')),
+    ']}',
+  ];
   return { text: lines.join('\n'), header, records };
 }
 

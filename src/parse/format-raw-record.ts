@@ -9,7 +9,8 @@ export function formatRawRecord(values: string[], delimiter: CsvDelimiter): stri
   for (let i = 0; i < values.length; i++) {
     const value = values[i]!;
     if (i > 0) raw += delimiter;
-    const needsQuotes = value.includes(delimiter) || value.includes('"') || value.includes('\n') || value.includes('\r');
+    const needsQuotes =
+      value.includes(delimiter) || value.includes('"') || value.includes('\n') || value.includes('\r');
     raw += needsQuotes ? `"${value.replaceAll('"', '""')}"` : value;
   }
   return raw;

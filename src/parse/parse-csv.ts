@@ -40,7 +40,10 @@ export async function parseCsv(source: Readable, options: { label: string }): Pr
       text += ended ? decoder.end() : decoder.decode(next.value, text, 1);
       delimiter = detectDelimiter(text, ended);
       if (delimiter === undefined && text.length > MAX_RECORD_CHARS) {
-        throw new ReconError('CSV_MALFORMED', `${label}: line 1: no line break in the first ${MAX_RECORD_CHARS} characters (not a csv file?)`);
+        throw new ReconError(
+          'CSV_MALFORMED',
+          `${label}: line 1: no line break in the first ${MAX_RECORD_CHARS} characters (not a csv file?)`,
+        );
       }
     }
     const scanner = new CsvScanner(delimiter, label);
@@ -118,10 +121,15 @@ class Utf8Text {
       text = this.#decoder.decode(chunk, { stream: true });
     } catch (error) {
       const lenient = new TextDecoder('utf-8').decode(chunk);
-      const at = line + countNewlines(pending) + countNewlines(lenient.slice(0, Math.max(0, lenient.indexOf('\uFFFD'))));
-      throw new ReconError('CSV_MALFORMED', `${this.#label}: line ${at}: not UTF-8 text (binary data or another encoding)`, {
-        cause: error,
-      });
+      const at =
+        line + countNewlines(pending) + countNewlines(lenient.slice(0, Math.max(0, lenient.indexOf('\uFFFD'))));
+      throw new ReconError(
+        'CSV_MALFORMED',
+        `${this.#label}: line ${at}: not UTF-8 text (binary data or another encoding)`,
+        {
+          cause: error,
+        },
+      );
     }
     return this.#checkNul(text, pending, line);
   }

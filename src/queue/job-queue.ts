@@ -61,7 +61,9 @@ export async function openJobQueue(database: Database, options: JobQueueOptions)
     monitorIntervalSeconds: heartbeatSeconds,
   });
   // pg-boss also emits plain objects (a failed maintenance step with its context): say what they hold.
-  boss.on('error', (error: unknown) => options.onError?.(`job queue: ${error instanceof Error ? describeError(error) : JSON.stringify(error)}`));
+  boss.on('error', (error: unknown) =>
+    options.onError?.(`job queue: ${error instanceof Error ? describeError(error) : JSON.stringify(error)}`),
+  );
   try {
     await oneProcessAtATime(database, () => installQueues(boss, heartbeatSeconds));
   } catch (error) {
@@ -77,11 +79,19 @@ async function installQueues(boss: PgBoss, heartbeatSeconds: number): Promise<vo
   if (await boss.getQueue(LEGACY_INGEST_QUEUE)) await boss.deleteQueue(LEGACY_INGEST_QUEUE);
   for (const name of Object.values(QUEUES)) {
     const policy = name === QUEUES.ingestDelivery ? 'exclusive' : 'standard';
-    await boss.createQueue(name, { policy, heartbeatSeconds, expireInSeconds: JOB_EXPIRY_SECONDS, retryLimit: 5, retryDelay: 5, retryBackoff: true });
+    await boss.createQueue(name, {
+      policy,
+      heartbeatSeconds,
+      expireInSeconds: JOB_EXPIRY_SECONDS,
+      retryLimit: 5,
+      retryDelay: 5,
+      retryBackoff: true,
+    });
     // createQueue leaves an existing queue as it is: a changed setting would otherwise never apply.
     const queue = await boss.getQueue(name);
     if (queue?.heartbeatSeconds !== heartbeatSeconds) await boss.updateQueue(name, { heartbeatSeconds });
-    if (queue?.expireInSeconds !== JOB_EXPIRY_SECONDS) await boss.updateQueue(name, { expireInSeconds: JOB_EXPIRY_SECONDS });
+    if (queue?.expireInSeconds !== JOB_EXPIRY_SECONDS)
+      await boss.updateQueue(name, { expireInSeconds: JOB_EXPIRY_SECONDS });
   }
 }
 

@@ -26,7 +26,8 @@ export function callbackEndpoint(baseUrl: string): CallbackEndpoint {
   } catch {
     throw configError(`${JSON.stringify(baseUrl)} is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError(`${url.protocol} is not http: or https:`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw configError(`${url.protocol} is not http: or https:`);
   if (url.search || url.hash || baseUrl.includes('?') || baseUrl.includes('#')) {
     throw configError('must not have a query or fragment: the token is appended to its path');
   }

@@ -20,7 +20,11 @@ export class GateBusyError extends Error {
   }
 }
 
-export function createConcurrencyGate(what: string, size: number, { waitMs = 10_000, maxWaiting = 100 } = {}): ConcurrencyGate {
+export function createConcurrencyGate(
+  what: string,
+  size: number,
+  { waitMs = 10_000, maxWaiting = 100 } = {},
+): ConcurrencyGate {
   let held = 0;
   const waiting: (() => void)[] = [];
 

@@ -18,7 +18,12 @@ const RETRY_AFTER_SECONDS = '30';
  * onDelivered changes nothing for the sender: the delivery stays in state 'received', where a worker's sweep
  * finds it again. Whatever the sender does, its failure is this request's answer, never the process's.
  */
-export async function handleDelivery(ctx: ReceiverContext, request: IncomingMessage, response: ServerResponse, token: string): Promise<void> {
+export async function handleDelivery(
+  ctx: ReceiverContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  token: string,
+): Promise<void> {
   const refuse = (refusal: Refusal) => {
     ctx.metrics.deliveriesRefused.inc({ reason: refusal.reason });
     ctx.emit({ type: 'delivery-refused', status: refusal.status, reason: refusal.reason, message: refusal.message });

@@ -52,7 +52,10 @@ export async function issueExportToken(db: Kysely<Schema>, request: ExportTokenR
 }
 
 /** Several requests at once, in one statement (a nightly run's batches), in the order given. */
-export async function issueExportTokens(db: Kysely<Schema>, requests: readonly ExportTokenRequest[]): Promise<IssuedExportToken[]> {
+export async function issueExportTokens(
+  db: Kysely<Schema>,
+  requests: readonly ExportTokenRequest[],
+): Promise<IssuedExportToken[]> {
   if (requests.length === 0) return [];
   const issued = requests.map((request) => {
     const endpoint = callbackEndpoint(request.callbackBaseUrl);
@@ -61,15 +64,17 @@ export async function issueExportTokens(db: Kysely<Schema>, requests: readonly E
   });
   const rows = await db
     .insertInto('recon.export_requests')
-    .values(requests.map((request, index) => ({
-      token: issued[index]!.token,
-      nightly_run_id: request.nightlyRunId,
-      order_ids: [...request.orderIds],
-      compression: request.compression,
-      attempt: request.attempt ?? 1,
-      batch: request.batch ?? null,
-      expires_at: request.expiresAt,
-    })))
+    .values(
+      requests.map((request, index) => ({
+        token: issued[index]!.token,
+        nightly_run_id: request.nightlyRunId,
+        order_ids: [...request.orderIds],
+        compression: request.compression,
+        attempt: request.attempt ?? 1,
+        batch: request.batch ?? null,
+        expires_at: request.expiresAt,
+      })),
+    )
     .returning(['request_id', 'token'])
     .execute();
   const idOf = new Map(rows.map((row) => [row.token, String(row.request_id)]));

@@ -21,7 +21,10 @@ export interface ReceivedNotification {
  * a query in the configured notify URL does not enter the HASH. Throws a Refusal for a body that is not a form,
  * is too large, has no field, or repeats one (which of two values was signed is unknowable).
  */
-export async function readNotification(request: IncomingMessage, slowClient: SlowClientRule): Promise<ReceivedNotification> {
+export async function readNotification(
+  request: IncomingMessage,
+  slowClient: SlowClientRule,
+): Promise<ReceivedNotification> {
   const target = request.url ?? '';
   const query = target.includes('?') ? target.slice(target.indexOf('?') + 1) : '';
   let raw: Buffer;
@@ -32,10 +35,17 @@ export async function readNotification(request: IncomingMessage, slowClient: Slo
   } else {
     const type = mediaType(request.headers['content-type']);
     if (type !== null && type !== 'multipart/form-data' && type !== 'application/x-www-form-urlencoded') {
-      throw new Refusal(415, 'unsupported_type', `unsupported content type ${type}: send application/x-www-form-urlencoded`);
+      throw new Refusal(
+        415,
+        'unsupported_type',
+        `unsupported content type ${type}: send application/x-www-form-urlencoded`,
+      );
     }
     raw = await readSmallBody(request, slowClient);
-    form = type === 'multipart/form-data' ? await parseMultipartForm(request, raw) : new URLSearchParams(raw.toString('utf8'));
+    form =
+      type === 'multipart/form-data'
+        ? await parseMultipartForm(request, raw)
+        : new URLSearchParams(raw.toString('utf8'));
   }
   let fields: Record<string, string>;
   try {
@@ -71,7 +81,10 @@ function parseMultipartForm(request: IncomingMessage, body: Buffer): Promise<URL
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: request.headers, limits: { files: 0, fields: MAX_FIELDS, fieldSize: MAX_NOTIFICATION_BYTES } });
+      parser = busboy({
+        headers: request.headers,
+        limits: { files: 0, fields: MAX_FIELDS, fieldSize: MAX_NOTIFICATION_BYTES },
+      });
     } catch (error) {
       return reject(new Refusal(400, 'malformed', `malformed multipart/form-data: ${(error as Error).message}`));
     }
@@ -79,7 +92,9 @@ function parseMultipartForm(request: IncomingMessage, body: Buffer): Promise<URL
     parser.on('field', (name, value) => form.append(name, value));
     parser.on('filesLimit', () => reject(new Refusal(400, 'malformed', 'a notification has no file parts')));
     parser.on('fieldsLimit', () => reject(new Refusal(400, 'malformed', `more than ${MAX_FIELDS} fields`)));
-    parser.on('error', (error: Error) => reject(new Refusal(400, 'malformed', `malformed multipart/form-data: ${error.message}`)));
+    parser.on('error', (error: Error) =>
+      reject(new Refusal(400, 'malformed', `malformed multipart/form-data: ${error.message}`)),
+    );
     parser.on('close', () => resolve(form));
     parser.end(body);
   });

@@ -12,15 +12,21 @@ import { SlowClientError } from './slow-client-guard.ts';
  * one with a valid HASH is answered `OK`, one with a bad HASH 400 (stored with hash_valid false, never believed).
  * A request that is not a notification at all (no fields, a repeated field, not a form) is refused and not stored.
  */
-export async function handleNotification(ctx: ReceiverContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function handleNotification(
+  ctx: ReceiverContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   let recorded;
   try {
     const notification = await readNotification(request, ctx.spool.slowClient);
-    recorded = await ctx.notificationQueries.run(() => recordNotification(ctx.db, notification.fields, {
-      secret: ctx.secret,
-      receivedAt: ctx.now(),
-      raw: notification.raw,
-    }));
+    recorded = await ctx.notificationQueries.run(() =>
+      recordNotification(ctx.db, notification.fields, {
+        secret: ctx.secret,
+        receivedAt: ctx.now(),
+        raw: notification.raw,
+      }),
+    );
   } catch (error) {
     if (error instanceof Refusal) {
       ctx.metrics.notificationsRefused.inc({ reason: error.reason });
@@ -38,7 +44,12 @@ export async function handleNotification(ctx: ReceiverContext, request: Incoming
     if (busy) ctx.emit({ type: 'notification-refused', status: 503, reason: 'busy', message: error.message });
     else ctx.emit({ type: 'internal-error', path: request.url ?? '', error });
     // Not OK: the service sends it again.
-    return answerEarly(request, response, busy ? 503 : 500, busy ? error.message : 'the notification could not be stored, try again later');
+    return answerEarly(
+      request,
+      response,
+      busy ? 503 : 500,
+      busy ? error.message : 'the notification could not be stored, try again later',
+    );
   }
   ctx.metrics.notifications.inc({ hash: recorded.hashValid ? 'valid' : 'invalid' });
   ctx.emit({ type: 'notification', ...recorded });

@@ -53,6 +53,9 @@ async function* chunks(db: Kysely<Schema>, deliveryId: string, sha256: string, b
     yield data;
   }
   if (read !== bytes || hash.digest('hex') !== sha256) {
-    throw new ReconError('DELIVERY_CORRUPT', `delivery ${deliveryId}: stored chunks (${read} bytes) do not match its size (${bytes} bytes) and sha256`);
+    throw new ReconError(
+      'DELIVERY_CORRUPT',
+      `delivery ${deliveryId}: stored chunks (${read} bytes) do not match its size (${bytes} bytes) and sha256`,
+    );
   }
 }

@@ -12,9 +12,19 @@ export type ReceiverEvent =
       readonly sha256: string;
       readonly bytes: number;
     }
-  | { readonly type: 'delivery-refused'; readonly status: number | null; readonly reason: FailureReason; readonly message: string }
+  | {
+      readonly type: 'delivery-refused';
+      readonly status: number | null;
+      readonly reason: FailureReason;
+      readonly message: string;
+    }
   | { readonly type: 'delivery-hook-failed'; readonly deliveryId: string; readonly error: unknown }
   | { readonly type: 'notification'; readonly notificationId: string; readonly hashValid: boolean }
-  | { readonly type: 'notification-refused'; readonly status: number | null; readonly reason: FailureReason; readonly message: string }
+  | {
+      readonly type: 'notification-refused';
+      readonly status: number | null;
+      readonly reason: FailureReason;
+      readonly message: string;
+    }
   /** An unexpected failure answered 500 (or not at all, when it happened after the answer). */
   | { readonly type: 'internal-error'; readonly path: string; readonly error: unknown };

@@ -107,10 +107,12 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         if (method === 'GET' || method === 'POST') return handleNotification(ctx, request, response);
         return answerEarly(request, response, 405, `${method} not allowed on /notify`, { allow: 'GET, POST' });
       case '/healthz':
-        if (method !== 'GET' && method !== 'HEAD') return answerEarly(request, response, 405, `${method} not allowed on /healthz`, { allow: 'GET, HEAD' });
+        if (method !== 'GET' && method !== 'HEAD')
+          return answerEarly(request, response, 405, `${method} not allowed on /healthz`, { allow: 'GET, HEAD' });
         return draining ? answer(response, 503, 'shutting down') : answerHealth(options.db, response);
       case '/metrics':
-        if (method !== 'GET' && method !== 'HEAD') return answerEarly(request, response, 405, `${method} not allowed on /metrics`, { allow: 'GET, HEAD' });
+        if (method !== 'GET' && method !== 'HEAD')
+          return answerEarly(request, response, 405, `${method} not allowed on /metrics`, { allow: 'GET, HEAD' });
         return answerMetrics(options.metrics, response);
     }
     if (url.pathname.startsWith(endpoint.path) && url.pathname.length > endpoint.path.length) {
@@ -150,7 +152,11 @@ async function answerHealth(db: Kysely<Schema>, response: ServerResponse): Promi
       }),
     ]);
   } catch (error) {
-    return answer(response, 503, `database unreachable: ${error instanceof Error ? error.message.replace(/\s*\n\s*/g, ' ') : String(error)}`);
+    return answer(
+      response,
+      503,
+      `database unreachable: ${error instanceof Error ? error.message.replace(/\s*\n\s*/g, ' ') : String(error)}`,
+    );
   } finally {
     clearTimeout(timer);
   }

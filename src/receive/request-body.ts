@@ -37,7 +37,8 @@ export function pumpStream(stream: Readable, onPiece: (piece: Buffer) => void | 
       inFlight.catch(finish);
     };
     // A request whose client reset the connection errors with ECONNRESET ('aborted'): that is the client gone.
-    const failed = (error: NodeJS.ErrnoException) => finish(error.code === 'ECONNRESET' ? new ClientGoneError() : error);
+    const failed = (error: NodeJS.ErrnoException) =>
+      finish(error.code === 'ECONNRESET' ? new ClientGoneError() : error);
     stream.on('error', failed);
     // It may have failed or ended before it was handed over, its events gone with it.
     if (stream.errored) return failed(stream.errored);

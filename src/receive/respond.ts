@@ -6,7 +6,12 @@ const DISCARD_LIMIT_BYTES = 1024 * 1024;
 const DISCARD_TIMEOUT_MS = 10_000;
 
 /** A plain-text answer: `OK`, or one line saying why not (the service expects the body `OK` exactly). */
-export function answer(response: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+export function answer(
+  response: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
   if (response.headersSent || response.destroyed) return;
   response.writeHead(status, {
     'content-type': 'text/plain; charset=utf-8',

@@ -22,7 +22,11 @@ export const DEFAULT_SLOW_CLIENT_RULE: SlowClientRule = { minBytesPerSecond: 102
  * in which the reader itself held the body back (`readerBusy`: writing to disk, waiting for the database) does not
  * count. The request is destroyed with a SlowClientError. Returns `stop`, to call once the body has been read.
  */
-export function guardAgainstSlowClient(request: IncomingMessage, rule: SlowClientRule, readerBusy: () => boolean): () => void {
+export function guardAgainstSlowClient(
+  request: IncomingMessage,
+  rule: SlowClientRule,
+  readerBusy: () => boolean,
+): () => void {
   const socket = request.socket;
   let mark = socket.bytesRead;
   let readerWasBusy = readerBusy();
@@ -32,7 +36,8 @@ export function guardAgainstSlowClient(request: IncomingMessage, rule: SlowClien
     const excused = readerWasBusy || readerBusy();
     readerWasBusy = readerBusy();
     if (request.complete || excused) return;
-    if (received < (rule.minBytesPerSecond * rule.windowMs) / 1000) request.destroy(new SlowClientError(rule.minBytesPerSecond, rule.windowMs));
+    if (received < (rule.minBytesPerSecond * rule.windowMs) / 1000)
+      request.destroy(new SlowClientError(rule.minBytesPerSecond, rule.windowMs));
   }, rule.windowMs);
   timer.unref();
   return () => clearInterval(timer);

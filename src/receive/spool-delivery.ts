@@ -17,7 +17,11 @@ export interface SpooledDelivery {
  * A stored delivery written to a local file, for the ingest pipeline, which reads paths (a zip needs random
  * access). Nothing is left behind when writing fails.
  */
-export async function spoolDelivery(db: Kysely<Schema>, deliveryId: string, directory?: string): Promise<SpooledDelivery> {
+export async function spoolDelivery(
+  db: Kysely<Schema>,
+  deliveryId: string,
+  directory?: string,
+): Promise<SpooledDelivery> {
   const stored = await openStoredDelivery(db, deliveryId);
   const folder = await makeTempFolder('delivery', directory);
   const remove = folder.remove;

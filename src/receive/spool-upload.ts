@@ -58,7 +58,11 @@ const MAX_FIELD_BYTES = 64 * 1024;
 export async function spoolUpload(request: IncomingMessage, options: SpoolOptions): Promise<SpooledUpload> {
   const type = mediaType(request.headers['content-type']);
   if (type !== 'multipart/form-data' && type !== null && !RAW_CONTENT_TYPES.has(type)) {
-    throw new Refusal(415, 'unsupported_type', `unsupported content type ${type}: send multipart/form-data or the file as the body`);
+    throw new Refusal(
+      415,
+      'unsupported_type',
+      `unsupported content type ${type}: send multipart/form-data or the file as the body`,
+    );
   }
   // Gone while its token was looked up: whatever it sent is lost with its connection.
   if (request.destroyed) throw new ClientGoneError();
@@ -74,7 +78,8 @@ export async function spoolUpload(request: IncomingMessage, options: SpoolOption
     let bytes = 0;
     const write = async (piece: Buffer) => {
       bytes += piece.length;
-      if (bytes > options.maxBytes) throw new Refusal(413, 'too_large', `body over RECON_MAX_FILE_BYTES (${options.maxBytes} bytes)`);
+      if (bytes > options.maxBytes)
+        throw new Refusal(413, 'too_large', `body over RECON_MAX_FILE_BYTES (${options.maxBytes} bytes)`);
       hash.update(piece);
       writing = true;
       try {
@@ -83,9 +88,11 @@ export async function spoolUpload(request: IncomingMessage, options: SpoolOption
         writing = false;
       }
     };
-    const description = type === 'multipart/form-data'
-      ? await readMultipartFile(request, write)
-      : (await pumpStream(request, write), { contentType: request.headers['content-type'] ?? null, filename: null, fields: {} });
+    const description =
+      type === 'multipart/form-data'
+        ? await readMultipartFile(request, write)
+        : (await pumpStream(request, write),
+          { contentType: request.headers['content-type'] ?? null, filename: null, fields: {} });
     if (bytes === 0) throw new Refusal(400, 'empty', 'empty body: the delivered file has no bytes');
     await sink.close();
     sink = undefined;
@@ -101,14 +108,21 @@ export async function spoolUpload(request: IncomingMessage, options: SpoolOption
 
 type UploadDescription = Pick<SpooledUpload, 'contentType' | 'filename' | 'fields'>;
 
-async function readMultipartFile(request: IncomingMessage, write: (piece: Buffer) => Promise<void>): Promise<UploadDescription> {
+async function readMultipartFile(
+  request: IncomingMessage,
+  write: (piece: Buffer) => Promise<void>,
+): Promise<UploadDescription> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({ headers: request.headers, limits: { files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES } });
   } catch (error) {
     throw new Refusal(400, 'bad_upload', `malformed multipart/form-data: ${(error as Error).message}`);
   }
-  const description = { contentType: null as string | null, filename: null as string | null, fields: {} as Record<string, string> };
+  const description = {
+    contentType: null as string | null,
+    filename: null as string | null,
+    fields: {} as Record<string, string>,
+  };
   let problem: Error | undefined;
   const refuse = (message: string) => (problem ??= new Refusal(400, 'bad_upload', message));
   const malformed = (error: unknown) =>
@@ -125,7 +139,8 @@ async function readMultipartFile(request: IncomingMessage, write: (piece: Buffer
   parsed.catch(() => {});
 
   parser.on('field', (name, value, info) => {
-    if (info.nameTruncated || info.valueTruncated) return void refuse(`multipart field ${name.slice(0, 64)} is longer than ${MAX_FIELD_BYTES} bytes`);
+    if (info.nameTruncated || info.valueTruncated)
+      return void refuse(`multipart field ${name.slice(0, 64)} is longer than ${MAX_FIELD_BYTES} bytes`);
     description.fields[name] = value;
   });
   parser.on('file', (_name, stream, info) => {
@@ -139,7 +154,9 @@ async function readMultipartFile(request: IncomingMessage, write: (piece: Buffer
   parser.on('fieldsLimit', () => refuse(`more than ${MAX_FIELDS} fields in the multipart body`));
 
   request.pipe(parser);
-  whenClientGone(request, (error) => parser.destroy(request.errored instanceof SlowClientError ? request.errored : error));
+  whenClientGone(request, (error) =>
+    parser.destroy(request.errored instanceof SlowClientError ? request.errored : error),
+  );
   try {
     const stream = await Promise.race([file, parsed.then(() => null)]);
     if (stream === null) throw problem ?? new Refusal(400, 'bad_upload', 'no file in the multipart body');

@@ -28,7 +28,9 @@ export async function startReceiver(options: StartReceiverOptions): Promise<Runn
   const receiver = createReceiver(options);
   const server = createBoundedServer(receiver.handle, { ...DEFAULT_LISTENER_LIMITS, ...options.listenerLimits });
   await listen(server, options.port, options.host).catch((error: unknown) => {
-    throw new ReconError('CONFIG', `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, { cause: error });
+    throw new ReconError('CONFIG', `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, {
+      cause: error,
+    });
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -38,7 +40,9 @@ export async function startReceiver(options: StartReceiverOptions): Promise<Runn
     async close(closeOptions = {}) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const force =
-        closeOptions.forceAfterMs === undefined ? undefined : setTimeout(() => server.closeAllConnections(), closeOptions.forceAfterMs);
+        closeOptions.forceAfterMs === undefined
+          ? undefined
+          : setTimeout(() => server.closeAllConnections(), closeOptions.forceAfterMs);
       try {
         await receiver.drain();
         // Connections that became idle once their last answer was sent would otherwise wait out their keep-alive.

@@ -22,7 +22,11 @@ export interface StoredDelivery {
  * Whether `token` may take a delivery, before its body is read: an unknown token, or one expired with no delivery,
  * is refused at once (404) and its body never spooled. storeDelivery checks again under the token's lock.
  */
-export async function checkDeliveryToken(db: Kysely<Schema>, token: string, now: Date): Promise<{ readonly requestId: string }> {
+export async function checkDeliveryToken(
+  db: Kysely<Schema>,
+  token: string,
+  now: Date,
+): Promise<{ readonly requestId: string }> {
   const request = await db
     .selectFrom('recon.export_requests as r')
     .leftJoin('recon.deliveries as d', 'd.request_id', 'r.request_id')
@@ -43,7 +47,12 @@ export async function checkDeliveryToken(db: Kysely<Schema>, token: string, now:
  * The export request's row is locked first: a second delivery on the same token waits for the first to commit or
  * roll back, and then finds it; request_id UNIQUE in recon.deliveries backs this up.
  */
-export async function storeDelivery(db: Kysely<Schema>, token: string, upload: SpooledUpload, options: { readonly now: () => Date }): Promise<StoredDelivery> {
+export async function storeDelivery(
+  db: Kysely<Schema>,
+  token: string,
+  upload: SpooledUpload,
+  options: { readonly now: () => Date },
+): Promise<StoredDelivery> {
   const digest = { sha256: upload.sha256, bytes: upload.bytes };
   return db.transaction().execute(async (trx) => {
     await sql`SET LOCAL lock_timeout = ${sql.lit(TOKEN_LOCK_TIMEOUT)}`.execute(trx);
@@ -69,7 +78,10 @@ export async function storeDelivery(db: Kysely<Schema>, token: string, upload: S
     const deliveryId = await nextDeliveryId(trx);
     let seq = 0;
     for await (const data of createReadStream(upload.path, { highWaterMark: CHUNK_BYTES })) {
-      await trx.insertInto('recon.delivery_chunks').values({ delivery_id: deliveryId, seq: seq++, data: data as Buffer }).execute();
+      await trx
+        .insertInto('recon.delivery_chunks')
+        .values({ delivery_id: deliveryId, seq: seq++, data: data as Buffer })
+        .execute();
     }
     const receivedAt = options.now();
     // The chunks' foreign key is deferred to the commit: the row is written once, with its sha256 and size.
@@ -103,6 +115,8 @@ function isOpen(request: { state: string; expires_at: Date }, now: Date): boolea
 }
 
 async function nextDeliveryId(trx: Kysely<Schema>): Promise<string> {
-  const { rows } = await sql<{ id: string }>`SELECT nextval(pg_get_serial_sequence('recon.deliveries', 'delivery_id'))::text AS id`.execute(trx);
+  const { rows } = await sql<{
+    id: string;
+  }>`SELECT nextval(pg_get_serial_sequence('recon.deliveries', 'delivery_id'))::text AS id`.execute(trx);
   return rows[0]!.id;
 }

@@ -40,7 +40,9 @@ export async function loadCurrentVerdicts(db: Kysely<Schema>, orderIds: readonly
       sql<string | null>`r.explanation->>'reason'`.as('reason'),
       sql<string>`r.run_id::text`.as('run_id'),
       'o.created_at',
-      sql<number>`(SELECT count(*)::integer FROM recon.transactions t WHERE t.order_id = r.order_id)`.as('transactions'),
+      sql<number>`(SELECT count(*)::integer FROM recon.transactions t WHERE t.order_id = r.order_id)`.as(
+        'transactions',
+      ),
     ])
     // One array parameter, whatever the number of ids (a list of them would meet the 65,535 parameters limit).
     .where(sql<boolean>`r.order_id = ANY (${[...orderIds]}::text[])`)

@@ -4,7 +4,11 @@
  * items finished. After a failure no item is started, and the first error is thrown once those under way have ended
  * (their transactions settled, nothing left running behind the caller's cleanup).
  */
-export async function inTurns<I, R>(items: readonly I[], workers: number, work: (item: I) => Promise<readonly R[]>): Promise<R[]> {
+export async function inTurns<I, R>(
+  items: readonly I[],
+  workers: number,
+  work: (item: I) => Promise<readonly R[]>,
+): Promise<R[]> {
   const results: R[] = [];
   let next = 0;
   let failed = false;

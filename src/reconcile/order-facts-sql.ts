@@ -159,7 +159,11 @@ export function scopeFilter(scope: ReconcileScope): {
       return { orders: sql`true`, of: () => sql`true`, unknownOrders: true };
     case 'orders': {
       const ids = sql`${[...new Set(scope.orderIds)]}::text[]`;
-      return { orders: sql`o.order_id = ANY (${ids})`, of: (orderId) => sql`${orderId} = ANY (${ids})`, unknownOrders: true };
+      return {
+        orders: sql`o.order_id = ANY (${ids})`,
+        of: (orderId) => sql`${orderId} = ANY (${ids})`,
+        unknownOrders: true,
+      };
     }
     case 'created_since': {
       const since = sql`${scope.since.toISOString()}::timestamptz`;

@@ -75,7 +75,9 @@ export async function reconcile(database: Database, options: ReconcileOptions): 
   const parameters = (runId: string) => ({ ...options, runId, asOf });
   const connections = options.connections ?? 1;
   const splittable = database.kind === 'postgres' && connections > 1 && options.scope.kind !== 'orders';
-  const ranges = splittable ? await sliceRanges(database.db, connections * SLICES_PER_CONNECTION, options.minOrdersPerSlice) : [WHOLE_RANGE];
+  const ranges = splittable
+    ? await sliceRanges(database.db, connections * SLICES_PER_CONNECTION, options.minOrdersPerSlice)
+    : [WHOLE_RANGE];
   if (ranges.length === 1) {
     return database.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${RECONCILE_LOCK}::bigint)`.execute(trx);
@@ -92,11 +94,15 @@ export async function reconcile(database: Database, options: ReconcileOptions): 
       const runId = await startRun(coordinator, options, asOf);
       try {
         const groups = await inTurns(ranges, connections, (range) =>
-          database.db.transaction().execute((trx) => writeSlice(trx, parameters(runId), range)));
+          database.db.transaction().execute((trx) => writeSlice(trx, parameters(runId), range)),
+        );
         return await coordinator.transaction().execute((trx) => finishRun(trx, runId, options, asOf, groups));
       } catch (error) {
         // Should the removal fail too (the server gone), the next run removes this one: the first error is the story.
-        await coordinator.transaction().execute((trx) => removeRun(trx, runId)).catch(() => undefined);
+        await coordinator
+          .transaction()
+          .execute((trx) => removeRun(trx, runId))
+          .catch(() => undefined);
         throw error;
       }
     } finally {
@@ -115,7 +121,11 @@ export async function reconcile(database: Database, options: ReconcileOptions): 
 const SLICES_PER_CONNECTION = 4;
 
 /** The session settings of a verdict statement, for its transaction only, then the statement for one slice. */
-async function writeSlice(trx: Kysely<Schema>, parameters: VerdictParameters, range: OrderIdRange): Promise<WrittenVerdictGroup[]> {
+async function writeSlice(
+  trx: Kysely<Schema>,
+  parameters: VerdictParameters,
+  range: OrderIdRange,
+): Promise<WrittenVerdictGroup[]> {
   // jsonb renders timestamps in the session's zone: the explanations read the same wherever recon runs.
   await sql`SET LOCAL TIME ZONE 'UTC'`.execute(trx);
   // One statement sorts and hashes a whole slice: with the default 4 MB it spills to disk, which doubled a
@@ -172,17 +182,20 @@ async function finishRun(
   if (totals.length > 0) {
     await trx
       .insertInto('recon.run_totals')
-      .values(totals.map((total) => ({
-        run_id: runId,
-        currency: total.currency,
-        orders: total.orders,
-        unknown_orders: total.unknownOrders,
-        expected_minor: total.expectedMinor,
-        settled_minor: total.settledMinor,
-      })))
+      .values(
+        totals.map((total) => ({
+          run_id: runId,
+          currency: total.currency,
+          orders: total.orders,
+          unknown_orders: total.unknownOrders,
+          expected_minor: total.expectedMinor,
+          settled_minor: total.settledMinor,
+        })),
+      )
       .execute();
   }
-  const notFound = options.scope.kind === 'orders' ? await findNotFound(trx, runId, options.scope.orderIds) : { first: [], count: 0 };
+  const notFound =
+    options.scope.kind === 'orders' ? await findNotFound(trx, runId, options.scope.orderIds) : { first: [], count: 0 };
   await trx
     .updateTable('recon.reconciliation_runs')
     .set({
@@ -219,7 +232,11 @@ async function finishRun(
  * their verdicts were never part of anything, and they go. Within the caller's transaction.
  */
 async function removeUnfinishedRuns(db: Kysely<Schema>): Promise<void> {
-  const unfinished = await db.selectFrom('recon.reconciliation_runs').select('run_id').where('finished_at', 'is', null).execute();
+  const unfinished = await db
+    .selectFrom('recon.reconciliation_runs')
+    .select('run_id')
+    .where('finished_at', 'is', null)
+    .execute();
   for (const { run_id } of unfinished) await removeRun(db, String(run_id));
 }
 
@@ -275,12 +292,21 @@ function findSuspectReason(groups: readonly WrittenVerdictGroup[]): string | nul
     .filter((group) => group.status === 'pending' || group.status === 'missing_at_provider')
     .reduce((sum, group) => sum + group.verdicts, 0);
   if (expecting === 0 || transactions > 0) return null;
-  return `${expecting} order${expecting === 1 ? ' in scope expects' : 's in scope expect'} money but no transaction at all was found for the scope: `
-    + 'the exports are probably missing (not ingested yet?), so this run proves nothing';
+  return (
+    `${expecting} order${expecting === 1 ? ' in scope expects' : 's in scope expect'} money but no transaction at all was found for the scope: ` +
+    'the exports are probably missing (not ingested yet?), so this run proves nothing'
+  );
 }
 
-async function findNotFound(trx: Kysely<Schema>, runId: string, orderIds: readonly string[]): Promise<{ first: string[]; count: number }> {
-  const { rows } = await sql<{ order_id: string; count: number }>`SELECT id AS order_id, count(*) OVER ()::integer AS count
+async function findNotFound(
+  trx: Kysely<Schema>,
+  runId: string,
+  orderIds: readonly string[],
+): Promise<{ first: string[]; count: number }> {
+  const { rows } = await sql<{
+    order_id: string;
+    count: number;
+  }>`SELECT id AS order_id, count(*) OVER ()::integer AS count
     FROM unnest(${[...new Set(orderIds)]}::text[]) AS id
     WHERE NOT EXISTS (SELECT 1 FROM recon.verdicts v WHERE v.order_id = id AND v.run_id = ${runId}::bigint)
     ORDER BY id LIMIT ${NOT_FOUND_KEPT}`.execute(trx);

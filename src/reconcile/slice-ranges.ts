@@ -11,7 +11,11 @@ export const MIN_ORDERS_PER_SLICE = 50_000;
  * every ORDERID falls in exactly one range whatever the cuts). Without statistics, or for few orders, the whole
  * space is one range.
  */
-export async function sliceRanges(db: Kysely<Schema>, slices: number, minOrdersPerSlice = MIN_ORDERS_PER_SLICE): Promise<OrderIdRange[]> {
+export async function sliceRanges(
+  db: Kysely<Schema>,
+  slices: number,
+  minOrdersPerSlice = MIN_ORDERS_PER_SLICE,
+): Promise<OrderIdRange[]> {
   const { rows } = await sql<{ orders: number; bounds: string[] | null }>`
     SELECT c.reltuples::float8 AS orders,
       (SELECT s.histogram_bounds::text::text[] FROM pg_stats s
@@ -20,6 +24,10 @@ export async function sliceRanges(db: Kysely<Schema>, slices: number, minOrdersP
   const { orders, bounds } = rows[0] ?? { orders: 0, bounds: null };
   const count = Math.min(slices, Math.floor(orders / minOrdersPerSlice), bounds ? bounds.length - 1 : 1);
   if (count < 2 || !bounds) return [WHOLE_RANGE];
-  const cuts = [...new Set(Array.from({ length: count - 1 }, (_, i) => bounds[Math.round(((i + 1) * (bounds.length - 1)) / count)]!))];
+  const cuts = [
+    ...new Set(
+      Array.from({ length: count - 1 }, (_, i) => bounds[Math.round(((i + 1) * (bounds.length - 1)) / count)]!),
+    ),
+  ];
   return [null, ...cuts].map((from, i) => ({ from, below: cuts[i] ?? null }));
 }

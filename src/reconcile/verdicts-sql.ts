@@ -219,7 +219,8 @@ function inOrderCurrency(kind: RawBuilder<unknown>): RawBuilder<unknown> {
 
 /** One sentence per rule, saying why in the numbers an accountant can check, in the currency's own units. */
 function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number): RawBuilder<unknown> {
-  const money = (column: string) => sql.raw(`recon.format_money(w.${column}, coalesce(w.order_currency, w.first_currency))`);
+  const money = (column: string) =>
+    sql.raw(`recon.format_money(w.${column}, coalesce(w.order_currency, w.first_currency))`);
   const neededKind = sql`CASE WHEN w.status = 'authorized' THEN 'authorization' ELSE 'payment or capture' END`;
   return sql`CASE w.verdict
     WHEN 'unknown_order' THEN format('%s succeeded transaction(s) carry this ORDERID but there is no such order',

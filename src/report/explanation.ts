@@ -77,7 +77,12 @@ function decodeTransaction(value: unknown): ExplainedTransaction {
     occurredAt: text(object.occurred_at),
     sourceFile: text(object.source_file),
     sourceEntry: text(object.source_entry),
-    sourceLine: typeof line === 'number' && Number.isSafeInteger(line) ? line : typeof line === 'string' && /^\d+$/.test(line) ? Number(line) : null,
+    sourceLine:
+      typeof line === 'number' && Number.isSafeInteger(line)
+        ? line
+        : typeof line === 'string' && /^\d+$/.test(line)
+          ? Number(line)
+          : null,
   };
 }
 
@@ -100,7 +105,10 @@ function minorUnits(value: unknown): string | null {
 
 /** `T1 capture 0000 12.50 EUR 2026-11-01 10:00 UTC (export.csv:12)`: one line per transaction, for csv and terminals. */
 export function describeTransaction(transaction: ExplainedTransaction): string {
-  const amount = transaction.amountMinor === null ? null : `${minorToDecimal(transaction.amountMinor, transaction.currency)} ${transaction.currency ?? ''}`.trim();
+  const amount =
+    transaction.amountMinor === null
+      ? null
+      : `${minorToDecimal(transaction.amountMinor, transaction.currency)} ${transaction.currency ?? ''}`.trim();
   const source = transaction.sourceFile === null ? null : `(${describeSource(transaction)})`;
   return [
     transaction.transactionId ?? '?',
@@ -109,7 +117,9 @@ export function describeTransaction(transaction: ExplainedTransaction): string {
     amount,
     transaction.occurredAt === null ? null : humanTimestampText(transaction.occurredAt),
     source,
-  ].filter((part) => part !== null).join(' ');
+  ]
+    .filter((part) => part !== null)
+    .join(' ');
 }
 
 /** `export.zip!day.csv:12`: where the row was read, as an accountant would look it up. */
@@ -123,6 +133,8 @@ export function describeSource(transaction: ExplainedTransaction): string {
 export function describeConflict(conflict: NotificationConflict, currency: string | null): string {
   const side = (execCode: string | null, minor: string | null) =>
     [execCode, minor === null ? null : minorToDecimal(minor, currency)].filter((part) => part !== null).join(' ');
-  return `${conflict.transactionId ?? '?'}: export ${side(conflict.exportExecCode, conflict.exportAmountMinor)}, `
-    + `notification ${side(conflict.notifiedExecCode, conflict.notifiedAmountMinor)}`;
+  return (
+    `${conflict.transactionId ?? '?'}: export ${side(conflict.exportExecCode, conflict.exportAmountMinor)}, ` +
+    `notification ${side(conflict.notifiedExecCode, conflict.notifiedAmountMinor)}`
+  );
 }

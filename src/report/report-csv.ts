@@ -2,7 +2,15 @@ import { csvLine } from './csv-cell.ts';
 import { decodeExplanation, describeConflict, describeTransaction } from './explanation.ts';
 import { differenceMinor, minorToDecimal } from './money-format.ts';
 import { isoInstant } from './report-time.ts';
-import { isException, reportWarnings, STATUS_DISPLAY_ORDER, verdictsPerDay, verdictTotals, type OpenException, type RunReport } from './run-report.ts';
+import {
+  isException,
+  reportWarnings,
+  STATUS_DISPLAY_ORDER,
+  verdictsPerDay,
+  verdictTotals,
+  type OpenException,
+  type RunReport,
+} from './run-report.ts';
 
 /**
  * The report as one csv file of sections (run, bridge, verdicts by status, per day, open exceptions), each a
@@ -20,29 +28,35 @@ export async function* renderCsv(
   let head = '\uFEFF' + csvLine(['recon reconciliation report', `run ${run.runId}`]);
   for (const warning of reportWarnings(report)) head += csvLine(['WARNING', warning]);
 
-  head += section('run', ['field', 'value'], [
-    ['run_id', run.runId],
-    ['as_of', isoInstant(run.asOf)],
-    ['kind', run.kind],
-    ['scope', run.description],
-    ['nightly_date', run.nightlyDate],
-    ['tolerance_minor', run.toleranceMinor],
-    ['grace_hours', run.graceHours],
-    ['started_at', isoInstant(run.startedAt)],
-    ['finished_at', run.finishedAt === null ? null : isoInstant(run.finishedAt)],
-    ['orders_in_scope', run.ordersInScope],
-    ['not_found_count', run.notFoundCount],
-    ['not_found', run.notFound.join(' ')],
-    ['suspect', run.suspect ? 'yes' : 'no'],
-    ['suspect_reason', run.suspectReason],
-    ['open_exceptions', totals.exceptions],
-    ['new', totals.byLifecycle.new],
-    ['persisting', totals.byLifecycle.persisting],
-    ['resolved', totals.byLifecycle.resolved],
-    ['generated_at', isoInstant(options.generatedAt)],
-  ]);
+  head += section(
+    'run',
+    ['field', 'value'],
+    [
+      ['run_id', run.runId],
+      ['as_of', isoInstant(run.asOf)],
+      ['kind', run.kind],
+      ['scope', run.description],
+      ['nightly_date', run.nightlyDate],
+      ['tolerance_minor', run.toleranceMinor],
+      ['grace_hours', run.graceHours],
+      ['started_at', isoInstant(run.startedAt)],
+      ['finished_at', run.finishedAt === null ? null : isoInstant(run.finishedAt)],
+      ['orders_in_scope', run.ordersInScope],
+      ['not_found_count', run.notFoundCount],
+      ['not_found', run.notFound.join(' ')],
+      ['suspect', run.suspect ? 'yes' : 'no'],
+      ['suspect_reason', run.suspectReason],
+      ['open_exceptions', totals.exceptions],
+      ['new', totals.byLifecycle.new],
+      ['persisting', totals.byLifecycle.persisting],
+      ['resolved', totals.byLifecycle.resolved],
+      ['generated_at', isoInstant(options.generatedAt)],
+    ],
+  );
 
-  head += section('bridge per currency (difference = settled - expected)', ['currency', 'orders', 'unknown_orders', 'expected', 'settled', 'difference'],
+  head += section(
+    'bridge per currency (difference = settled - expected)',
+    ['currency', 'orders', 'unknown_orders', 'expected', 'settled', 'difference'],
     report.bridge.map((row) => [
       row.currency,
       row.orders,
@@ -50,22 +64,56 @@ export async function* renderCsv(
       minorToDecimal(row.expectedMinor, row.currency),
       minorToDecimal(row.settledMinor, row.currency),
       minorToDecimal(differenceMinor(row.settledMinor, row.expectedMinor), row.currency),
-    ]));
+    ]),
+  );
 
-  head += section('verdicts by status', ['status', 'verdicts', 'exception'], [
-    ...STATUS_DISPLAY_ORDER.map((status) => [status, totals.byStatus.get(status) ?? 0, isException(status) ? 'yes' : 'no']),
-    ['total', totals.verdicts, null],
-  ]);
+  head += section(
+    'verdicts by status',
+    ['status', 'verdicts', 'exception'],
+    [
+      ...STATUS_DISPLAY_ORDER.map((status) => [
+        status,
+        totals.byStatus.get(status) ?? 0,
+        isException(status) ? 'yes' : 'no',
+      ]),
+      ['total', totals.verdicts, null],
+    ],
+  );
 
-  head += section('verdicts per day of order creation (UTC; unknown orders: day of their earliest transaction)',
-    ['day', 'matched', 'pending', 'exceptions', 'total'], [
-      ...verdictsPerDay(report.verdictGroups).map((day) => [day.day, day.matched, day.pending, day.exceptions, day.matched + day.pending + day.exceptions]),
+  head += section(
+    'verdicts per day of order creation (UTC; unknown orders: day of their earliest transaction)',
+    ['day', 'matched', 'pending', 'exceptions', 'total'],
+    [
+      ...verdictsPerDay(report.verdictGroups).map((day) => [
+        day.day,
+        day.matched,
+        day.pending,
+        day.exceptions,
+        day.matched + day.pending + day.exceptions,
+      ]),
       ...(totals.undated > 0 ? [['undated', null, null, null, totals.undated]] : []),
-    ]);
+    ],
+  );
 
   head += csvLine([`open exceptions (${totals.exceptions}, by order_id)`]);
-  head += csvLine(['order_id', 'known_order', 'status', 'lifecycle', 'first_seen_at', 'first_seen_run_id', 'currency',
-    'expected', 'settled', 'delta', 'rule', 'reason', 'transactions', 'warnings', 'figures', 'conflicts']);
+  head += csvLine([
+    'order_id',
+    'known_order',
+    'status',
+    'lifecycle',
+    'first_seen_at',
+    'first_seen_run_id',
+    'currency',
+    'expected',
+    'settled',
+    'delta',
+    'rule',
+    'reason',
+    'transactions',
+    'warnings',
+    'figures',
+    'conflicts',
+  ]);
   yield head;
 
   for await (const page of exceptionPages) {
@@ -73,7 +121,11 @@ export async function* renderCsv(
   }
 }
 
-function section(title: string, header: readonly string[], rows: readonly (readonly (string | number | null)[])[]): string {
+function section(
+  title: string,
+  header: readonly string[],
+  rows: readonly (readonly (string | number | null)[])[],
+): string {
   return '\r\n' + csvLine([title]) + csvLine(header) + rows.map(csvLine).join('');
 }
 

@@ -56,7 +56,10 @@ export async function* renderJson(
       settledMinor: row.settledMinor,
       differenceMinor: differenceMinor(row.settledMinor, row.expectedMinor),
     })),
-    verdictsPerDay: verdictsPerDay(report.verdictGroups).map((day) => ({ day: day.day, byStatus: Object.fromEntries(day.byStatus) })),
+    verdictsPerDay: verdictsPerDay(report.verdictGroups).map((day) => ({
+      day: day.day,
+      byStatus: Object.fromEntries(day.byStatus),
+    })),
     undatedVerdicts: totals.undated,
   };
   const opening = JSON.stringify(head);

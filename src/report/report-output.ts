@@ -19,7 +19,10 @@ export async function writeToStream(chunks: Chunks, stream: NodeJS.WritableStrea
 /** Fails before any work when FILE's folder is missing: a report that cannot be saved is not worth computing. */
 export async function checkOutputFolder(file: string): Promise<void> {
   const folder = path.dirname(path.resolve(file));
-  const isFolder = await stat(folder).then((stats) => stats.isDirectory(), () => false);
+  const isFolder = await stat(folder).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
   if (!isFolder) throw new ReconError('OUTPUT_UNWRITABLE', `cannot write ${file}: folder ${folder} does not exist`);
 }
 
@@ -30,7 +33,10 @@ export async function checkOutputFolder(file: string): Promise<void> {
  */
 export async function writeFileAtomically(file: string, chunks: Chunks): Promise<string> {
   const target = path.resolve(file);
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temporary = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
   // Errors of the content (the database, an interrupt) are not errors of the file: they pass unchanged.
   let contentError: unknown;
   async function* content() {

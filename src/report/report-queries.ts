@@ -1,7 +1,15 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
-import { NOT_EXCEPTIONS, type CurrencyBridge, type OpenException, type RunChoice, type RunFacts, type RunReport, type VerdictGroup } from './run-report.ts';
+import {
+  NOT_EXCEPTIONS,
+  type CurrencyBridge,
+  type OpenException,
+  type RunChoice,
+  type RunFacts,
+  type RunReport,
+  type VerdictGroup,
+} from './run-report.ts';
 
 /**
  * The reads behind `recon report`. Each is one set-based statement whose result is bounded by currencies,
@@ -21,28 +29,29 @@ export async function loadRunReport(db: Kysely<Schema>, runId?: string): Promise
  * all orders (`--all`, `--created-since`): a backfill of two orders is never what a report shows unasked.
  */
 export async function findRun(db: Kysely<Schema>, runId?: string): Promise<RunFacts> {
-  const runs = () => db
-    .selectFrom('recon.reconciliation_runs as r')
-    .leftJoin('recon.nightly_runs as n', 'n.nightly_run_id', 'r.nightly_run_id')
-    .select([
-      sql<string>`r.run_id::text`.as('run_id'),
-      'r.kind',
-      'r.description',
-      sql<string | null>`r.nightly_run_id::text`.as('nightly_run_id'),
-      sql<string | null>`n.run_date::text`.as('nightly_date'),
-      'r.as_of',
-      'r.scope',
-      sql<string>`r.tolerance_minor::text`.as('tolerance_minor'),
-      'r.grace_hours',
-      'r.started_at',
-      'r.finished_at',
-      'r.orders_in_scope',
-      'r.counts',
-      'r.not_found',
-      'r.not_found_count',
-      'r.suspect',
-      'r.suspect_reason',
-    ]);
+  const runs = () =>
+    db
+      .selectFrom('recon.reconciliation_runs as r')
+      .leftJoin('recon.nightly_runs as n', 'n.nightly_run_id', 'r.nightly_run_id')
+      .select([
+        sql<string>`r.run_id::text`.as('run_id'),
+        'r.kind',
+        'r.description',
+        sql<string | null>`r.nightly_run_id::text`.as('nightly_run_id'),
+        sql<string | null>`n.run_date::text`.as('nightly_date'),
+        'r.as_of',
+        'r.scope',
+        sql<string>`r.tolerance_minor::text`.as('tolerance_minor'),
+        'r.grace_hours',
+        'r.started_at',
+        'r.finished_at',
+        'r.orders_in_scope',
+        'r.counts',
+        'r.not_found',
+        'r.not_found_count',
+        'r.suspect',
+        'r.suspect_reason',
+      ]);
   let row;
   let choice: RunChoice = 'named';
   if (runId !== undefined) {
@@ -116,7 +125,9 @@ async function loadBridge(db: Kysely<Schema>, runId: string): Promise<CurrencyBr
 async function loadVerdictGroups(db: Kysely<Schema>, runId: string): Promise<VerdictGroup[]> {
   const earliestTransaction = sql<Date | null>`(
     SELECT min(t.occurred_at) FROM recon.transactions t WHERE t.transaction_id = ANY (v.transaction_ids))`;
-  const day = sql<string | null>`to_char(coalesce(o.created_at, ${earliestTransaction}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+  const day = sql<
+    string | null
+  >`to_char(coalesce(o.created_at, ${earliestTransaction}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
   const rows = await db
     .selectFrom('recon.verdicts as v')
     .leftJoin('recon.orders as o', (join) => join.onRef('o.order_id', '=', 'v.order_id').on('v.known_order', '=', true))
@@ -149,7 +160,9 @@ function exceptionsOf(db: Kysely<Schema>, runId: string) {
           ORDER BY t.occurred_at, t.transaction_id), '[]'::jsonb)
         FROM recon.transactions t LEFT JOIN recon.files f ON f.file_id = t.file_id
         CROSS JOIN recon.reconciliation_runs r
-        WHERE t.transaction_id = ANY (recon.verdicts.transaction_ids) AND r.run_id = ${runId}::bigint))`.as('explanation'),
+        WHERE t.transaction_id = ANY (recon.verdicts.transaction_ids) AND r.run_id = ${runId}::bigint))`.as(
+        'explanation',
+      ),
     ])
     .where('run_id', '=', runId)
     .where('status', 'not in', NOT_EXCEPTIONS);

@@ -83,7 +83,10 @@ export function isException(status: VerdictStatus): boolean {
 }
 
 /** The order people read statuses in: matched, pending, then the exceptions in the order of the rules. */
-export const STATUS_DISPLAY_ORDER: readonly VerdictStatus[] = [...NOT_EXCEPTIONS, ...VERDICT_STATUSES.filter(isException)];
+export const STATUS_DISPLAY_ORDER: readonly VerdictStatus[] = [
+  ...NOT_EXCEPTIONS,
+  ...VERDICT_STATUSES.filter(isException),
+];
 
 export interface VerdictTotals {
   readonly verdicts: number;
@@ -130,14 +133,16 @@ export function reportWarnings(report: RunReport): string[] {
   const totals = verdictTotals(report.verdictGroups);
   const warnings: string[] = [];
   if (run.suspect) {
-    warnings.push(`SUSPECT RUN: ${run.suspectReason ?? 'orders in scope expect money but no transaction at all was found: this run proves nothing'}`);
+    warnings.push(
+      `SUSPECT RUN: ${run.suspectReason ?? 'orders in scope expect money but no transaction at all was found: this run proves nothing'}`,
+    );
   }
   if (run.finishedAt === null) warnings.push(`run ${run.runId} never finished: its verdicts may be incomplete`);
   const stored = Object.values(run.counts).reduce((sum, count) => sum + (count ?? 0), 0);
   if (stored !== totals.verdicts || (run.ordersInScope !== null && run.ordersInScope !== totals.verdicts)) {
     warnings.push(
-      `the run's stored counts (${stored} by status, ${run.ordersInScope ?? 'no'} orders in scope)`
-        + ` disagree with its ${totals.verdicts} verdicts`,
+      `the run's stored counts (${stored} by status, ${run.ordersInScope ?? 'no'} orders in scope)` +
+        ` disagree with its ${totals.verdicts} verdicts`,
     );
   }
   return warnings;
@@ -161,7 +166,11 @@ export function runChoiceNote(choice: RunChoice): string | null {
 }
 
 /** `a, b, c and 97 more` of the not-found ORDERIDs, at most `shown` of them. */
-export function describeNotFound(run: Pick<RunFacts, 'notFound' | 'notFoundCount'>, shown: number, format: (id: string) => string = (id) => id): string {
+export function describeNotFound(
+  run: Pick<RunFacts, 'notFound' | 'notFoundCount'>,
+  shown: number,
+  format: (id: string) => string = (id) => id,
+): string {
   const listed = run.notFound.slice(0, shown);
   const more = run.notFoundCount - listed.length;
   return `${listed.map(format).join(', ')}${more > 0 ? ` and ${more.toLocaleString('en-US')} more` : ''}`;

@@ -29,7 +29,10 @@ export function chartBuckets(days: readonly DayVerdicts[]): { unit: ChartUnit; b
   const span = Math.round((last - first) / DAY_MS) + 1;
   const unit: ChartUnit = span <= MAX_DAY_BARS ? 'day' : span <= MAX_WEEK_BARS * 7 ? 'week' : 'month';
 
-  const buckets = new Map<string, { matched: number; pending: number; exceptions: number; byStatus: Map<VerdictStatus, number> }>();
+  const buckets = new Map<
+    string,
+    { matched: number; pending: number; exceptions: number; byStatus: Map<VerdictStatus, number> }
+  >();
   for (let start = bucketStart(first, unit); start <= last; start = nextBucket(start, unit)) {
     buckets.set(formatDay(start), { matched: 0, pending: 0, exceptions: 0, byStatus: new Map() });
   }
@@ -86,7 +89,15 @@ export function renderVerdictChart(unit: ChartUnit, buckets: readonly ChartBucke
   const grid = [];
   for (let value = 0; value <= top; value += step) {
     const lineY = round(baseline - y(value));
-    grid.push(html`<line class="grid" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${lineY}" y2="${lineY}"/><text class="axis" x="${PLOT.left - 8}" y="${lineY + 4}" text-anchor="end">${value.toLocaleString('en-US')}</text>`);
+    grid.push(
+      html`<line class="grid" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${lineY}" y2="${lineY}" /><text
+          class="axis"
+          x="${PLOT.left - 8}"
+          y="${lineY + 4}"
+          text-anchor="end"
+          >${value.toLocaleString('en-US')}</text
+        >`,
+    );
   }
 
   const bars = buckets.map((bucket, i) => {
@@ -98,21 +109,43 @@ export function renderVerdictChart(unit: ChartUnit, buckets: readonly ChartBucke
       // At least one pixel: a single exception among thousands of matches must still show.
       const height = Math.max(1, y(count));
       stacked += height;
-      return html`<rect class="bar ${series}" x="${x}" y="${round(baseline - stacked)}" width="${round(barWidth)}" height="${round(height)}"/>`;
+      return html`<rect
+        class="bar ${series}"
+        x="${x}"
+        y="${round(baseline - stacked)}"
+        width="${round(barWidth)}"
+        height="${round(height)}"
+      />`;
     });
-    const label = i % labelEvery === 0
-      ? html`<text class="axis" x="${round(x + barWidth / 2)}" y="${baseline + 18}" text-anchor="middle">${unit === 'month' ? bucket.start.slice(0, 7) : bucket.start}</text>`
-      : null;
+    const label =
+      i % labelEvery === 0
+        ? html`<text class="axis" x="${round(x + barWidth / 2)}" y="${baseline + 18}" text-anchor="middle"
+            >${unit === 'month' ? bucket.start.slice(0, 7) : bucket.start}</text
+          >`
+        : null;
     return html`<g><title>${bucketTitle(unit, bucket)}</title>${segments}</g>${label}`;
   });
 
-  return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Verdicts per ${unit} of order creation" preserveAspectRatio="xMidYMid meet">${grid}<line class="baseline" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${baseline}" y2="${baseline}"/>${bars}</svg>`;
+  return html`<svg
+    class="chart"
+    viewBox="0 0 ${WIDTH} ${HEIGHT}"
+    role="img"
+    aria-label="Verdicts per ${unit} of order creation"
+    preserveAspectRatio="xMidYMid meet"
+  >
+    ${grid}
+    <line class="baseline" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${baseline}" y2="${baseline}" />
+    ${bars}
+  </svg>`;
 }
 
 function bucketTitle(unit: ChartUnit, bucket: ChartBucket): string {
   const name = unit === 'day' ? bucket.start : unit === 'week' ? `week of ${bucket.start}` : bucket.start.slice(0, 7);
   const total = bucket.matched + bucket.pending + bucket.exceptions;
-  const detail = [...bucket.byStatus].sort(([, a], [, b]) => b - a).map(([status, count]) => `${status} ${count}`).join(', ');
+  const detail = [...bucket.byStatus]
+    .sort(([, a], [, b]) => b - a)
+    .map(([status, count]) => `${status} ${count}`)
+    .join(', ');
   return `${name}: ${total} verdict${total === 1 ? '' : 's'}${detail ? ` (${detail})` : ''}`;
 }
 

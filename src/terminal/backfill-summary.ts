@@ -13,26 +13,36 @@ import { formatTextTable } from './text-table.ts';
 export function formatBackfillSummary(result: BackfillResult): string {
   const { run } = result;
   const lines = result.requests.map((request) => printable(formatFileSummary(request)));
-  const counts = Object.entries(run.counts).filter(([, n]) => n > 0).map(([status, n]) => `${status}=${n}`);
-  lines.push(`run ${run.runId} as of ${run.asOf.toISOString()}: ${run.ordersInScope} verdicts${counts.length > 0 ? `: ${counts.join(' ')}` : ''}`);
+  const counts = Object.entries(run.counts)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${status}=${n}`);
+  lines.push(
+    `run ${run.runId} as of ${run.asOf.toISOString()}: ${run.ordersInScope} verdicts${counts.length > 0 ? `: ${counts.join(' ')}` : ''}`,
+  );
   if (result.verdicts.length > 0) {
-    lines.push('', formatTextTable(
-      ['order id', 'status', 'lifecycle', 'expected', 'settled', 'delta', 'currency', 'reason'],
-      result.verdicts.map((verdict) => [
-        printable(verdict.orderId),
-        verdict.status,
-        verdict.lifecycle,
-        formatAmount(verdict.expectedMinor, verdict.currency),
-        formatAmount(verdict.settledMinor, verdict.currency),
-        formatAmount(verdict.deltaMinor, verdict.currency),
-        verdict.currency === null ? null : printable(verdict.currency),
-        verdict.reason === null ? null : printable(verdict.reason),
-      ]),
-      [3, 4, 5],
-    ));
+    lines.push(
+      '',
+      formatTextTable(
+        ['order id', 'status', 'lifecycle', 'expected', 'settled', 'delta', 'currency', 'reason'],
+        result.verdicts.map((verdict) => [
+          printable(verdict.orderId),
+          verdict.status,
+          verdict.lifecycle,
+          formatAmount(verdict.expectedMinor, verdict.currency),
+          formatAmount(verdict.settledMinor, verdict.currency),
+          formatAmount(verdict.deltaMinor, verdict.currency),
+          verdict.currency === null ? null : printable(verdict.currency),
+          verdict.reason === null ? null : printable(verdict.reason),
+        ]),
+        [3, 4, 5],
+      ),
+    );
   }
-  const notes = result.verdicts.flatMap((verdict) => (verdict.lagNote === null ? [] : [`note: ${printable(verdict.lagNote)}`]));
-  if (run.notFoundCount > 0) notes.push(`not found (no order, no succeeded transaction): ${describeNotFound(run, 10, printable)}`);
+  const notes = result.verdicts.flatMap((verdict) =>
+    verdict.lagNote === null ? [] : [`note: ${printable(verdict.lagNote)}`],
+  );
+  if (run.notFoundCount > 0)
+    notes.push(`not found (no order, no succeeded transaction): ${describeNotFound(run, 10, printable)}`);
   if (notes.length > 0) lines.push('', ...notes);
   return lines.join('\n');
 }
@@ -42,6 +52,9 @@ export function formatBackfillJson(result: BackfillResult): string {
   return JSON.stringify({
     requests: result.requests.map((request) => ({ ...fileJson(request), orderIds: request.orderIds })),
     run: runJson(result.run),
-    verdicts: result.verdicts.map((verdict) => ({ ...verdict, orderCreatedAt: verdict.orderCreatedAt?.toISOString() ?? null })),
+    verdicts: result.verdicts.map((verdict) => ({
+      ...verdict,
+      orderCreatedAt: verdict.orderCreatedAt?.toISOString() ?? null,
+    })),
   });
 }

@@ -31,7 +31,10 @@ type Terminal = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 const REDRAW_MS = 100;
 const BAR_WIDTH = 10;
 
-export function createProgressBar(stream: Terminal, now: () => number = performance.now.bind(performance)): ProgressBar | undefined {
+export function createProgressBar(
+  stream: Terminal,
+  now: () => number = performance.now.bind(performance),
+): ProgressBar | undefined {
   if (!stream.isTTY) return undefined;
   let lastDraw = -Infinity;
   let drawn = false;

@@ -5,7 +5,9 @@ import { describeNotFound } from '../report/run-report.ts';
 
 /** `recon reconcile`'s lines on a terminal: the run, its counts per status, its lifecycle and its bridge. */
 export function formatRunSummary(summary: RunSummary): string {
-  const lines = [`run ${summary.runId} as of ${summary.asOf.toISOString()}: ${summary.description}, ${summary.ordersInScope} verdicts`];
+  const lines = [
+    `run ${summary.runId} as of ${summary.asOf.toISOString()}: ${summary.description}, ${summary.ordersInScope} verdicts`,
+  ];
   const counts = Object.entries(summary.counts).filter(([, n]) => n > 0);
   lines.push(`  ${counts.length === 0 ? 'no verdicts' : counts.map(([status, n]) => `${status}=${n}`).join(' ')}`);
   const { new: added, persisting, resolved } = summary.lifecycle;
@@ -13,12 +15,13 @@ export function formatRunSummary(summary: RunSummary): string {
   for (const total of summary.totals) {
     const delta = differenceMinor(total.settledMinor, total.expectedMinor);
     lines.push(
-      `  bridge ${total.currency}: ${total.orders} orders + ${total.unknownOrders} unknown, `
-        + `expected ${formatAmount(total.expectedMinor, total.currency)}, settled ${formatAmount(total.settledMinor, total.currency)}, `
-        + `delta ${formatAmount(delta, total.currency)}`,
+      `  bridge ${total.currency}: ${total.orders} orders + ${total.unknownOrders} unknown, ` +
+        `expected ${formatAmount(total.expectedMinor, total.currency)}, settled ${formatAmount(total.settledMinor, total.currency)}, ` +
+        `delta ${formatAmount(delta, total.currency)}`,
     );
   }
-  if (summary.notFoundCount > 0) lines.push(`  not found (no order, no succeeded transaction): ${describeNotFound(summary, 10)}`);
+  if (summary.notFoundCount > 0)
+    lines.push(`  not found (no order, no succeeded transaction): ${describeNotFound(summary, 10)}`);
   return lines.join('\n');
 }
 

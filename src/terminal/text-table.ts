@@ -10,6 +10,9 @@ export function formatTextTable(
   const cells = rows.map((row) => row.map((value) => (value === null ? '' : String(value).replace(/\s+/g, ' '))));
   const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((row) => row[i]?.length ?? 0)));
   const line = (values: readonly string[]) =>
-    values.map((value, i) => (rightAligned.includes(i) ? value.padStart(widths[i]!) : value.padEnd(widths[i]!))).join('  ').trimEnd();
+    values
+      .map((value, i) => (rightAligned.includes(i) ? value.padStart(widths[i]!) : value.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(columns), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
 }

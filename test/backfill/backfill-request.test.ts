@@ -17,7 +17,9 @@ describe('backfillFileName', () => {
   });
 
   it('lists the first id even when it alone is long', () => {
-    expect(backfillFileName(['x'.repeat(40), 'y'], new Date('2026-11-20T15:00:03Z'))).toBe(`backfill:getTransactions 2026-11-20T15:00:03Z ${'x'.repeat(40)};y`);
+    expect(backfillFileName(['x'.repeat(40), 'y'], new Date('2026-11-20T15:00:03Z'))).toBe(
+      `backfill:getTransactions 2026-11-20T15:00:03Z ${'x'.repeat(40)};y`,
+    );
   });
 });
 

@@ -14,14 +14,25 @@ describe('parseOrderIdsFile', () => {
   });
 
   it('refuses an id the service cannot be asked for, naming the file and line', async () => {
-    await expectReconError(async () => parseOrderIdsFile(`ORD-1\n${'x'.repeat(41)}\n`, 'ids.txt'), 'USAGE', 'ids.txt:2', '1-40 characters');
-    await expectReconError(async () => parseOrderIdsFile('ORD-1\n\nA;B\n', 'ids.txt'), 'USAGE', 'ids.txt:3', '"A;B" contains ";"');
+    await expectReconError(
+      async () => parseOrderIdsFile(`ORD-1\n${'x'.repeat(41)}\n`, 'ids.txt'),
+      'USAGE',
+      'ids.txt:2',
+      '1-40 characters',
+    );
+    await expectReconError(
+      async () => parseOrderIdsFile('ORD-1\n\nA;B\n', 'ids.txt'),
+      'USAGE',
+      'ids.txt:3',
+      '"A;B" contains ";"',
+    );
   });
 });
 
 describe('checkOrderId', () => {
   it('takes ids of 1 to 40 characters, counted as characters, not bytes', () => {
-    for (const id of ['1', 'x'.repeat(40), 'é'.repeat(40), 'ORD #7']) expect(() => checkOrderId(id, '--order-id')).not.toThrow();
+    for (const id of ['1', 'x'.repeat(40), 'é'.repeat(40), 'ORD #7'])
+      expect(() => checkOrderId(id, '--order-id')).not.toThrow();
   });
 
   it('refuses an empty id, a longer one and one with the separator, naming where it was given', async () => {

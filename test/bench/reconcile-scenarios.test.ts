@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AS_OF, reconcileScenarios, type BenchTransaction, type Scenario, type ScenarioKind } from '../../bench/reconcile-scenarios.ts';
+import {
+  AS_OF,
+  reconcileScenarios,
+  type BenchTransaction,
+  type Scenario,
+  type ScenarioKind,
+} from '../../bench/reconcile-scenarios.ts';
 
 const ORDERS = 20_000;
 const scenarios = [...reconcileScenarios(ORDERS)];
@@ -10,7 +16,13 @@ function sums(transactions: BenchTransaction[]) {
   const s = transactions.filter((t) => t.execCode === '0000');
   const total = (op: string) => s.filter((t) => t.operation === op).reduce((sum, t) => sum + t.amountMinor, 0);
   const paid = total('payment') + total('capture');
-  return { s, paid, refunded: total('refund'), settled: paid - total('refund'), payments: s.filter((t) => t.operation === 'payment' || t.operation === 'capture').length };
+  return {
+    s,
+    paid,
+    refunded: total('refund'),
+    settled: paid - total('refund'),
+    payments: s.filter((t) => t.operation === 'payment' || t.operation === 'capture').length,
+  };
 }
 
 function expectedOf({ order }: Scenario): number {
@@ -40,9 +52,22 @@ describe('reconcileScenarios', () => {
   it('holds every kind of situation', () => {
     const kinds = new Set(scenarios.map((s) => s.kind));
     for (const kind of [
-      'settled', 'partially_refunded', 'refunded', 'authorized', 'awaiting_approval', 'cancelled_unpaid', 'cancelled_refused',
-      'abandoned', 'missing_at_provider', 'amount_mismatch', 'duplicate_payment', 'currency_mismatch', 'over_refunded',
-      'cancelled_but_paid', 'unknown_order', 'unknown_order_refused',
+      'settled',
+      'partially_refunded',
+      'refunded',
+      'authorized',
+      'awaiting_approval',
+      'cancelled_unpaid',
+      'cancelled_refused',
+      'abandoned',
+      'missing_at_provider',
+      'amount_mismatch',
+      'duplicate_payment',
+      'currency_mismatch',
+      'over_refunded',
+      'cancelled_but_paid',
+      'unknown_order',
+      'unknown_order_refused',
     ] as const) {
       expect(kinds, kind).toContain(kind);
     }
@@ -54,8 +79,13 @@ describe('reconcileScenarios', () => {
     const wrong = scenarios.flatMap(({ order, transactions }) =>
       transactions.filter(
         (t) =>
-          !operations.has(t.operation) || !execCodes.has(t.execCode) || !Number.isSafeInteger(t.amountMinor) || t.amountMinor <= 0 ||
-          t.occurredMs % 1000 !== 0 || t.occurredMs >= asOfMs || (order !== null && t.occurredMs < order.createdMs),
+          !operations.has(t.operation) ||
+          !execCodes.has(t.execCode) ||
+          !Number.isSafeInteger(t.amountMinor) ||
+          t.amountMinor <= 0 ||
+          t.occurredMs % 1000 !== 0 ||
+          t.occurredMs >= asOfMs ||
+          (order !== null && t.occurredMs < order.createdMs),
       ),
     );
     expect(wrong).toEqual([]);
@@ -78,10 +108,17 @@ describe('reconcileScenarios', () => {
   });
 
   it('settles what the merchant expects for settled and refunded orders, and not for the exceptions', () => {
-    for (const kind of ['settled', 'partially_refunded', 'refunded', 'cancelled_unpaid', 'cancelled_refused'] as const) {
+    for (const kind of [
+      'settled',
+      'partially_refunded',
+      'refunded',
+      'cancelled_unpaid',
+      'cancelled_refused',
+    ] as const) {
       for (const scenario of ofKind(kind)) expect(sums(scenario.transactions).settled, kind).toBe(expectedOf(scenario));
     }
-    for (const scenario of ofKind('amount_mismatch')) expect(sums(scenario.transactions).settled).not.toBe(expectedOf(scenario));
+    for (const scenario of ofKind('amount_mismatch'))
+      expect(sums(scenario.transactions).settled).not.toBe(expectedOf(scenario));
     for (const scenario of ofKind('duplicate_payment')) expect(sums(scenario.transactions).payments).toBe(2);
     for (const scenario of ofKind('over_refunded')) {
       const { paid, refunded } = sums(scenario.transactions);

@@ -25,7 +25,13 @@ describe('recon backfill', () => {
   beforeAll(async () => {
     sandbox = createSandbox({ identifier: IDENTIFIER, secret: SECRET });
     const baseUrl = await sandbox.listen(0);
-    client = createPaymentClient({ baseUrl, identifier: IDENTIFIER, secret: SECRET, timeoutMs: 5_000, retry: { attempts: 1, baseDelayMs: 10 } });
+    client = createPaymentClient({
+      baseUrl,
+      identifier: IDENTIFIER,
+      secret: SECRET,
+      timeoutMs: 5_000,
+      retry: { attempts: 1, baseDelayMs: 10 },
+    });
     serviceEnv = { RECON_SERVICE_URL: baseUrl, RECON_IDENTIFIER: IDENTIFIER, RECON_SECRET: SECRET };
     tmp = await mkdtemp(path.join(os.tmpdir(), 'recon-backfill-cli-'));
   });
@@ -75,7 +81,10 @@ describe('recon backfill', () => {
         [['--orders-file', empty], /no ORDERID given \(.*no-ids\.txt lists none\)/],
         [['--order-id', 'x'.repeat(41)], /^recon backfill: --order-id: ORDERID "x{41}" is not 1-40 characters$/],
         [['--orders-file', file], /^recon backfill: .*bad-ids\.txt:4: ORDERID "ORD;2" contains ";"/],
-        [['--orders-file', path.join(tmp, 'absent.txt')], /^recon backfill: --orders-file .*absent\.txt: cannot read it \(ENOENT\)$/],
+        [
+          ['--orders-file', path.join(tmp, 'absent.txt')],
+          /^recon backfill: --orders-file .*absent\.txt: cannot read it \(ENOENT\)$/,
+        ],
       ] as const) {
         const result = await runRecon(['backfill', ...args], { ...env, ...serviceEnv });
         expect(result.code, args.join(' ')).toBe(1);
@@ -105,84 +114,152 @@ describe('recon backfill', () => {
     });
     afterAll(async () => testDb?.drop());
 
-    const backfillCli = (args: string[], env: Record<string, string> = serviceEnv) => runRecon(['backfill', ...args], { ...testDb.env, ...env });
+    const backfillCli = (args: string[], env: Record<string, string> = serviceEnv) =>
+      runRecon(['backfill', ...args], { ...testDb.env, ...env });
 
-    it.skipIf(skip)("prints the request, the run and each order's verdict, notes a young order's possible lag, and exits 0", async () => {
-      const result = await backfillCli(['--order-id', paid, '--order-id', fresh, '--order-id', 'cli-nobody']);
-      expect(result.stderr).toBe('');
-      expect(result.code).toBe(0);
-      const lines = result.stdout.split('\n');
-      expect(lines.slice(0, 3)).toEqual([
-        expect.stringMatching(new RegExp(`^backfill:getTransactions \\S+Z ${paid};${fresh};cli-nobody: loaded rows=1 inserted=1 updated=0 unchanged=0 rejected=0$`)),
-        expect.stringMatching(/^run \d+ as of \S+: 2 verdicts: pending=1 matched=1$/),
-        '',
-      ]);
-      expect(lines[3]).toMatch(/^order id +status +lifecycle +expected +settled +delta +currency +reason$/);
-      expect(lines[5]).toMatch(new RegExp(`^${paid} +matched +90\\.00 +90\\.00 +0\\.00 +EUR +settled 90\\.00 EUR equals the expected 90\\.00 EUR$`));
-      expect(lines[6]).toMatch(new RegExp(`^${fresh} +pending +5\\.00 +0\\.00 +-5\\.00 +EUR +awaiting its payment or capture: created .*, within the grace period of 24 hours$`));
-      expect(lines.slice(7)).toEqual([
-        '',
-        `note: ${fresh} was created 10 minutes ago and the service returned no transaction for it: its export may lag behind very recent operations, so backfill it again later before taking it as missing`,
-        'not found (no order, no succeeded transaction): cli-nobody',
-        '',
-      ]);
-    });
+    it.skipIf(skip)(
+      "prints the request, the run and each order's verdict, notes a young order's possible lag, and exits 0",
+      async () => {
+        const result = await backfillCli(['--order-id', paid, '--order-id', fresh, '--order-id', 'cli-nobody']);
+        expect(result.stderr).toBe('');
+        expect(result.code).toBe(0);
+        const lines = result.stdout.split('\n');
+        expect(lines.slice(0, 3)).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `^backfill:getTransactions \\S+Z ${paid};${fresh};cli-nobody: loaded rows=1 inserted=1 updated=0 unchanged=0 rejected=0$`,
+            ),
+          ),
+          expect.stringMatching(/^run \d+ as of \S+: 2 verdicts: pending=1 matched=1$/),
+          '',
+        ]);
+        expect(lines[3]).toMatch(/^order id +status +lifecycle +expected +settled +delta +currency +reason$/);
+        expect(lines[5]).toMatch(
+          new RegExp(
+            `^${paid} +matched +90\\.00 +90\\.00 +0\\.00 +EUR +settled 90\\.00 EUR equals the expected 90\\.00 EUR$`,
+          ),
+        );
+        expect(lines[6]).toMatch(
+          new RegExp(
+            `^${fresh} +pending +5\\.00 +0\\.00 +-5\\.00 +EUR +awaiting its payment or capture: created .*, within the grace period of 24 hours$`,
+          ),
+        );
+        expect(lines.slice(7)).toEqual([
+          '',
+          `note: ${fresh} was created 10 minutes ago and the service returned no transaction for it: its export may lag behind very recent operations, so backfill it again later before taking it as missing`,
+          'not found (no order, no succeeded transaction): cli-nobody',
+          '',
+        ]);
+      },
+    );
 
-    it.skipIf(skip)('repeated, says the answer was loaded before, judges the order again and exits 0; --json is one object', async () => {
-      const first = JSON.parse((await backfillCli(['--order-id', paid, '--json'])).stdout);
-      const again = await backfillCli(['--order-id', paid, '--json']);
-      expect(again.code).toBe(0);
-      const second = JSON.parse(again.stdout);
-      expect(second.requests).toEqual([expect.objectContaining({ status: 'duplicate', fileId: first.requests[0].fileId, orderIds: [paid] })]);
-      expect(Number(second.run.runId)).toBeGreaterThan(Number(first.run.runId));
-      expect(second.verdicts).toEqual([expect.objectContaining({
-        orderId: paid, status: 'matched', expectedMinor: '9000', settledMinor: '9000', currency: 'EUR', runId: second.run.runId, lagNote: null,
-      })]);
+    it.skipIf(skip)(
+      'repeated, says the answer was loaded before, judges the order again and exits 0; --json is one object',
+      async () => {
+        const first = JSON.parse((await backfillCli(['--order-id', paid, '--json'])).stdout);
+        const again = await backfillCli(['--order-id', paid, '--json']);
+        expect(again.code).toBe(0);
+        const second = JSON.parse(again.stdout);
+        expect(second.requests).toEqual([
+          expect.objectContaining({ status: 'duplicate', fileId: first.requests[0].fileId, orderIds: [paid] }),
+        ]);
+        expect(Number(second.run.runId)).toBeGreaterThan(Number(first.run.runId));
+        expect(second.verdicts).toEqual([
+          expect.objectContaining({
+            orderId: paid,
+            status: 'matched',
+            expectedMinor: '9000',
+            settledMinor: '9000',
+            currency: 'EUR',
+            runId: second.run.runId,
+            lagNote: null,
+          }),
+        ]);
 
-      const text = await backfillCli(['--order-id', paid]);
-      expect(text.stdout.split('\n')[0]).toMatch(new RegExp(`^backfill:getTransactions \\S+Z ${paid}: duplicate of file ${first.requests[0].fileId}, nothing changed$`));
-    });
+        const text = await backfillCli(['--order-id', paid]);
+        expect(text.stdout.split('\n')[0]).toMatch(
+          new RegExp(
+            `^backfill:getTransactions \\S+Z ${paid}: duplicate of file ${first.requests[0].fileId}, nothing changed$`,
+          ),
+        );
+      },
+    );
 
-    it.skipIf(skip)('takes --order-id A,B as one ORDERID, as a comma may be part of one, and warns that several are given by repeating it', async () => {
-      const result = await backfillCli(['--order-id', `${paid},cli-second`, '--json']);
-      expect(result.code).toBe(0);
-      expect(result.stderr).toBe(`recon backfill: warning: --order-id '${paid},cli-second' is taken as one ORDERID (a comma may be part of one); for several orders, repeat --order-id\n`);
-      const output = JSON.parse(result.stdout);
-      expect(output.requests.map((request: { orderIds: string[] }) => request.orderIds)).toEqual([[`${paid},cli-second`]]);
-      expect(output.run).toMatchObject({ kind: 'backfill', description: '1 order' });
-    });
+    it.skipIf(skip)(
+      'takes --order-id A,B as one ORDERID, as a comma may be part of one, and warns that several are given by repeating it',
+      async () => {
+        const result = await backfillCli(['--order-id', `${paid},cli-second`, '--json']);
+        expect(result.code).toBe(0);
+        expect(result.stderr).toBe(
+          `recon backfill: warning: --order-id '${paid},cli-second' is taken as one ORDERID (a comma may be part of one); for several orders, repeat --order-id\n`,
+        );
+        const output = JSON.parse(result.stdout);
+        expect(output.requests.map((request: { orderIds: string[] }) => request.orderIds)).toEqual([
+          [`${paid},cli-second`],
+        ]);
+        expect(output.run).toMatchObject({ kind: 'backfill', description: '1 order' });
+      },
+    );
 
-    it.skipIf(skip)('merges --orders-file with --order-id, each id asked once, RECON_EXPORT_BATCH_SIZE per request', async () => {
-      const file = path.join(tmp, `ids-${backend}.txt`);
-      await writeFile(file, `# from the ticket\n${fresh}\r\n\n  ${paid}  \ncli-other\n`);
-      const result = await backfillCli(['--order-id', paid, '--orders-file', file, '--json'], { ...serviceEnv, RECON_EXPORT_BATCH_SIZE: '2' });
-      expect(result.code).toBe(0);
-      const output = JSON.parse(result.stdout);
-      expect(output.requests.map((request: { orderIds: string[] }) => request.orderIds)).toEqual([[paid, fresh], ['cli-other']]);
-      // The run says what it was, and counts its orders rather than listing them.
-      expect(output.run).toMatchObject({ kind: 'backfill', description: '3 orders', scope: { kind: 'orders', count: 3 } });
-    });
+    it.skipIf(skip)(
+      'merges --orders-file with --order-id, each id asked once, RECON_EXPORT_BATCH_SIZE per request',
+      async () => {
+        const file = path.join(tmp, `ids-${backend}.txt`);
+        await writeFile(file, `# from the ticket\n${fresh}\r\n\n  ${paid}  \ncli-other\n`);
+        const result = await backfillCli(['--order-id', paid, '--orders-file', file, '--json'], {
+          ...serviceEnv,
+          RECON_EXPORT_BATCH_SIZE: '2',
+        });
+        expect(result.code).toBe(0);
+        const output = JSON.parse(result.stdout);
+        expect(output.requests.map((request: { orderIds: string[] }) => request.orderIds)).toEqual([
+          [paid, fresh],
+          ['cli-other'],
+        ]);
+        // The run says what it was, and counts its orders rather than listing them.
+        expect(output.run).toMatchObject({
+          kind: 'backfill',
+          description: '3 orders',
+          scope: { kind: 'orders', count: 3 },
+        });
+      },
+    );
 
-    it.skipIf(skip)('exits 3 when the service answered rows the normalizer rejects, the rest loaded and reconciled', async () => {
-      const row = Object.fromEntries(EXPORT_COLUMNS.map((column) => [column, '']));
-      const bad = { ...row, TRANSACTIONID: `cli-bad-${backend}`, ORDERID: paid, OPERATIONTYPE: 'payment', AMOUNT: 'ninety', CURRENCY: 'EUR', EXECCODE: '0' };
-      const server = await startServer(answering({ OPERATIONTYPE: 'getTransactions', EXECCODE: '0000', MESSAGE: 'ok', DATA: [bad] }));
-      try {
-        const result = await backfillCli(['--order-id', paid], { ...serviceEnv, RECON_SERVICE_URL: server.baseUrl });
-        expect(result.code).toBe(3);
-        expect(result.stdout).toMatch(/: loaded rows=1 inserted=0 updated=0 unchanged=0 rejected=1\n/);
-        expect(result.stdout).toContain(`${paid} `);
-      } finally {
-        await server.close();
-      }
-    });
+    it.skipIf(skip)(
+      'exits 3 when the service answered rows the normalizer rejects, the rest loaded and reconciled',
+      async () => {
+        const row = Object.fromEntries(EXPORT_COLUMNS.map((column) => [column, '']));
+        const bad = {
+          ...row,
+          TRANSACTIONID: `cli-bad-${backend}`,
+          ORDERID: paid,
+          OPERATIONTYPE: 'payment',
+          AMOUNT: 'ninety',
+          CURRENCY: 'EUR',
+          EXECCODE: '0',
+        };
+        const server = await startServer(
+          answering({ OPERATIONTYPE: 'getTransactions', EXECCODE: '0000', MESSAGE: 'ok', DATA: [bad] }),
+        );
+        try {
+          const result = await backfillCli(['--order-id', paid], { ...serviceEnv, RECON_SERVICE_URL: server.baseUrl });
+          expect(result.code).toBe(3);
+          expect(result.stdout).toMatch(/: loaded rows=1 inserted=0 updated=0 unchanged=0 rejected=1\n/);
+          expect(result.stdout).toContain(`${paid} `);
+        } finally {
+          await server.close();
+        }
+      },
+    );
 
     it.skipIf(skip)('says in one line that the service cannot be reached and exits 2', async () => {
       const { baseUrl } = await refusingBaseUrl();
       const result = await backfillCli(['--order-id', paid], { ...serviceEnv, RECON_SERVICE_URL: baseUrl });
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(/^recon backfill: http:\/\/127\.0\.0\.1:\d+\/front\/service\/rest\/export: connection refused\n$/);
+      expect(result.stderr).toMatch(
+        /^recon backfill: http:\/\/127\.0\.0\.1:\d+\/front\/service\/rest\/export: connection refused\n$/,
+      );
     });
   });
 });

@@ -11,7 +11,11 @@ beforeAll(async () => {
 afterAll(async () => rm(dataDir, { recursive: true, force: true }));
 
 // What `npm start` runs. DATABASE_URL points nowhere on purpose: the demo always uses the embedded database.
-const demo = () => runRecon(['demo', '--orders', '150', '--seed', '3'], { RECON_DATA_DIR: dataDir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing' });
+const demo = () =>
+  runRecon(['demo', '--orders', '150', '--seed', '3'], {
+    RECON_DATA_DIR: dataDir,
+    DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing',
+  });
 
 it('runs one nightly run end to end on the embedded database and the in-process sandbox, twice from scratch', async () => {
   for (let round = 1; round <= 2; round++) {
@@ -22,11 +26,19 @@ it('runs one nightly run end to end on the embedded database and the in-process 
     expect(result.stdout).toContain(`(embedded database ${demoDir})`);
     // A fresh database each time: always run 1, reconciled, every batch's export ingested. Its 150 ORDERIDs are the
     // merchant's 149 orders and the one the books lack, which only its notifications name.
-    expect(result.stdout).toMatch(/^\d{4}-\d{2}-\d{2} {2}run 1 {2}reconciled {2}orders 150 in 1 batch\(es\); requests: 1 ingested, reconciliation run 1$/m);
+    expect(result.stdout).toMatch(
+      /^\d{4}-\d{2}-\d{2} {2}run 1 {2}reconciled {2}orders 150 in 1 batch\(es\); requests: 1 ingested, reconciliation run 1$/m,
+    );
     expect(result.stdout).toMatch(/^Reconciliation run 1: nightly run of \d{4}-\d{2}-\d{2}: 150 orders, as of /m);
     expect(result.stdout).toMatch(/^150 verdicts: \d+ matched, \d+ pending, \d+ open exceptions/m);
     expect(result.stdout).toMatch(/^EUR +\d+ +1 +[\d,.]+ +[\d,.]+ +[\d,.-]+$/m);
-    for (const status of ['currency_mismatch', 'status_mismatch', 'amount_mismatch', 'missing_at_provider', 'unknown_order']) {
+    for (const status of [
+      'currency_mismatch',
+      'status_mismatch',
+      'amount_mismatch',
+      'missing_at_provider',
+      'unknown_order',
+    ]) {
       expect(result.stdout).toMatch(new RegExp(`^${status} +1 +exception$`, 'm'));
     }
     const html = result.stdout.match(/^html report: (.+)$/m)![1]!;

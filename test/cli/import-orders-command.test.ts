@@ -36,15 +36,18 @@ describe.each(BACKENDS)('recon import-orders on %s', (backend) => {
     return file;
   }
 
-  it.skipIf(skip)('prints a summary line per file and exits 0 when every file loads without rejected rows', async () => {
-    const first = await write('ok-A.csv', ordersCsv('OKA', 3));
-    const second = await write('ok-B.csv', ordersCsv('OKA', 2) + 'OKB1;1.00;EUR;paid;;wallet;2024-05-01T12:00:00Z\n');
-    expect(await importOrders(first, second)).toEqual({
-      code: 0,
-      stdout: `${first}: loaded rows=3 inserted=3 updated=0 unchanged=0 rejected=0\n${second}: loaded rows=3 inserted=1 updated=0 unchanged=2 rejected=0\n`,
-      stderr: '',
-    });
-  });
+  it.skipIf(skip)(
+    'prints a summary line per file and exits 0 when every file loads without rejected rows',
+    async () => {
+      const first = await write('ok-A.csv', ordersCsv('OKA', 3));
+      const second = await write('ok-B.csv', ordersCsv('OKA', 2) + 'OKB1;1.00;EUR;paid;;wallet;2024-05-01T12:00:00Z\n');
+      expect(await importOrders(first, second)).toEqual({
+        code: 0,
+        stdout: `${first}: loaded rows=3 inserted=3 updated=0 unchanged=0 rejected=0\n${second}: loaded rows=3 inserted=1 updated=0 unchanged=2 rejected=0\n`,
+        stderr: '',
+      });
+    },
+  );
 
   it.skipIf(skip)('exits 3 when rows were rejected, and prints one JSON object per file with --json', async () => {
     const file = await write('bad-rows.csv', ordersCsv('BRC', 2, 'BRC3;1,00;EUR;paid;;wallet;2024-05-01T12:00:00Z\n'));
@@ -52,13 +55,27 @@ describe.each(BACKENDS)('recon import-orders on %s', (backend) => {
     expect(result.code).toBe(3);
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout)).toEqual({
-      source: 'file', name: file, status: 'loaded', importId: expect.any(String), sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
-      rows: 3, inserted: 2, updated: 0, unchanged: 0, superseded: 0, rejected: 1, errorCode: null, error: null,
+      source: 'file',
+      name: file,
+      status: 'loaded',
+      importId: expect.any(String),
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      rows: 3,
+      inserted: 2,
+      updated: 0,
+      unchanged: 0,
+      superseded: 0,
+      rejected: 1,
+      errorCode: null,
+      error: null,
     });
   });
 
   it.skipIf(skip)('exits 2 when a file failed, after loading the others', async () => {
-    const noColumn = await write('no-created-at.csv', 'order_id;amount;currency;status;payment_method\nX1;1.00;EUR;paid;wallet\n');
+    const noColumn = await write(
+      'no-created-at.csv',
+      'order_id;amount;currency;status;payment_method\nX1;1.00;EUR;paid;wallet\n',
+    );
     const good = await write('after-failure.csv', ordersCsv('AF', 2));
     const bad = await write('bad-after.csv', ordersCsv('BA', 1, 'BA2;x;EUR;paid;;wallet;2024-05-01T12:00:00Z\n'));
     const result = await importOrders(noColumn, good, bad);
@@ -91,28 +108,42 @@ describe.each(BACKENDS)('recon import-orders on %s', (backend) => {
     expect(result.stdout).toMatch(/^usage: recon import-orders \[--json\] FILE\.\.\./);
   });
 
-  it.skipIf(skip || backend !== 'pglite')('SIGINT during a run: whole files only are committed, and says so in one line', async () => {
-    const first = await write('int-first.csv', ordersCsv('INF', 3));
-    const second = await write('int-second.csv', ordersCsv('INS', 150_000));
-    const third = await write('int-third.csv', ordersCsv('INT', 3));
-    const recon = startRecon(['import-orders', first, second, third], testDb.env);
-    const firstLine = await new Promise<string>((resolve) => recon.onStdoutLine(resolve));
-    expect(firstLine).toBe(`${first}: loaded rows=3 inserted=3 updated=0 unchanged=0 rejected=0`);
-    recon.child.kill('SIGINT');
-    const result = await recon.done;
-    expect(result.code).toBe(2);
-    // The signal lands while `second` loads (150,000 rows), or at the latest before `third` starts.
-    expect(result.stderr).toMatch(/^recon import-orders: interrupted by SIGINT: nothing of \S+int-(second|third)\.csv was committed(, 1 more file not started)?\n$/);
-    const database = await testDb.reopen();
-    try {
-      const imports = await database.db.selectFrom('recon.order_imports').select(['name', 'status']).where('name', 'like', '%int-%').orderBy('import_id').execute();
-      expect(imports.every((row) => row.status === 'loaded')).toBe(true);
-      expect(imports.map((row) => row.name)).not.toContain(third);
-      const loadedSecond = imports.some((row) => row.name === second);
-      const { n } = await database.db.selectFrom('recon.orders').select((eb) => eb.fn.countAll<number>().as('n')).where('order_id', 'like', 'INS%').executeTakeFirstOrThrow();
-      expect(Number(n)).toBe(loadedSecond ? 150_000 : 0);
-    } finally {
-      await testDb.close();
-    }
-  });
+  it.skipIf(skip || backend !== 'pglite')(
+    'SIGINT during a run: whole files only are committed, and says so in one line',
+    async () => {
+      const first = await write('int-first.csv', ordersCsv('INF', 3));
+      const second = await write('int-second.csv', ordersCsv('INS', 150_000));
+      const third = await write('int-third.csv', ordersCsv('INT', 3));
+      const recon = startRecon(['import-orders', first, second, third], testDb.env);
+      const firstLine = await new Promise<string>((resolve) => recon.onStdoutLine(resolve));
+      expect(firstLine).toBe(`${first}: loaded rows=3 inserted=3 updated=0 unchanged=0 rejected=0`);
+      recon.child.kill('SIGINT');
+      const result = await recon.done;
+      expect(result.code).toBe(2);
+      // The signal lands while `second` loads (150,000 rows), or at the latest before `third` starts.
+      expect(result.stderr).toMatch(
+        /^recon import-orders: interrupted by SIGINT: nothing of \S+int-(second|third)\.csv was committed(, 1 more file not started)?\n$/,
+      );
+      const database = await testDb.reopen();
+      try {
+        const imports = await database.db
+          .selectFrom('recon.order_imports')
+          .select(['name', 'status'])
+          .where('name', 'like', '%int-%')
+          .orderBy('import_id')
+          .execute();
+        expect(imports.every((row) => row.status === 'loaded')).toBe(true);
+        expect(imports.map((row) => row.name)).not.toContain(third);
+        const loadedSecond = imports.some((row) => row.name === second);
+        const { n } = await database.db
+          .selectFrom('recon.orders')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('order_id', 'like', 'INS%')
+          .executeTakeFirstOrThrow();
+        expect(Number(n)).toBe(loadedSecond ? 150_000 : 0);
+      } finally {
+        await testDb.close();
+      }
+    },
+  );
 });

@@ -25,26 +25,47 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
 
   const ingest = (...args: string[]) => runRecon(['ingest', ...args], testDb!.env);
 
-  it.skipIf(skip)('prints a summary line per file and exits 0 when every file loads without rejected rows', async () => {
-    const result = await ingest(fixture('semicolon-bom-crlf.csv'), fixture('two-entries.zip'));
-    expect(result).toEqual({
-      code: 0,
-      stdout:
-        'fixtures/semicolon-bom-crlf.csv: loaded rows=10 inserted=10 updated=0 unchanged=0 rejected=0\n' +
-        'fixtures/two-entries.zip: loaded rows=9 inserted=9 updated=0 unchanged=0 rejected=0\n',
-      stderr: '',
-    });
-  });
+  it.skipIf(skip)(
+    'prints a summary line per file and exits 0 when every file loads without rejected rows',
+    async () => {
+      const result = await ingest(fixture('semicolon-bom-crlf.csv'), fixture('two-entries.zip'));
+      expect(result).toEqual({
+        code: 0,
+        stdout:
+          'fixtures/semicolon-bom-crlf.csv: loaded rows=10 inserted=10 updated=0 unchanged=0 rejected=0\n' +
+          'fixtures/two-entries.zip: loaded rows=9 inserted=9 updated=0 unchanged=0 rejected=0\n',
+        stderr: '',
+      });
+    },
+  );
 
   it.skipIf(skip)('prints one JSON object per file with --json; duplicates still exit 0', async () => {
     const first = await ingest('--json', fixture('semicolon-bom-crlf.csv'));
     const { fileId } = JSON.parse(first.stdout) as { fileId: string };
     const result = await ingest('--json', fixture('semicolon-bom-crlf.csv'), fixture('newer-export.csv'));
     expect(result.code).toBe(0);
-    const lines = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toEqual([
-      expect.objectContaining({ file: 'fixtures/semicolon-bom-crlf.csv', status: 'duplicate', fileId, compression: 'none', rows: null }),
-      expect.objectContaining({ file: 'fixtures/newer-export.csv', status: 'loaded', rows: 10, inserted: 0, updated: 3, unchanged: 7, rejected: 0, error: null }),
+      expect.objectContaining({
+        file: 'fixtures/semicolon-bom-crlf.csv',
+        status: 'duplicate',
+        fileId,
+        compression: 'none',
+        rows: null,
+      }),
+      expect.objectContaining({
+        file: 'fixtures/newer-export.csv',
+        status: 'loaded',
+        rows: 10,
+        inserted: 0,
+        updated: 3,
+        unchanged: 7,
+        rejected: 0,
+        error: null,
+      }),
     ]);
   });
 
@@ -69,41 +90,53 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
 
     const database = await testDb!.reopen();
     try {
-      const files = await database.db.selectFrom('recon.files').select(['name', 'status', 'error_code']).orderBy('file_id').execute();
+      const files = await database.db
+        .selectFrom('recon.files')
+        .select(['name', 'status', 'error_code'])
+        .orderBy('file_id')
+        .execute();
       expect(files.map((file) => `${file.name} ${file.status}:${file.error_code ?? ''}`)).toEqual([
-        'fixtures/bad-rows.csv loaded:', 'fixtures/truncated.csv.gz failed:ARCHIVE_CORRUPT', 'fixtures/comma-quoted.csv loaded:',
+        'fixtures/bad-rows.csv loaded:',
+        'fixtures/truncated.csv.gz failed:ARCHIVE_CORRUPT',
+        'fixtures/comma-quoted.csv loaded:',
       ]);
     } finally {
       await testDb!.close();
     }
   });
 
-  it.skipIf(skip)('reads DATE in the --timezone zone over RECON_TIMEZONE, and in RECON_TIMEZONE without the flag', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'recon-zone-'));
-    try {
-      const tokyo = path.join(dir, 'tokyo.csv');
-      const paris = path.join(dir, 'paris.csv');
-      await writeFile(tokyo, 'TRANSACTIONID;DATE\nZONE1;2024-07-01 12:00:00\n');
-      await writeFile(paris, 'TRANSACTIONID;DATE\nZONE2;2024-07-01 12:00:00\n');
-      const env = { ...testDb!.env, RECON_TIMEZONE: 'Asia/Tokyo' };
-      expect((await runRecon(['ingest', tokyo], env)).code).toBe(0);
-      expect((await runRecon(['ingest', '--timezone', 'Europe/Paris', paris], env)).code).toBe(0);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-    const database = await testDb!.reopen();
-    try {
-      const rows = await database.db
-        .selectFrom('recon.transactions')
-        .select(['transaction_id', sql<string>`to_char(occurred_at AT TIME ZONE 'UTC', 'HH24:MI')`.as('utc')])
-        .where('transaction_id', 'in', ['ZONE1', 'ZONE2'])
-        .orderBy('transaction_id')
-        .execute();
-      expect(rows).toEqual([{ transaction_id: 'ZONE1', utc: '03:00' }, { transaction_id: 'ZONE2', utc: '10:00' }]);
-    } finally {
-      await testDb!.close();
-    }
-  });
+  it.skipIf(skip)(
+    'reads DATE in the --timezone zone over RECON_TIMEZONE, and in RECON_TIMEZONE without the flag',
+    async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'recon-zone-'));
+      try {
+        const tokyo = path.join(dir, 'tokyo.csv');
+        const paris = path.join(dir, 'paris.csv');
+        await writeFile(tokyo, 'TRANSACTIONID;DATE\nZONE1;2024-07-01 12:00:00\n');
+        await writeFile(paris, 'TRANSACTIONID;DATE\nZONE2;2024-07-01 12:00:00\n');
+        const env = { ...testDb!.env, RECON_TIMEZONE: 'Asia/Tokyo' };
+        expect((await runRecon(['ingest', tokyo], env)).code).toBe(0);
+        expect((await runRecon(['ingest', '--timezone', 'Europe/Paris', paris], env)).code).toBe(0);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+      const database = await testDb!.reopen();
+      try {
+        const rows = await database.db
+          .selectFrom('recon.transactions')
+          .select(['transaction_id', sql<string>`to_char(occurred_at AT TIME ZONE 'UTC', 'HH24:MI')`.as('utc')])
+          .where('transaction_id', 'in', ['ZONE1', 'ZONE2'])
+          .orderBy('transaction_id')
+          .execute();
+        expect(rows).toEqual([
+          { transaction_id: 'ZONE1', utc: '03:00' },
+          { transaction_id: 'ZONE2', utc: '10:00' },
+        ]);
+      } finally {
+        await testDb!.close();
+      }
+    },
+  );
 });
 
 describe('recon ingest usage', () => {
@@ -128,29 +161,41 @@ describe('recon ingest usage', () => {
     expect(badZone.code).toBe(1);
     expect(badZone.stderr).toMatch(/^recon ingest: unknown time zone "Mars\/Olympus"/);
 
-    const badEnvZone = await runRecon(['ingest', fixture('bad-rows.csv')], { RECON_DATA_DIR: dataDir, RECON_TIMEZONE: 'Nowhere/Land' });
+    const badEnvZone = await runRecon(['ingest', fixture('bad-rows.csv')], {
+      RECON_DATA_DIR: dataDir,
+      RECON_TIMEZONE: 'Nowhere/Land',
+    });
     expect(badEnvZone.code).toBe(1);
     expect(badEnvZone.stderr.split('\n')).toHaveLength(2);
   });
 
   it('applies the size and ratio limits of the environment to each file', async () => {
-    const withEnv = (env: Record<string, string>, ...files: string[]) => runRecon(['ingest', ...files], { RECON_DATA_DIR: dataDir, ...env });
+    const withEnv = (env: Record<string, string>, ...files: string[]) =>
+      runRecon(['ingest', ...files], { RECON_DATA_DIR: dataDir, ...env });
 
     const size = await withEnv({ RECON_MAX_FILE_BYTES: '100' }, fixture('comma-quoted.csv'));
     expect(size).toMatchObject({ code: 2, stderr: '' });
-    expect(size.stdout).toMatch(/^fixtures\/comma-quoted\.csv: failed: \d+ bytes, more than the 100 allowed \(RECON_MAX_FILE_BYTES\)\n$/);
+    expect(size.stdout).toMatch(
+      /^fixtures\/comma-quoted\.csv: failed: \d+ bytes, more than the 100 allowed \(RECON_MAX_FILE_BYTES\)\n$/,
+    );
 
-    const total = await withEnv({ RECON_MAX_UNCOMPRESSED_BYTES: '1000' }, fixture('single-member.csv.gz'), fixture('two-entries.zip'));
+    const total = await withEnv(
+      { RECON_MAX_UNCOMPRESSED_BYTES: '1000' },
+      fixture('single-member.csv.gz'),
+      fixture('two-entries.zip'),
+    );
     expect(total.code).toBe(2);
     expect(total.stdout).toBe(
-      'fixtures/single-member.csv.gz: failed: decompresses to more than 1000 bytes (RECON_MAX_UNCOMPRESSED_BYTES)\n'
-        + 'fixtures/two-entries.zip: failed: decompresses to more than 1000 bytes (RECON_MAX_UNCOMPRESSED_BYTES)\n',
+      'fixtures/single-member.csv.gz: failed: decompresses to more than 1000 bytes (RECON_MAX_UNCOMPRESSED_BYTES)\n' +
+        'fixtures/two-entries.zip: failed: decompresses to more than 1000 bytes (RECON_MAX_UNCOMPRESSED_BYTES)\n',
     );
 
     // The bombs inflate about 1000 times: refused at the default ratio, taken when the limit allows it.
     const bombs = [fixture('bomb.csv.gz'), fixture('bomb.zip')];
     const refused = await withEnv({}, ...bombs);
-    expect(refused.stdout.split('\n').filter((line) => line.includes('failed: decompresses to more than 200 times'))).toHaveLength(2);
+    expect(
+      refused.stdout.split('\n').filter((line) => line.includes('failed: decompresses to more than 200 times')),
+    ).toHaveLength(2);
     const allowed = await withEnv({ RECON_MAX_COMPRESSION_RATIO: '5000' }, ...bombs);
     expect(allowed).toMatchObject({ code: 0, stderr: '' });
     expect(allowed.stdout).toMatch(/^fixtures\/bomb\.csv\.gz: loaded rows=1 .*\nfixtures\/bomb\.zip: loaded rows=1 /);
@@ -158,7 +203,10 @@ describe('recon ingest usage', () => {
 
   it('warns on stderr about bytes after the last bzip2 stream, and loads the rows', async () => {
     // No bzip2 binary on PATH: the JavaScript decoder reads the file, and reports the bytes it ignored.
-    const result = await runRecon(['ingest', fixture('trailing-garbage.csv.bz2')], { RECON_DATA_DIR: dataDir, PATH: '' });
+    const result = await runRecon(['ingest', fixture('trailing-garbage.csv.bz2')], {
+      RECON_DATA_DIR: dataDir,
+      PATH: '',
+    });
     expect(result).toEqual({
       code: 0,
       stdout: 'fixtures/trailing-garbage.csv.bz2: loaded rows=6 inserted=6 updated=0 unchanged=0 rejected=0\n',
@@ -167,13 +215,21 @@ describe('recon ingest usage', () => {
   });
 
   it('exits 1 with one line naming a malformed limit variable', async () => {
-    const result = await runRecon(['ingest', fixture('comma-quoted.csv')], { RECON_DATA_DIR: dataDir, RECON_MAX_COMPRESSION_RATIO: 'lots' });
+    const result = await runRecon(['ingest', fixture('comma-quoted.csv')], {
+      RECON_DATA_DIR: dataDir,
+      RECON_MAX_COMPRESSION_RATIO: 'lots',
+    });
     expect(result).toMatchObject({ code: 1, stdout: '' });
     expect(result.stderr).toMatch(/^recon ingest: invalid environment variable RECON_MAX_COMPRESSION_RATIO: [^\n]*\n$/);
   });
 
   it('names the file once on the line of a failed file, then the entry or the reason', async () => {
-    const result = await ingest(fixture('corrupt.zip'), fixture('no-such-file.csv'), 'fixtures', fixture('unclosed-quote.csv'));
+    const result = await ingest(
+      fixture('corrupt.zip'),
+      fixture('no-such-file.csv'),
+      'fixtures',
+      fixture('unclosed-quote.csv'),
+    );
     expect(result).toMatchObject({ code: 2, stderr: '' });
     expect(result.stdout.split('\n')).toEqual([
       'fixtures/corrupt.zip: failed: entry export.csv: corrupt entry (1259 bytes instead of the 1255 the directory declares)',

@@ -42,13 +42,18 @@ describe.skipIf(!hasPostgres)('recon ingest interrupted mid-COPY on postgres', (
   /** Rows the COPY of `applicationName`'s session has taken so far, or undefined when it runs no COPY. */
   async function copiedRows(applicationName: string): Promise<number | undefined> {
     const { rows } = await sql<{ tuples: string }>`SELECT p.tuples_processed AS tuples FROM pg_stat_progress_copy p
-        JOIN pg_stat_activity a USING (pid) WHERE a.application_name = ${applicationName} AND p.command = 'COPY FROM'`.execute(testDb.database.db);
+        JOIN pg_stat_activity a USING (pid) WHERE a.application_name = ${applicationName} AND p.command = 'COPY FROM'`.execute(
+      testDb.database.db,
+    );
     return rows.length > 0 ? Number(rows[0]!.tuples) : undefined;
   }
 
   it.each(['SIGINT', 'SIGTERM'] as const)('%s: the file rolls back, one line on stderr, exit 2', async (signal) => {
     const applicationName = `recon-mid-copy-${signal}`;
-    const recon = startRecon(['ingest', file], { ...testDb.env, DATABASE_URL: withApplicationName(testDb.env.DATABASE_URL!, applicationName) });
+    const recon = startRecon(['ingest', file], {
+      ...testDb.env,
+      DATABASE_URL: withApplicationName(testDb.env.DATABASE_URL!, applicationName),
+    });
     await waitUntil('the COPY of the file under way', async () => ((await copiedRows(applicationName)) ?? 0) > 0);
     recon.child.kill('SIGSTOP');
     try {
@@ -60,7 +65,11 @@ describe.skipIf(!hasPostgres)('recon ingest interrupted mid-COPY on postgres', (
       recon.child.kill('SIGCONT');
     }
     const result = await recon.done;
-    expect(result).toEqual({ code: 2, stdout: '', stderr: `recon ingest: interrupted by ${signal}: nothing of ${file} was committed\n` });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `recon ingest: interrupted by ${signal}: nothing of ${file} was committed\n`,
+    });
     const { db } = testDb.database;
     expect(await db.selectFrom('recon.files').select('file_id').execute()).toEqual([]);
     expect(await db.selectFrom('recon.transactions').select('transaction_id').limit(1).execute()).toEqual([]);
@@ -124,7 +133,8 @@ describe('recon ingest interrupted mid-COPY on pglite', () => {
   }
 
   const processState = async (pid: number) => (await readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /s, '')[0];
-  const rowsRead = (terminal: string) => [...terminal.matchAll(/\] +\d+% [\d.]+\/[\d.]+ MB +(\d+) rows/g)].map((match) => Number(match[1]));
+  const rowsRead = (terminal: string) =>
+    [...terminal.matchAll(/\] +\d+% [\d.]+\/[\d.]+ MB +(\d+) rows/g)].map((match) => Number(match[1]));
 
   it.each(['SIGINT', 'SIGTERM'] as const)('%s: the file rolls back, one line on stderr, exit 2', async (signal) => {
     const stdoutFile = path.join(tmp, `${signal}.out`);
@@ -145,14 +155,20 @@ describe('recon ingest interrupted mid-COPY on pglite', () => {
     expect(terminal).not.toContain('merging');
     // One line: the bar erased, then the message (the terminal turns \n into \r\n).
     expect(terminal.split('\r\n')).toHaveLength(2);
-    expect(terminal.endsWith(`\r\x1b[Krecon ingest: interrupted by ${signal}: nothing of ${file} was committed\r\n`)).toBe(true);
+    expect(
+      terminal.endsWith(`\r\x1b[Krecon ingest: interrupted by ${signal}: nothing of ${file} was committed\r\n`),
+    ).toBe(true);
     expect(await readFile(stdoutFile, 'utf8')).toBe('');
 
     const database = await testDb.reopen();
     try {
       expect(await database.db.selectFrom('recon.files').select('file_id').execute()).toEqual([]);
-      expect(await database.db.selectFrom('recon.transactions').select('transaction_id').limit(1).execute()).toEqual([]);
-      expect(await database.db.selectFrom('recon.rejected_rows').select('rejected_row_id').limit(1).execute()).toEqual([]);
+      expect(await database.db.selectFrom('recon.transactions').select('transaction_id').limit(1).execute()).toEqual(
+        [],
+      );
+      expect(await database.db.selectFrom('recon.rejected_rows').select('rejected_row_id').limit(1).execute()).toEqual(
+        [],
+      );
     } finally {
       await testDb.close();
     }

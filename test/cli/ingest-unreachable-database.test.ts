@@ -11,7 +11,9 @@ describe('recon ingest with a PostgreSQL that cannot be reached', () => {
     });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(new RegExp(`^recon ingest: cannot connect to PostgreSQL: [^\\n]*127\\.0\\.0\\.1:${port}[^\\n]*\\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(`^recon ingest: cannot connect to PostgreSQL: [^\\n]*127\\.0\\.0\\.1:${port}[^\\n]*\\n$`),
+    );
     expect(result.stderr).not.toMatch(/\bat .*\.ts:\d+/);
   });
 });

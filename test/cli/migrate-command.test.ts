@@ -20,14 +20,25 @@ describe.each(BACKENDS)('recon migrate on %s', (backend) => {
   it.skipIf(skip)('applies the migrations of sql/migrations once, then finds the database up to date', async () => {
     const files = (await readdir(migrationsDir())).filter((name) => name.endsWith('.sql')).sort();
     expect(files.slice(0, 2)).toEqual(['0001_ingest.sql', '0002_orders.sql']);
-    expect(await runRecon(['migrate'], testDb.env)).toEqual({ code: 0, stdout: `applied ${files.join(', ')}\n`, stderr: '' });
-    expect(await runRecon(['migrate'], testDb.env)).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' });
+    expect(await runRecon(['migrate'], testDb.env)).toEqual({
+      code: 0,
+      stdout: `applied ${files.join(', ')}\n`,
+      stderr: '',
+    });
+    expect(await runRecon(['migrate'], testDb.env)).toEqual({
+      code: 0,
+      stdout: 'database is up to date\n',
+      stderr: '',
+    });
     const database = await testDb.reopen();
     try {
       const tables = await database.db.introspection.getTables();
-      expect(tables.filter((table) => table.schema === 'recon').map((table) => table.name).sort()).toEqual([
-        ...RECON_TABLES,
-      ]);
+      expect(
+        tables
+          .filter((table) => table.schema === 'recon')
+          .map((table) => table.name)
+          .sort(),
+      ).toEqual([...RECON_TABLES]);
     } finally {
       await testDb.close();
     }

@@ -25,15 +25,25 @@ describe.skipIf(!hasPostgres)('two recon migrate at once (PostgreSQL only)', () 
     const held = await holdTransaction(url, [`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`]);
     let results;
     try {
-      const runs = ['migrate-a', 'migrate-b'].map((name) => startRecon(['migrate'], { ...testDb.env, DATABASE_URL: withApplicationName(url, name) }));
-      await waitUntil('both migrators waiting on the advisory lock', async () =>
-        (await lockWaiters(testDb.database.db)).filter((w) => w.applicationName.startsWith('migrate-') && w.query.includes('pg_advisory_xact_lock')).length === 2);
+      const runs = ['migrate-a', 'migrate-b'].map((name) =>
+        startRecon(['migrate'], { ...testDb.env, DATABASE_URL: withApplicationName(url, name) }),
+      );
+      await waitUntil(
+        'both migrators waiting on the advisory lock',
+        async () =>
+          (await lockWaiters(testDb.database.db)).filter(
+            (w) => w.applicationName.startsWith('migrate-') && w.query.includes('pg_advisory_xact_lock'),
+          ).length === 2,
+      );
       await held.release();
       results = await Promise.all(runs.map((run) => run.done));
     } finally {
       await held.release();
     }
-    expect(results.map((result) => [result.code, result.stderr])).toEqual([[0, ''], [0, '']]);
+    expect(results.map((result) => [result.code, result.stderr])).toEqual([
+      [0, ''],
+      [0, ''],
+    ]);
     // Between them they applied each file once; which one applied which is theirs to race for.
     const applied = results.flatMap((result) => {
       const line = result.stdout.trimEnd();
@@ -43,7 +53,10 @@ describe.skipIf(!hasPostgres)('two recon migrate at once (PostgreSQL only)', () 
     });
     expect(applied.sort()).toEqual(files);
     const { rows } = await testDb.database.transaction((c) =>
-      c.query<{ name: string; n: number }>('SELECT name, count(*)::int AS n FROM recon.schema_migrations GROUP BY name ORDER BY name'));
+      c.query<{ name: string; n: number }>(
+        'SELECT name, count(*)::int AS n FROM recon.schema_migrations GROUP BY name ORDER BY name',
+      ),
+    );
     expect(rows).toEqual(files.map((name) => ({ name, n: 1 })));
   });
 });

@@ -40,34 +40,57 @@ describe.each(BACKENDS)('recon nightly and recon runs on %s', (backend) => {
     await testDb?.drop();
   });
 
-  it.skipIf(skip)('recon runs says there is none yet; recon nightly starts a run, then attaches to it; recon runs lists it', async () => {
-    expect(await runRecon(['runs'], testDb.env)).toEqual({ code: 0, stdout: 'no nightly run yet\n', stderr: '' });
-    expect(await runRecon(['runs', '--json'], testDb.env)).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
+  it.skipIf(skip)(
+    'recon runs says there is none yet; recon nightly starts a run, then attaches to it; recon runs lists it',
+    async () => {
+      expect(await runRecon(['runs'], testDb.env)).toEqual({ code: 0, stdout: 'no nightly run yet\n', stderr: '' });
+      expect(await runRecon(['runs', '--json'], testDb.env)).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
 
-    const started = await runRecon(['nightly', '--date', '2026-11-20', '--json'], testDb.env);
-    expect(started.code).toBe(0);
-    const run = JSON.parse(started.stdout) as NightlyRunReport;
-    expect(run).toMatchObject({ runDate: '2026-11-20', state: 'requesting', orders: null, batches: null, requests: {}, reconciliationRunId: null, failure: null, finishedAt: null });
-    expect(started.stderr).toBe(`recon nightly: started the run of 2026-11-20 (run ${run.nightlyRunId})\n`);
+      const started = await runRecon(['nightly', '--date', '2026-11-20', '--json'], testDb.env);
+      expect(started.code).toBe(0);
+      const run = JSON.parse(started.stdout) as NightlyRunReport;
+      expect(run).toMatchObject({
+        runDate: '2026-11-20',
+        state: 'requesting',
+        orders: null,
+        batches: null,
+        requests: {},
+        reconciliationRunId: null,
+        failure: null,
+        finishedAt: null,
+      });
+      expect(started.stderr).toBe(`recon nightly: started the run of 2026-11-20 (run ${run.nightlyRunId})\n`);
 
-    const attached = await runRecon(['nightly', '--date', '2026-11-20'], testDb.env);
-    expect(attached.code).toBe(0);
-    expect(attached.stderr).toBe(`recon nightly: attached to the run of 2026-11-20 (run ${run.nightlyRunId})\n`);
-    expect(attached.stdout).toBe(`2026-11-20  run ${run.nightlyRunId}  requesting  orders - in - batch(es); requests: none\n`);
+      const attached = await runRecon(['nightly', '--date', '2026-11-20'], testDb.env);
+      expect(attached.code).toBe(0);
+      expect(attached.stderr).toBe(`recon nightly: attached to the run of 2026-11-20 (run ${run.nightlyRunId})\n`);
+      expect(attached.stdout).toBe(
+        `2026-11-20  run ${run.nightlyRunId}  requesting  orders - in - batch(es); requests: none\n`,
+      );
 
-    await runRecon(['nightly', '--date', '2026-11-21'], testDb.env);
-    const listed = await runRecon(['runs', '--json'], testDb.env);
-    expect(listed.code).toBe(0);
-    const runs = JSON.parse(listed.stdout) as NightlyRunReport[];
-    expect(runs.map((r) => [r.runDate, r.state])).toEqual([['2026-11-21', 'requesting'], ['2026-11-20', 'requesting']]);
-    expect(runs[1]).toEqual(run);
-    const table = await runRecon(['runs'], testDb.env);
-    expect(table.stdout.split('\n').slice(0, -1).map((line) => line.split('  ').slice(0, 3).join('  '))).toEqual([
-      `2026-11-21  run ${runs[0]!.nightlyRunId}  requesting`,
-      `2026-11-20  run ${run.nightlyRunId}  requesting`,
-    ]);
-    // Six recon processes, each opening the embedded database anew (seconds apiece on a busy 2-core machine).
-  }, 120_000);
+      await runRecon(['nightly', '--date', '2026-11-21'], testDb.env);
+      const listed = await runRecon(['runs', '--json'], testDb.env);
+      expect(listed.code).toBe(0);
+      const runs = JSON.parse(listed.stdout) as NightlyRunReport[];
+      expect(runs.map((r) => [r.runDate, r.state])).toEqual([
+        ['2026-11-21', 'requesting'],
+        ['2026-11-20', 'requesting'],
+      ]);
+      expect(runs[1]).toEqual(run);
+      const table = await runRecon(['runs'], testDb.env);
+      expect(
+        table.stdout
+          .split('\n')
+          .slice(0, -1)
+          .map((line) => line.split('  ').slice(0, 3).join('  ')),
+      ).toEqual([
+        `2026-11-21  run ${runs[0]!.nightlyRunId}  requesting`,
+        `2026-11-20  run ${run.nightlyRunId}  requesting`,
+      ]);
+      // Six recon processes, each opening the embedded database anew (seconds apiece on a busy 2-core machine).
+    },
+    120_000,
+  );
 });
 
 /**
@@ -83,11 +106,20 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
   beforeAll(async () => {
     testDb = await createTestDatabase('postgres');
     // One try per delivery: a lost delivery is lost at once, with no retry left running in the background.
-    sandbox = createSandbox({ identifier: IDENTIFIER, secret: SECRET, seed: 11, seedOrders: 40, exportRetry: { attempts: 1 } });
+    sandbox = createSandbox({
+      identifier: IDENTIFIER,
+      secret: SECRET,
+      seed: 11,
+      seedOrders: 40,
+      exportRetry: { attempts: 1 },
+    });
     service = { RECON_SERVICE_URL: await sandbox.listen(0), RECON_IDENTIFIER: IDENTIFIER, RECON_SECRET: SECRET };
     const orderIds = sandbox.scenario!.orderIds;
     orders = orderIds.length;
-    await insertOrders(testDb.database, orderIds.map((id) => ({ id, amount: 100n, status: 'paid' as const, createdAt: new Date(Date.now() - DAY) })));
+    await insertOrders(
+      testDb.database,
+      orderIds.map((id) => ({ id, amount: 100n, status: 'paid' as const, createdAt: new Date(Date.now() - DAY) })),
+    );
   });
   afterAll(async () => {
     await sandbox?.close();
@@ -95,10 +127,18 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
   });
 
   /** Runs `work` with `recon ARGS` running beside it, once `ready`; then stops it with SIGTERM: it must exit 0. */
-  async function beside<T>(args: string[], env: Record<string, string>, ready: (recon: RunningRecon) => Promise<unknown>, work: () => Promise<T>): Promise<T> {
+  async function beside<T>(
+    args: string[],
+    env: Record<string, string>,
+    ready: (recon: RunningRecon) => Promise<unknown>,
+    work: () => Promise<T>,
+  ): Promise<T> {
     const recon = startRecon(args, { ...testDb.env, ...service, ...env });
     try {
-      await Promise.race([ready(recon), recon.done.then((early) => Promise.reject(new Error(`recon ${args[0]} exited ${early.code}: ${early.stderr}`)))]);
+      await Promise.race([
+        ready(recon),
+        recon.done.then((early) => Promise.reject(new Error(`recon ${args[0]} exited ${early.code}: ${early.stderr}`))),
+      ]);
       return await work();
     } finally {
       recon.child.kill('SIGTERM');
@@ -109,13 +149,24 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
 
   it('exits 0 once the run is reconciled, with recon serve receiving and working', async () => {
     const { baseUrl, port } = await refusingBaseUrl();
-    const serveEnv = { RECON_PORT: String(port), RECON_CALLBACK_BASE_URL: `${baseUrl}/`, RECON_EXPORT_BATCH_SIZE: '15' };
+    const serveEnv = {
+      RECON_PORT: String(port),
+      RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
+      RECON_EXPORT_BATCH_SIZE: '15',
+    };
     const listening = (recon: RunningRecon) => new Promise((resolve) => recon.onStdoutLine(resolve));
     const result = await beside(['serve'], serveEnv, listening, () =>
-      runRecon(['nightly', '--date', '2026-11-22', '--wait', '--json'], { ...testDb.env, ...service, ...serveEnv }));
+      runRecon(['nightly', '--date', '2026-11-22', '--wait', '--json'], { ...testDb.env, ...service, ...serveEnv }),
+    );
     expect(result.code).toBe(0);
     const run = JSON.parse(result.stdout) as NightlyRunReport;
-    expect(run).toMatchObject({ runDate: '2026-11-22', state: 'reconciled', orders, batches: Math.ceil(orders / 15), failure: null });
+    expect(run).toMatchObject({
+      runDate: '2026-11-22',
+      state: 'reconciled',
+      orders,
+      batches: Math.ceil(orders / 15),
+      failure: null,
+    });
     expect(run.requests).toEqual({ ingested: Math.ceil(orders / 15) });
     expect(run.reconciliationRunId).not.toBeNull();
   });
@@ -123,38 +174,77 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
   it('exits 2 once the run has failed: every delivery lost, asked for once, given up', async () => {
     // The worker's CALLBACKURLs point where nothing listens: the sandbox's deliveries fail, as lost ones.
     const { baseUrl } = await refusingBaseUrl();
-    const workerEnv = { RECON_CALLBACK_BASE_URL: `${baseUrl}/`, RECON_EXPORT_TIMEOUT_SECONDS: '1', RECON_EXPORT_ATTEMPTS: '1', RECON_EXPORT_BATCH_SIZE: '1000' };
-    const working = (recon: RunningRecon) => waitUntil('recon worker working', () => recon.stderrSoFar().includes('recon worker: working\n'));
-    const result = await beside(['worker'], workerEnv, working, () => runRecon(['nightly', '--date', '2026-11-23', '--wait'], { ...testDb.env, ...service, ...workerEnv }));
+    const workerEnv = {
+      RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
+      RECON_EXPORT_TIMEOUT_SECONDS: '1',
+      RECON_EXPORT_ATTEMPTS: '1',
+      RECON_EXPORT_BATCH_SIZE: '1000',
+    };
+    const working = (recon: RunningRecon) =>
+      waitUntil('recon worker working', () => recon.stderrSoFar().includes('recon worker: working\n'));
+    const result = await beside(['worker'], workerEnv, working, () =>
+      runRecon(['nightly', '--date', '2026-11-23', '--wait'], { ...testDb.env, ...service, ...workerEnv }),
+    );
     expect(result.code).toBe(2);
-    expect(result.stdout).toMatch(/^2026-11-23 {2}run \d+ {2}failed \(1 export batch\(es\) given up, their orders reconciled without them: batch 1 \(no export delivered within 1 s\)\) {2}orders \d+ in 1 batch\(es\); requests: 1 given_up, reconciliation run \d+\n$/);
+    expect(result.stdout).toMatch(
+      /^2026-11-23 {2}run \d+ {2}failed \(1 export batch\(es\) given up, their orders reconciled without them: batch 1 \(no export delivered within 1 s\)\) {2}orders \d+ in 1 batch\(es\); requests: 1 given_up, reconciliation run \d+\n$/,
+    );
   });
 
-  it('rides out a database outage while it waits, and exits by the run\'s outcome', async () => {
+  it("rides out a database outage while it waits, and exits by the run's outcome", async () => {
     const { baseUrl, port } = await refusingBaseUrl();
-    const serveEnv = { RECON_PORT: String(port), RECON_CALLBACK_BASE_URL: `${baseUrl}/`, RECON_EXPORT_BATCH_SIZE: '1000' };
+    const serveEnv = {
+      RECON_PORT: String(port),
+      RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
+      RECON_EXPORT_BATCH_SIZE: '1000',
+    };
     const db = testDb.database.db;
     const target = new URL(testDb.env.DATABASE_URL!);
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
     // The run cannot finish while the test holds recon.transactions: its ingest waits to merge.
-    let held: HeldTransaction | undefined = await holdTransaction(testDb.env.DATABASE_URL!, ['LOCK TABLE recon.transactions IN SHARE ROW EXCLUSIVE MODE']);
+    let held: HeldTransaction | undefined = await holdTransaction(testDb.env.DATABASE_URL!, [
+      'LOCK TABLE recon.transactions IN SHARE ROW EXCLUSIVE MODE',
+    ]);
     try {
       const listening = (recon: RunningRecon) => new Promise((resolve) => recon.onStdoutLine(resolve));
       const result = await beside(['serve'], serveEnv, listening, async () => {
-        const waiting = startRecon(['nightly', '--date', '2026-11-24', '--wait'], { ...testDb.env, DATABASE_URL: proxy.through(testDb.env.DATABASE_URL!), ...service, ...serveEnv });
-        await waitUntil('the run\'s ingest waiting to merge', async () => (await lockWaiters(db)).some((waiter) => waiter.relation === 'recon.transactions'), { timeoutMs: 30_000 });
+        const waiting = startRecon(['nightly', '--date', '2026-11-24', '--wait'], {
+          ...testDb.env,
+          DATABASE_URL: proxy.through(testDb.env.DATABASE_URL!),
+          ...service,
+          ...serveEnv,
+        });
+        await waitUntil(
+          "the run's ingest waiting to merge",
+          async () => (await lockWaiters(db)).some((waiter) => waiter.relation === 'recon.transactions'),
+          { timeoutMs: 30_000 },
+        );
         await proxy.cut();
-        await waitUntil('recon nightly to notice the outage', () => waiting.stderrSoFar().includes('the database is unreachable'));
+        await waitUntil('recon nightly to notice the outage', () =>
+          waiting.stderrSoFar().includes('the database is unreachable'),
+        );
         expect(waiting.child.exitCode).toBeNull();
         await held!.release();
         held = undefined;
-        await waitUntil('the run reconciled', async () =>
-          (await db.selectFrom('recon.nightly_runs').select('state').where('run_date', '=', sql<Date>`'2026-11-24'::date`).executeTakeFirst())?.state === 'reconciled', { timeoutMs: 60_000 });
+        await waitUntil(
+          'the run reconciled',
+          async () =>
+            (
+              await db
+                .selectFrom('recon.nightly_runs')
+                .select('state')
+                .where('run_date', '=', sql<Date>`'2026-11-24'::date`)
+                .executeTakeFirst()
+            )?.state === 'reconciled',
+          { timeoutMs: 60_000 },
+        );
         await proxy.restore();
         return waiting.done;
       });
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stderr).toMatch(/recon nightly: the database is unreachable \(.+\); still waiting\nrecon nightly: the database is back\n$/);
+      expect(result.stderr).toMatch(
+        /recon nightly: the database is unreachable \(.+\); still waiting\nrecon nightly: the database is back\n$/,
+      );
       expect(result.stdout).toMatch(/^2026-11-24 {2}run \d+ {2}reconciled /);
     } finally {
       await held?.release();

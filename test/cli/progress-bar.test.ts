@@ -12,31 +12,60 @@ function terminal(isTTY: boolean) {
 }
 
 const progress = (values: Partial<IngestProgress>): IngestProgress => ({
-  file: 'a.csv', phase: 'reading', fileBytes: 10, bytesRead: 0, rows: 0, ...values,
+  file: 'a.csv',
+  phase: 'reading',
+  fileBytes: 10,
+  bytesRead: 0,
+  rows: 0,
+  ...values,
 });
 
 describe('progress line', () => {
   it('shows a plain file as a share of its bytes, with rows and rows/s', () => {
-    const line = formatProgressLine(progress({ file: 'big.csv', fileBytes: 20 * MB, bytesRead: 5 * MB, rows: 50_000 }), 2, 100);
+    const line = formatProgressLine(
+      progress({ file: 'big.csv', fileBytes: 20 * MB, bytesRead: 5 * MB, rows: 50_000 }),
+      2,
+      100,
+    );
     expect(line).toBe('big.csv [###-------]  25% 5.0/20.0 MB  50000 rows  25000 rows/s');
-    const checking = formatProgressLine(progress({ file: 'big.csv', phase: 'checking', fileBytes: 20 * MB, bytesRead: 5 * MB, rows: 50_000 }), 2, 100);
-    expect(checking).toBe('big.csv [###-------]  25% 5.0/20.0 MB  50000 rows checked against recon.transactions  25000 rows/s');
+    const checking = formatProgressLine(
+      progress({ file: 'big.csv', phase: 'checking', fileBytes: 20 * MB, bytesRead: 5 * MB, rows: 50_000 }),
+      2,
+      100,
+    );
+    expect(checking).toBe(
+      'big.csv [###-------]  25% 5.0/20.0 MB  50000 rows checked against recon.transactions  25000 rows/s',
+    );
   });
 
   it('shows a compressed file as the share of its compressed bytes read', () => {
-    const line = formatProgressLine(progress({ file: 'big.csv.gz', fileBytes: 4 * MB, bytesRead: 3 * MB, rows: 9 }), 3, 100);
+    const line = formatProgressLine(
+      progress({ file: 'big.csv.gz', fileBytes: 4 * MB, bytesRead: 3 * MB, rows: 9 }),
+      3,
+      100,
+    );
     expect(line).toBe('big.csv.gz [########--]  75% 3.0/4.0 MB  9 rows  3 rows/s');
   });
 
   it('gives no rate on the first draw of a file, when no time has passed', () => {
-    expect(formatProgressLine(progress({ bytesRead: 1, rows: 1141 }), 0, 100)).toBe('a.csv [#---------]  10% 0.0/0.0 MB  1141 rows');
+    expect(formatProgressLine(progress({ bytesRead: 1, rows: 1141 }), 0, 100)).toBe(
+      'a.csv [#---------]  10% 0.0/0.0 MB  1141 rows',
+    );
   });
 
   it('keeps the end of a long path and every figure on a terminal of 80 columns', () => {
     const file = 'bench/.work/export-1000000.csv.gz';
-    const reading = formatProgressLine(progress({ file, fileBytes: 20.8 * MB, bytesRead: 14.3 * MB, rows: 669_485 }), 6.6, 80);
+    const reading = formatProgressLine(
+      progress({ file, fileBytes: 20.8 * MB, bytesRead: 14.3 * MB, rows: 669_485 }),
+      6.6,
+      80,
+    );
     expect(reading).toBe('…port-1000000.csv.gz [#######---]  68% 14.3/20.8 MB  669485 rows  101437 rows/s');
-    const merging = formatProgressLine(progress({ file, phase: 'merging', fileBytes: 20.8 * MB, bytesRead: 20.8 * MB, rows: 1_000_000 }), 9, 80);
+    const merging = formatProgressLine(
+      progress({ file, phase: 'merging', fileBytes: 20.8 * MB, bytesRead: 20.8 * MB, rows: 1_000_000 }),
+      9,
+      80,
+    );
     expect(merging).toBe('….work/export-1000000.csv.gz 1000000 rows read, merging into recon.transactions');
   });
 
@@ -69,7 +98,9 @@ describe('progress bar', () => {
     bar.update(progress({ phase: 'merging', bytesRead: 10, rows: 10 }));
     bar.clear();
     await new Promise((resolve) => setImmediate(resolve));
-    const draws = written().split('\r').filter((part) => part.startsWith('a.csv'));
+    const draws = written()
+      .split('\r')
+      .filter((part) => part.startsWith('a.csv'));
     expect(draws.length).toBe(4); // at 30 ms (the first), 150 ms, 270 ms, and the switch to merging at once
     expect(draws[3]).toContain('merging');
     expect(written().endsWith('\r\x1b[K')).toBe(true);

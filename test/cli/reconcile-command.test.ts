@@ -24,7 +24,15 @@ describe.each(BACKENDS)('recon reconcile on %s', (backend) => {
     ]);
     await ingestTransactions(testDb.database, tmp, [
       { id: 'cli-t1', orderId: 'cli-ok', type: 'payment', amount: '100.00', exec: '0', at: ago(asOf, DAY) },
-      { id: 'cli-t2', orderId: 'cli-short', type: 'payment', amount: '900', currency: 'JPY', exec: '0', at: ago(asOf, DAY) },
+      {
+        id: 'cli-t2',
+        orderId: 'cli-short',
+        type: 'payment',
+        amount: '900',
+        currency: 'JPY',
+        exec: '0',
+        at: ago(asOf, DAY),
+      },
     ]);
     // A PGlite directory is opened by one process at a time: the CLI's, while it runs.
     await testDb.close();
@@ -36,20 +44,32 @@ describe.each(BACKENDS)('recon reconcile on %s', (backend) => {
 
   const reconcileCli = (...args: string[]) => runRecon(['reconcile', ...args], testDb.env);
 
-  it.skipIf(skip)('prints the run, its counts and its bridge per currency, and exits 0 with exceptions found', async () => {
-    const result = await reconcileCli('--order-id', 'cli-ok', '--order-id', 'cli-short', '--order-id', 'nobody', '--as-of', AS_OF);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    expect(result.stdout.split('\n')).toEqual([
-      expect.stringMatching(/^run \d+ as of 2026-11-20T12:00:00.000Z: 3 orders, 2 verdicts$/),
-      '  amount_mismatch=1 matched=1',
-      '  exceptions: 1 new, 0 persisting; 0 resolved',
-      '  bridge EUR: 1 orders + 0 unknown, expected 100.00, settled 100.00, delta 0.00',
-      '  bridge JPY: 1 orders + 0 unknown, expected 1,000, settled 900, delta -100',
-      '  not found (no order, no succeeded transaction): nobody',
-      '',
-    ]);
-  });
+  it.skipIf(skip)(
+    'prints the run, its counts and its bridge per currency, and exits 0 with exceptions found',
+    async () => {
+      const result = await reconcileCli(
+        '--order-id',
+        'cli-ok',
+        '--order-id',
+        'cli-short',
+        '--order-id',
+        'nobody',
+        '--as-of',
+        AS_OF,
+      );
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout.split('\n')).toEqual([
+        expect.stringMatching(/^run \d+ as of 2026-11-20T12:00:00.000Z: 3 orders, 2 verdicts$/),
+        '  amount_mismatch=1 matched=1',
+        '  exceptions: 1 new, 0 persisting; 0 resolved',
+        '  bridge EUR: 1 orders + 0 unknown, expected 100.00, settled 100.00, delta 0.00',
+        '  bridge JPY: 1 orders + 0 unknown, expected 1,000, settled 900, delta -100',
+        '  not found (no order, no succeeded transaction): nobody',
+        '',
+      ]);
+    },
+  );
 
   it.skipIf(skip)('prints one JSON object with --json, amounts as strings', async () => {
     const result = await reconcileCli('--all', '--as-of', '2026-11-20', '--json');
@@ -62,19 +82,32 @@ describe.each(BACKENDS)('recon reconcile on %s', (backend) => {
       suspect: false,
       counts: { matched: 1, amount_mismatch: 1, missing_at_provider: 1 },
     });
-    expect(run.totals).toContainEqual({ currency: 'JPY', orders: 1, unknownOrders: 0, expectedMinor: '1000', settledMinor: '900' });
+    expect(run.totals).toContainEqual({
+      currency: 'JPY',
+      orders: 1,
+      unknownOrders: 0,
+      expectedMinor: '1000',
+      settledMinor: '900',
+    });
   });
 
   it.skipIf(skip)('says a suspect run loudly and exits 2, keeping the run', async () => {
     const result = await reconcileCli('--order-id', 'cli-lonely', '--as-of', AS_OF);
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('missing_at_provider=1');
-    expect(result.stderr).toMatch(/^recon reconcile: SUSPECT RUN \d+: 1 order in scope expects? money but no transaction at all was found/);
+    expect(result.stderr).toMatch(
+      /^recon reconcile: SUSPECT RUN \d+: 1 order in scope expects? money but no transaction at all was found/,
+    );
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
   it.skipIf(skip)('refuses a missing or double scope and a bad --as-of with one line and exit 1', async () => {
-    for (const args of [[], ['--all', '--order-id', 'x'], ['--all', '--as-of', '2026-11-20 12:00'], ['--created-since', 'yesterday']]) {
+    for (const args of [
+      [],
+      ['--all', '--order-id', 'x'],
+      ['--all', '--as-of', '2026-11-20 12:00'],
+      ['--created-since', 'yesterday'],
+    ]) {
       const result = await reconcileCli(...args);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');

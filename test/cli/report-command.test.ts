@@ -31,8 +31,12 @@ describe.each(BACKENDS)('recon report on %s', (backend) => {
     const result = await report();
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/^Reconciliation run 2: all orders and unknown ORDERIDs, as of 2026-11-20 12:00 UTC \(the latest run over all orders: no nightly run has finished yet\)\n/);
-    expect(result.stdout).toContain('16 verdicts: 10 matched, 1 pending, 5 open exceptions (2 new, 3 persisting), 1 resolved in this run');
+    expect(result.stdout).toMatch(
+      /^Reconciliation run 2: all orders and unknown ORDERIDs, as of 2026-11-20 12:00 UTC \(the latest run over all orders: no nightly run has finished yet\)\n/,
+    );
+    expect(result.stdout).toContain(
+      '16 verdicts: 10 matched, 1 pending, 5 open exceptions (2 new, 3 persisting), 1 resolved in this run',
+    );
     expect(result.stdout).toMatch(/KWD\s+2\s+0\s+13\.345\s+14\.345\s+1\.000\n/);
   });
 
@@ -44,18 +48,21 @@ describe.each(BACKENDS)('recon report on %s', (backend) => {
     expect(json.openExceptions.total).toBe(json.openExceptions.items.length);
   });
 
-  it.skipIf(skip)('writes the csv to --out through a temporary file renamed into place, and prints the path', async () => {
-    const dir = await mkdtemp(path.join(tmp, 'out-'));
-    const file = path.join(dir, 'report.csv');
-    await writeFile(file, 'the previous report');
-    const result = await report('--format', 'csv', '--out', file);
-    expect(result).toEqual({ code: 0, stdout: `${file}\n`, stderr: '' });
-    expect(await readdir(dir)).toEqual(['report.csv']);
-    const csv = await readFile(file, 'utf8');
-    expect(csv).toMatch(/^\uFEFFrecon reconciliation report,run 2\r\n/);
-    expect(csv).toContain(`\r\n${SCRIPT_ID},yes,missing_at_provider,new,`);
-    expect(csv).toContain(`\r\n"'=HYPERLINK(""http://evil.test"",""x"")",yes,`);
-  });
+  it.skipIf(skip)(
+    'writes the csv to --out through a temporary file renamed into place, and prints the path',
+    async () => {
+      const dir = await mkdtemp(path.join(tmp, 'out-'));
+      const file = path.join(dir, 'report.csv');
+      await writeFile(file, 'the previous report');
+      const result = await report('--format', 'csv', '--out', file);
+      expect(result).toEqual({ code: 0, stdout: `${file}\n`, stderr: '' });
+      expect(await readdir(dir)).toEqual(['report.csv']);
+      const csv = await readFile(file, 'utf8');
+      expect(csv).toMatch(/^\uFEFFrecon reconciliation report,run 2\r\n/);
+      expect(csv).toContain(`\r\n${SCRIPT_ID},yes,missing_at_provider,new,`);
+      expect(csv).toContain(`\r\n"'=HYPERLINK(""http://evil.test"",""x"")",yes,`);
+    },
+  );
 
   it.skipIf(skip)('writes the html page to --out', async () => {
     const file = path.join(tmp, 'report.html');
@@ -67,16 +74,35 @@ describe.each(BACKENDS)('recon report on %s', (backend) => {
     expect(page).not.toContain(SCRIPT_ID);
   });
 
-  it.skipIf(skip)('fails in one line, exit 2, for a run that does not exist or a folder that does not exist', async () => {
-    expect(await report('--run', '999')).toEqual({ code: 2, stdout: '', stderr: 'recon report: no reconciliation run 999\n' });
-    const missing = path.join(tmp, 'no-such-folder', 'report.html');
-    const result = await report('--format', 'html', '--out', missing);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: `recon report: cannot write ${missing}: folder ${path.dirname(missing)} does not exist\n` });
-  });
+  it.skipIf(skip)(
+    'fails in one line, exit 2, for a run that does not exist or a folder that does not exist',
+    async () => {
+      expect(await report('--run', '999')).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'recon report: no reconciliation run 999\n',
+      });
+      const missing = path.join(tmp, 'no-such-folder', 'report.html');
+      const result = await report('--format', 'html', '--out', missing);
+      expect(result).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `recon report: cannot write ${missing}: folder ${path.dirname(missing)} does not exist\n`,
+      });
+    },
+  );
 
   it.skipIf(skip)('refuses a bad --format or --run as a usage error, exit 1', async () => {
-    expect(await report('--format', 'xml')).toEqual({ code: 1, stdout: '', stderr: "recon report: --format must be one of table, csv, json, html, not 'xml'\n" });
-    expect(await report('--run', 'latest')).toEqual({ code: 1, stdout: '', stderr: "recon report: --run expects a run id (a positive whole number), not 'latest'\n" });
+    expect(await report('--format', 'xml')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "recon report: --format must be one of table, csv, json, html, not 'xml'\n",
+    });
+    expect(await report('--run', 'latest')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "recon report: --run expects a run id (a positive whole number), not 'latest'\n",
+    });
   });
 });
 
@@ -90,25 +116,36 @@ describe.each(BACKENDS)('recon report before and after a suspect run on %s', (ba
   });
   afterAll(async () => testDb?.drop());
 
-  it.skipIf(skip)('says to run recon reconcile when there is no run, then flags the suspect run in every format', async () => {
-    expect(await runRecon(['report'], testDb.env)).toEqual({
-      code: 2, stdout: '', stderr: 'recon report: no nightly run and no run over all orders has finished yet: run `recon nightly --wait` or `recon reconcile --all`, or name a run with --run\n',
-    });
+  it.skipIf(skip)(
+    'says to run recon reconcile when there is no run, then flags the suspect run in every format',
+    async () => {
+      expect(await runRecon(['report'], testDb.env)).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          'recon report: no nightly run and no run over all orders has finished yet: run `recon nightly --wait` or `recon reconcile --all`, or name a run with --run\n',
+      });
 
-    const database = await testDb.reopen();
-    await insertOrders(database, [{ id: 'S-1', amount: 1000n, status: 'paid', createdAt: ago(AS_OF, 3 * DAY) }]);
-    const run = await reconcile(database, { scope: { kind: 'all' }, asOf: AS_OF, toleranceMinor: 0n, graceHours: 24 });
-    expect(run.suspect).toBe(true);
-    await testDb.close();
+      const database = await testDb.reopen();
+      await insertOrders(database, [{ id: 'S-1', amount: 1000n, status: 'paid', createdAt: ago(AS_OF, 3 * DAY) }]);
+      const run = await reconcile(database, {
+        scope: { kind: 'all' },
+        asOf: AS_OF,
+        toleranceMinor: 0n,
+        graceHours: 24,
+      });
+      expect(run.suspect).toBe(true);
+      await testDb.close();
 
-    const table = await runRecon(['report'], testDb.env);
-    expect(table.code).toBe(0);
-    expect(table.stdout.split('\n')[1]).toBe(`!!! SUSPECT RUN: ${run.suspectReason}`);
-    for (const format of ['json', 'csv', 'html']) {
-      const result = await runRecon(['report', '--format', format], testDb.env);
-      expect(result.code).toBe(0);
-      expect(result.stderr).toBe(`recon report: run ${run.runId}: SUSPECT RUN: ${run.suspectReason}\n`);
-      expect(result.stdout).toContain('SUSPECT RUN');
-    }
-  });
+      const table = await runRecon(['report'], testDb.env);
+      expect(table.code).toBe(0);
+      expect(table.stdout.split('\n')[1]).toBe(`!!! SUSPECT RUN: ${run.suspectReason}`);
+      for (const format of ['json', 'csv', 'html']) {
+        const result = await runRecon(['report', '--format', format], testDb.env);
+        expect(result.code).toBe(0);
+        expect(result.stderr).toBe(`recon report: run ${run.runId}: SUSPECT RUN: ${run.suspectReason}\n`);
+        expect(result.stdout).toContain('SUSPECT RUN');
+      }
+    },
+  );
 });

@@ -33,14 +33,19 @@ export const NODE_FLAGS = readFileSync(path.join(packageRoot(), 'cli', 'main.ts'
  * pipes, not a terminal). `env` replaces the database variables of this process's environment entirely,
  * so a PGlite run never inherits the DATABASE_URL of the test environment.
  */
-export function startRecon(args: string[], env: Record<string, string | undefined>, options: { maxOpenFiles?: number } = {}): RunningRecon {
+export function startRecon(
+  args: string[],
+  env: Record<string, string | undefined>,
+  options: { maxOpenFiles?: number } = {},
+): RunningRecon {
   const base = { ...process.env };
   for (const name of Object.keys(base)) if (name === 'DATABASE_URL' || name.startsWith('RECON_')) delete base[name];
   const command = [process.execPath, ...NODE_FLAGS, path.join('cli', 'main.ts'), ...args];
   // A descriptor limit of its own, as a host with a low `ulimit -n` gives it: the shell sets it, then becomes node.
-  const [file, argv] = options.maxOpenFiles === undefined
-    ? [command[0]!, command.slice(1)]
-    : ['/bin/sh', ['-c', `ulimit -n ${options.maxOpenFiles} && exec "$@"`, 'sh', ...command]];
+  const [file, argv] =
+    options.maxOpenFiles === undefined
+      ? [command[0]!, command.slice(1)]
+      : ['/bin/sh', ['-c', `ulimit -n ${options.maxOpenFiles} && exec "$@"`, 'sh', ...command]];
   const child = spawn(file, argv, {
     cwd: packageRoot(),
     env: { ...base, ...env },
@@ -52,7 +57,10 @@ export function startRecon(args: string[], env: Record<string, string | undefine
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
     const complete = stdout.length;
     stdout += chunk;
-    const lines = stdout.slice(stdout.lastIndexOf('\n', complete - 1) + 1).split('\n').slice(0, -1);
+    const lines = stdout
+      .slice(stdout.lastIndexOf('\n', complete - 1) + 1)
+      .split('\n')
+      .slice(0, -1);
     for (const line of lines) for (const listener of lineListeners) listener(line);
   });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));

@@ -31,16 +31,20 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
     testDb = await createTestDatabase('postgres');
     db = testDb.database.db;
     ({ baseUrl: url, port } = await refusingBaseUrl());
-    recon = startRecon(['serve'], {
-      ...testDb.env,
-      RECON_SERVICE_URL: (await refusingBaseUrl()).baseUrl,
-      RECON_IDENTIFIER: 'HOSTILE',
-      RECON_SECRET: SECRET,
-      RECON_PORT: String(port),
-      RECON_CALLBACK_BASE_URL: `${url}/`,
-      RECON_MAX_CONNECTIONS: '150',
-      RECON_MAX_CONNECTIONS_PER_CLIENT: '50',
-    }, { maxOpenFiles: MAX_OPEN_FILES });
+    recon = startRecon(
+      ['serve'],
+      {
+        ...testDb.env,
+        RECON_SERVICE_URL: (await refusingBaseUrl()).baseUrl,
+        RECON_IDENTIFIER: 'HOSTILE',
+        RECON_SECRET: SECRET,
+        RECON_PORT: String(port),
+        RECON_CALLBACK_BASE_URL: `${url}/`,
+        RECON_MAX_CONNECTIONS: '150',
+        RECON_MAX_CONNECTIONS_PER_CLIENT: '50',
+      },
+      { maxOpenFiles: MAX_OPEN_FILES },
+    );
     await new Promise<void>((resolve, reject) => {
       recon.onStdoutLine(() => resolve());
       void recon.done.then((result) => reject(new Error(`recon serve exited ${result.code}: ${result.stderr}`)));
@@ -57,16 +61,27 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
   });
 
   const issue = async () =>
-    issueExportToken(db, { callbackBaseUrl: `${url}/`, orderIds: ['HOSTILE-ORDER'], compression: 'gzip', nightlyRunId: null, expiresAt: new Date(Date.now() + 3_600_000) });
+    issueExportToken(db, {
+      callbackBaseUrl: `${url}/`,
+      orderIds: ['HOSTILE-ORDER'],
+      compression: 'gzip',
+      nightlyRunId: null,
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
 
   /** The process is up and serves every entry point: health, a notification, a delivery. */
   async function servesEverything(): Promise<void> {
     expect(recon.child.exitCode).toBeNull();
     expect(await send(`${url}/healthz`, { method: 'GET' })).toMatchObject({ status: 200, text: 'OK' });
-    const notification = encodeNotification({ TRANSACTIONID: 'T-HOSTILE', ORDERID: 'HOSTILE-ORDER', OPERATIONTYPE: 'payment', EXECCODE: '0000' }, SECRET);
+    const notification = encodeNotification(
+      { TRANSACTIONID: 'T-HOSTILE', ORDERID: 'HOSTILE-ORDER', OPERATIONTYPE: 'payment', EXECCODE: '0000' },
+      SECRET,
+    );
     expect(await send(`${url}/notify?${notification}`, { method: 'GET' })).toMatchObject({ status: 200, text: 'OK' });
     const issued = await issue();
-    expect(await send(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' }, body: GZIP })).toMatchObject({ status: 200, text: 'OK' });
+    expect(
+      await send(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' }, body: GZIP }),
+    ).toMatchObject({ status: 200, text: 'OK' });
   }
 
   it('survives clients that reset their connection before their body is read, on every entry point', async () => {
@@ -87,7 +102,9 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
     }
     await servesEverything();
     // The token whose uploads were cut still takes its delivery.
-    expect(await send(valid.callbackUrl, { headers: { 'content-type': 'application/gzip' }, body: GZIP })).toMatchObject({ status: 200 });
+    expect(
+      await send(valid.callbackUrl, { headers: { 'content-type': 'application/gzip' }, body: GZIP }),
+    ).toMatchObject({ status: 200 });
   });
 
   it('keeps serving when one host opens far more connections than the bounds, without running out of descriptors', async () => {
@@ -102,58 +119,83 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
       for (const socket of attackers) socket.destroy();
     }
     // Their connections are given back: the same host is served again.
-    await waitUntil('the attacking host to be served again', async () => (await send(`${url}/healthz`, { method: 'GET', localAddress: '127.0.0.2' }).catch(() => undefined))?.status === 200);
+    await waitUntil(
+      'the attacking host to be served again',
+      async () =>
+        (await send(`${url}/healthz`, { method: 'GET', localAddress: '127.0.0.2' }).catch(() => undefined))?.status ===
+        200,
+    );
   });
 
-  it.concurrent('cuts a client that trickles its request head, within a minute', async () => {
-    const started = Date.now();
-    const socket = net.connect(port, '127.0.0.1');
-    socket.on('error', () => {});
-    socket.write('POST /notify HTTP/1.1\r\nHost: recon\r\nX-Trickle: ');
-    const trickle = setInterval(() => socket.write('a'), 1000);
-    try {
-      await new Promise((resolve) => socket.once('close', resolve));
-    } finally {
-      clearInterval(trickle);
-    }
-    expect(Date.now() - started).toBeLessThan(60_000);
-  }, 90_000);
+  it.concurrent(
+    'cuts a client that trickles its request head, within a minute',
+    async () => {
+      const started = Date.now();
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write('POST /notify HTTP/1.1\r\nHost: recon\r\nX-Trickle: ');
+      const trickle = setInterval(() => socket.write('a'), 1000);
+      try {
+        await new Promise((resolve) => socket.once('close', resolve));
+      } finally {
+        clearInterval(trickle);
+      }
+      expect(Date.now() - started).toBeLessThan(60_000);
+    },
+    90_000,
+  );
 
-  it.concurrent('cuts uploads that trickle their body, within a minute: meanwhile they hold no database connection', async () => {
-    // Twelve uploads on valid tokens sending a byte a second: more than the upload slots and the pool together.
-    const tokens = await Promise.all(Array.from({ length: 12 }, () => issue()));
-    const started = Date.now();
-    const uploads = tokens.map((issued) => trickleBody(port, new URL(issued.callbackUrl).pathname));
-    await Promise.all(uploads.map((upload) => upload.headersSent));
-    await sleep(1_000);
-    // Notifications, health checks and the job queue keep their connections.
-    await servesEverythingBut503ForDeliveries();
-    const outcomes = await Promise.all(uploads.map((upload) => upload.ended));
-    expect(Date.now() - started).toBeLessThan(60_000);
-    // The client sees its connection close a moment before the server has let go of the upload's slot.
-    let metrics = '';
-    await waitUntil('the cut uploads counted', async () => {
-      metrics = (await send(`${url}/metrics`, { method: 'GET' })).text;
-      return metrics.includes('recon_deliveries_refused_total{reason="slow"} 8\n');
-    }).catch((error: unknown) => {
-      throw new Error(`${(error as Error).message}: ${metrics.split('\n').filter((line) => line.startsWith('recon_deliveries')).join('; ')}; ${recon.stderrSoFar()}`);
-    });
-    // The upload slots taken: the rest were turned away at once, asked to come back later.
-    expect(outcomes.filter((outcome) => outcome === 'closed').length).toBe(8);
-    expect(outcomes.filter((outcome) => outcome.startsWith('HTTP/1.1 503')).length).toBe(4);
-    // Every token is still good for its real delivery.
-    for (const issued of tokens.slice(0, 2)) {
-      expect(await send(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' }, body: GZIP })).toMatchObject({ status: 200 });
-    }
-  }, 90_000);
+  it.concurrent(
+    'cuts uploads that trickle their body, within a minute: meanwhile they hold no database connection',
+    async () => {
+      // Twelve uploads on valid tokens sending a byte a second: more than the upload slots and the pool together.
+      const tokens = await Promise.all(Array.from({ length: 12 }, () => issue()));
+      const started = Date.now();
+      const uploads = tokens.map((issued) => trickleBody(port, new URL(issued.callbackUrl).pathname));
+      await Promise.all(uploads.map((upload) => upload.headersSent));
+      await sleep(1_000);
+      // Notifications, health checks and the job queue keep their connections.
+      await servesEverythingBut503ForDeliveries();
+      const outcomes = await Promise.all(uploads.map((upload) => upload.ended));
+      expect(Date.now() - started).toBeLessThan(60_000);
+      // The client sees its connection close a moment before the server has let go of the upload's slot.
+      let metrics = '';
+      await waitUntil('the cut uploads counted', async () => {
+        metrics = (await send(`${url}/metrics`, { method: 'GET' })).text;
+        return metrics.includes('recon_deliveries_refused_total{reason="slow"} 8\n');
+      }).catch((error: unknown) => {
+        throw new Error(
+          `${(error as Error).message}: ${metrics
+            .split('\n')
+            .filter((line) => line.startsWith('recon_deliveries'))
+            .join('; ')}; ${recon.stderrSoFar()}`,
+        );
+      });
+      // The upload slots taken: the rest were turned away at once, asked to come back later.
+      expect(outcomes.filter((outcome) => outcome === 'closed').length).toBe(8);
+      expect(outcomes.filter((outcome) => outcome.startsWith('HTTP/1.1 503')).length).toBe(4);
+      // Every token is still good for its real delivery.
+      for (const issued of tokens.slice(0, 2)) {
+        expect(
+          await send(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' }, body: GZIP }),
+        ).toMatchObject({ status: 200 });
+      }
+    },
+    90_000,
+  );
 
   /** While every upload slot is taken, a delivery is answered 503 (Retry-After) at once; everything else works. */
   async function servesEverythingBut503ForDeliveries(): Promise<void> {
     expect(await send(`${url}/healthz`, { method: 'GET' })).toMatchObject({ status: 200 });
-    const notification = encodeNotification({ TRANSACTIONID: 'T-TRICKLE', ORDERID: 'HOSTILE-ORDER', OPERATIONTYPE: 'payment', EXECCODE: '0000' }, SECRET);
+    const notification = encodeNotification(
+      { TRANSACTIONID: 'T-TRICKLE', ORDERID: 'HOSTILE-ORDER', OPERATIONTYPE: 'payment', EXECCODE: '0000' },
+      SECRET,
+    );
     expect(await send(`${url}/notify?${notification}`, { method: 'GET' })).toMatchObject({ status: 200 });
     const issued = await issue();
-    expect(await send(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' }, body: GZIP })).toMatchObject({
+    expect(
+      await send(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' }, body: GZIP }),
+    ).toMatchObject({
       status: 503,
       headers: { 'retry-after': '30' },
     });
@@ -164,15 +206,24 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
  * A request that announces more body than it sends, whose client resets the connection: at once, or once the
  * server has answered (or read for a while).
  */
-async function resetMidBody(port: number, path: string, contentType: string, body: Buffer, when: 'at once' | 'after the answer'): Promise<void> {
+async function resetMidBody(
+  port: number,
+  path: string,
+  contentType: string,
+  body: Buffer,
+  when: 'at once' | 'after the answer',
+): Promise<void> {
   const socket = net.connect(port, '127.0.0.1');
   socket.on('error', () => {});
   const closed = new Promise((resolve) => socket.once('close', resolve));
   await Promise.race([new Promise((resolve) => socket.once('connect', resolve)), closed]);
   if (socket.destroyed) return;
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: recon\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length + 100_000}\r\n\r\n`);
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: recon\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length + 100_000}\r\n\r\n`,
+  );
   socket.write(body);
-  if (when === 'after the answer') await Promise.race([new Promise((resolve) => socket.once('data', resolve)), sleep(50)]);
+  if (when === 'after the answer')
+    await Promise.race([new Promise((resolve) => socket.once('data', resolve)), sleep(50)]);
   socket.resetAndDestroy();
   await closed;
 }
@@ -193,14 +244,20 @@ function trickleBody(port: number, path: string): { headersSent: Promise<void>; 
   let received = '';
   socket.setEncoding('latin1');
   socket.on('data', (chunk: string) => (received += chunk));
-  const headersSent = new Promise<void>((resolve) => socket.once('connect', () => {
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: recon\r\nContent-Type: application/gzip\r\nTransfer-Encoding: chunked\r\n\r\n`);
-    resolve();
-  }));
+  const headersSent = new Promise<void>((resolve) =>
+    socket.once('connect', () => {
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: recon\r\nContent-Type: application/gzip\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
+      resolve();
+    }),
+  );
   const trickle = setInterval(() => socket.write('1\r\nx\r\n'), 1000);
-  const ended = new Promise<string>((resolve) => socket.once('close', () => {
-    clearInterval(trickle);
-    resolve(received ? received.split('\r\n', 1)[0]! : 'closed');
-  }));
+  const ended = new Promise<string>((resolve) =>
+    socket.once('close', () => {
+      clearInterval(trickle);
+      resolve(received ? received.split('\r\n', 1)[0]! : 'closed');
+    }),
+  );
   return { headersSent, ended };
 }

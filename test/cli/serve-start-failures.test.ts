@@ -22,35 +22,63 @@ describe.each(BACKENDS)('recon serve that cannot start, on %s', (backend) => {
   });
   afterAll(async () => testDb?.drop());
 
-  it.skipIf(skip)('on a port in use: exit 1 and one line, at once', async () => {
-    const occupant = createServer();
-    const url = await listenOnLoopback(occupant);
-    const port = new URL(url).port;
-    try {
-      const started = Date.now();
-      const result = await runRecon(['serve'], { ...testDb.env, ...SERVICE, RECON_PORT: port, RECON_CALLBACK_BASE_URL: `${url}/` });
-      expect(Date.now() - started).toBeLessThan(EXITS_WITHIN_MS);
-      expect(result).toEqual({ code: 1, stdout: '', stderr: `recon serve: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n` });
-    } finally {
-      await closeServer(occupant);
-    }
-  }, 60_000);
+  it.skipIf(skip)(
+    'on a port in use: exit 1 and one line, at once',
+    async () => {
+      const occupant = createServer();
+      const url = await listenOnLoopback(occupant);
+      const port = new URL(url).port;
+      try {
+        const started = Date.now();
+        const result = await runRecon(['serve'], {
+          ...testDb.env,
+          ...SERVICE,
+          RECON_PORT: port,
+          RECON_CALLBACK_BASE_URL: `${url}/`,
+        });
+        expect(Date.now() - started).toBeLessThan(EXITS_WITHIN_MS);
+        expect(result).toEqual({
+          code: 1,
+          stdout: '',
+          stderr: `recon serve: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`,
+        });
+      } finally {
+        await closeServer(occupant);
+      }
+    },
+    60_000,
+  );
 });
 
 describe('recon serve and recon worker without their database', () => {
   it('exit 2 in one line when the database refuses connections', async () => {
     const { baseUrl, port } = await refusingBaseUrl();
     for (const command of ['serve', 'worker']) {
-      const result = await runRecon([command], { DATABASE_URL: `postgres://recon@127.0.0.1:${port}/recon`, ...SERVICE, RECON_CALLBACK_BASE_URL: `${baseUrl}/`, RECON_PORT: '0' });
-      expect(result).toEqual({ code: 2, stdout: '', stderr: `recon ${command}: cannot connect to PostgreSQL: connect ECONNREFUSED 127.0.0.1:${port}\n` });
+      const result = await runRecon([command], {
+        DATABASE_URL: `postgres://recon@127.0.0.1:${port}/recon`,
+        ...SERVICE,
+        RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
+        RECON_PORT: '0',
+      });
+      expect(result).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `recon ${command}: cannot connect to PostgreSQL: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+      });
     }
   });
 
   it('exit 1 naming the variable when DATABASE_URL is malformed', async () => {
     for (const command of ['serve', 'worker', 'nightly', 'ingest']) {
-      const result = await runRecon([command, ...(command === 'ingest' ? ['x.csv'] : [])], { DATABASE_URL: 'localhost:5432/recon', ...SERVICE, RECON_CALLBACK_BASE_URL: 'http://127.0.0.1:9/' });
+      const result = await runRecon([command, ...(command === 'ingest' ? ['x.csv'] : [])], {
+        DATABASE_URL: 'localhost:5432/recon',
+        ...SERVICE,
+        RECON_CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
+      });
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(`recon ${command}: invalid environment variable DATABASE_URL: expected a PostgreSQL connection string, postgres://user@host:port/database\n`);
+      expect(result.stderr).toBe(
+        `recon ${command}: invalid environment variable DATABASE_URL: expected a PostgreSQL connection string, postgres://user@host:port/database\n`,
+      );
     }
   });
 });
@@ -67,13 +95,22 @@ describe.skipIf(!hasPostgres)('a stuck start and SIGTERM (PostgreSQL only)', () 
   afterAll(async () => testDb?.drop());
 
   it('ends within RECON_DRAIN_SECONDS of the first signal, saying so', async () => {
-    const held = await holdTransaction(testDb.env.DATABASE_URL!, [`SELECT pg_advisory_xact_lock(${QUEUE_INSTALL_LOCK})`]);
+    const held = await holdTransaction(testDb.env.DATABASE_URL!, [
+      `SELECT pg_advisory_xact_lock(${QUEUE_INSTALL_LOCK})`,
+    ]);
     try {
       const { baseUrl, port } = await refusingBaseUrl();
-      const recon = startRecon(['serve'], { ...testDb.env, ...SERVICE, RECON_PORT: String(port), RECON_CALLBACK_BASE_URL: `${baseUrl}/`, RECON_DRAIN_SECONDS: '1' });
+      const recon = startRecon(['serve'], {
+        ...testDb.env,
+        ...SERVICE,
+        RECON_PORT: String(port),
+        RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
+        RECON_DRAIN_SECONDS: '1',
+      });
       await waitUntil('recon serve waiting for the queue lock', async () => {
         const { rows } = await testDb.database.rawQuery<{ waiting: number }>(
-          "SELECT count(*)::integer AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+          "SELECT count(*)::integer AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
         return rows[0]!.waiting > 0;
       });
       const signalled = Date.now();

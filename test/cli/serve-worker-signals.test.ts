@@ -5,7 +5,12 @@ import type { Schema } from '../../src/db/schema.ts';
 import { QUEUES } from '../../src/queue/job-queue.ts';
 import { issueExportToken } from '../../src/receive/export-token.ts';
 import { startQueueReceiver, type QueueReceiver } from '../nightly/queue-receiver.ts';
-import { holdTransaction, lockWaiters, withApplicationName, type HeldTransaction } from '../support/held-transaction.ts';
+import {
+  holdTransaction,
+  lockWaiters,
+  withApplicationName,
+  type HeldTransaction,
+} from '../support/held-transaction.ts';
 import { refusingBaseUrl } from '../support/loopback.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
@@ -17,7 +22,12 @@ const SERVICE = { RECON_IDENTIFIER: IDENTIFIER, RECON_SECRET: SECRET };
 
 describe('recon serve and recon worker refuse to start without their settings', () => {
   // Nothing may be opened before the settings are checked: there is no database here.
-  const base = { RECON_DATA_DIR: '/nonexistent/recon-signals', RECON_SERVICE_URL: 'http://127.0.0.1:9', ...SERVICE, RECON_CALLBACK_BASE_URL: 'http://127.0.0.1:9/' };
+  const base = {
+    RECON_DATA_DIR: '/nonexistent/recon-signals',
+    RECON_SERVICE_URL: 'http://127.0.0.1:9',
+    ...SERVICE,
+    RECON_CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
+  };
 
   for (const command of ['serve', 'worker']) {
     it(`recon ${command}: one line naming the variable, exit 1`, async () => {
@@ -25,7 +35,10 @@ describe('recon serve and recon worker refuse to start without their settings', 
         [{ RECON_SERVICE_URL: undefined }, /^environment variable RECON_SERVICE_URL is not set: /],
         [{ RECON_SECRET: undefined }, /^environment variable RECON_SECRET is not set: /],
         [{ RECON_CALLBACK_BASE_URL: undefined }, /^set RECON_CALLBACK_BASE_URL \(/],
-        [{ RECON_CALLBACK_BASE_URL: 'https://callbacks.shop.example/c/' }, /^invalid RECON_CALLBACK_BASE_URL: .* leaves 0 of CALLBACKURL's 32 for the token/],
+        [
+          { RECON_CALLBACK_BASE_URL: 'https://callbacks.shop.example/c/' },
+          /^invalid RECON_CALLBACK_BASE_URL: .* leaves 0 of CALLBACKURL's 32 for the token/,
+        ],
         [{ RECON_JOB_HEARTBEAT_SECONDS: '5' }, /^invalid environment variable RECON_JOB_HEARTBEAT_SECONDS: /],
       ] as const) {
         const result = await runRecon([command], { ...base, ...change });
@@ -81,7 +94,11 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
   /** A token the receiver takes a delivery on, and a small plain-csv export to deliver. */
   async function exportToDeliver(callbackBaseUrl: string, prefix: string) {
     const { token } = await issueExportToken(db, {
-      callbackBaseUrl, orderIds: [`${prefix}-ORDER`], compression: 'gzip', nightlyRunId: null, expiresAt: new Date(Date.now() + 3_600_000),
+      callbackBaseUrl,
+      orderIds: [`${prefix}-ORDER`],
+      compression: 'gzip',
+      nightlyRunId: null,
+      expiresAt: new Date(Date.now() + 3_600_000),
     });
     let csv = 'TRANSACTIONID;ORDERID;DATE;AMOUNT;CURRENCY;EXECCODE\n';
     for (let n = 1; n <= 3; n++) csv += `${prefix}${n};${prefix}-ORDER;2026-11-20 12:00:00;${n}.00;EUR;0000\n`;
@@ -89,26 +106,50 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
   }
 
   /** Holds recon.transactions so that an ingest's merge waits: the job stays in progress until released. */
-  const holdMerges = () => holdTransaction(testDb.env.DATABASE_URL!, ['LOCK TABLE recon.transactions IN SHARE ROW EXCLUSIVE MODE']);
+  const holdMerges = () =>
+    holdTransaction(testDb.env.DATABASE_URL!, ['LOCK TABLE recon.transactions IN SHARE ROW EXCLUSIVE MODE']);
 
   const mergingIn = (applicationName: string) =>
     waitUntil(`${applicationName} merging into recon.transactions`, async () =>
-      (await lockWaiters(db)).find((waiter) => waiter.applicationName === applicationName && waiter.relation === 'recon.transactions'));
+      (await lockWaiters(db)).find(
+        (waiter) => waiter.applicationName === applicationName && waiter.relation === 'recon.transactions',
+      ),
+    );
 
   const transactionsLike = async (prefix: string) =>
-    (await sql<{ count: number }>`SELECT count(*)::integer AS count FROM recon.transactions WHERE transaction_id LIKE ${prefix + '%'}`.execute(db)).rows[0]!.count;
+    (
+      await sql<{
+        count: number;
+      }>`SELECT count(*)::integer AS count FROM recon.transactions WHERE transaction_id LIKE ${prefix + '%'}`.execute(
+        db,
+      )
+    ).rows[0]!.count;
 
   it('recon worker with a job in progress: takes no more, finishes the job, then exits 0', async () => {
     const delivery = await exportToDeliver(receiving.callbackBaseUrl, 'WRK');
-    const posted = await fetch(receiving.receiver.url + delivery.path, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: delivery.body });
+    const posted = await fetch(receiving.receiver.url + delivery.path, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv' },
+      body: delivery.body,
+    });
     expect(posted.status).toBe(200);
     let held: HeldTransaction | undefined = await holdMerges();
-    const worker = startRecon(['worker'], { ...testDb.env, DATABASE_URL: withApplicationName(testDb.env.DATABASE_URL!, 'drained-worker'), RECON_SERVICE_URL: 'http://127.0.0.1:9', ...SERVICE, RECON_CALLBACK_BASE_URL: receiving.callbackBaseUrl });
+    const worker = startRecon(['worker'], {
+      ...testDb.env,
+      DATABASE_URL: withApplicationName(testDb.env.DATABASE_URL!, 'drained-worker'),
+      RECON_SERVICE_URL: 'http://127.0.0.1:9',
+      ...SERVICE,
+      RECON_CALLBACK_BASE_URL: receiving.callbackBaseUrl,
+    });
     try {
       const merging = await mergingIn('drained-worker');
       // A second delivery queues behind the job in progress: the draining worker must leave it to another.
       const behind = await exportToDeliver(receiving.callbackBaseUrl, 'WRQ');
-      const queued = await fetch(receiving.receiver.url + behind.path, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: behind.body });
+      const queued = await fetch(receiving.receiver.url + behind.path, {
+        method: 'POST',
+        headers: { 'content-type': 'text/csv' },
+        body: behind.body,
+      });
       expect(queued.status).toBe(200);
       worker.child.kill('SIGTERM');
       await waitUntil('the worker draining', () => worker.stderrSoFar().includes('recon worker: draining\n'));
@@ -127,7 +168,10 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
     expect(await transactionsLike('WRK')).toBe(3);
     expect(await transactionsLike('WRQ')).toBe(0);
     // The job it was at completed; the one queued behind it was not taken.
-    const jobs = await sql<{ id: string; state: string }>`SELECT id, state FROM recon_queue.job WHERE name = ${QUEUES.ingestDelivery} ORDER BY created_on`.execute(db);
+    const jobs = await sql<{
+      id: string;
+      state: string;
+    }>`SELECT id, state FROM recon_queue.job WHERE name = ${QUEUES.ingestDelivery} ORDER BY created_on`.execute(db);
     expect(jobs.rows.map((job) => job.state)).toEqual(['completed', 'created']);
     // Not left for the next test's worker to take first.
     await receiving.boss.cancel(QUEUES.ingestDelivery, jobs.rows[1]!.id);
@@ -139,7 +183,11 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
     let released = false;
     try {
       const delivery = await exportToDeliver(`${url}/`, 'SRV');
-      const posted = await fetch(url + delivery.path, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: delivery.body });
+      const posted = await fetch(url + delivery.path, {
+        method: 'POST',
+        headers: { 'content-type': 'text/csv' },
+        body: delivery.body,
+      });
       expect(posted.status).toBe(200);
       const merging = await mergingIn('drained-serve');
       recon.child.kill('SIGTERM');
@@ -178,11 +226,19 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
       recon.child.kill('SIGKILL');
     }
     // Stored before it was answered: ingested already, or waiting in the queue for the next worker.
-    const stored = await db.selectFrom('recon.deliveries as d').innerJoin('recon.export_requests as r', 'r.request_id', 'd.request_id')
-      .select(['d.state', 'd.delivery_id']).where('r.order_ids', '@>', sql<string[]>`ARRAY['UPL-ORDER']`).execute();
+    const stored = await db
+      .selectFrom('recon.deliveries as d')
+      .innerJoin('recon.export_requests as r', 'r.request_id', 'd.request_id')
+      .select(['d.state', 'd.delivery_id'])
+      .where('r.order_ids', '@>', sql<string[]>`ARRAY['UPL-ORDER']`)
+      .execute();
     expect(stored).toHaveLength(1);
     if (stored[0]!.state !== 'ingested') {
-      const jobs = await sql<{ state: string }>`SELECT state FROM recon_queue.job WHERE name = ${QUEUES.ingestDelivery} AND data->>'deliveryId' = ${String(stored[0]!.delivery_id)}`.execute(db);
+      const jobs = await sql<{
+        state: string;
+      }>`SELECT state FROM recon_queue.job WHERE name = ${QUEUES.ingestDelivery} AND data->>'deliveryId' = ${String(stored[0]!.delivery_id)}`.execute(
+        db,
+      );
       expect(jobs.rows.map((job) => job.state)).toEqual(['created']);
     }
   });
@@ -193,7 +249,11 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
  * more requests pipelined behind it. Resolves once the server's handler has the request (it answered
  * `100 Continue`), with the first half sent.
  */
-async function startUpload(port: number, path: string, body: Buffer): Promise<{ finish: (pipelined: string) => void; answers: Promise<string> }> {
+async function startUpload(
+  port: number,
+  path: string,
+  body: Buffer,
+): Promise<{ finish: (pipelined: string) => void; answers: Promise<string> }> {
   const socket = net.connect(port, '127.0.0.1');
   let received = '';
   const answers = new Promise<string>((resolve, reject) => {
@@ -202,7 +262,9 @@ async function startUpload(port: number, path: string, body: Buffer): Promise<{ 
     socket.on('close', () => resolve(received));
     socket.on('error', reject);
   });
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: text/csv\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: text/csv\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+  );
   await new Promise<void>((resolve) => {
     const check = () => {
       if (received.includes('\r\n\r\n')) resolve();

@@ -26,27 +26,45 @@ describe.each(BACKENDS)('recon sync-orders into %s', (backend) => {
     await shop.createTable('cli_orders', 'CL', 2500);
     const query = `SELECT ${SHOP_COLUMNS} FROM cli_orders ORDER BY id`;
     expect(await sync(query)).toEqual({
-      code: 0, stdout: `${shop.name}: loaded rows=2500 inserted=2500 updated=0 unchanged=0 rejected=0\n`, stderr: '',
+      code: 0,
+      stdout: `${shop.name}: loaded rows=2500 inserted=2500 updated=0 unchanged=0 rejected=0\n`,
+      stderr: '',
     });
     await shop.exec("UPDATE cli_orders SET currency = 'EURO' WHERE id = 7");
     const result = await sync(query, ['--json']);
     expect(result.code).toBe(3);
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout)).toEqual({
-      source: 'database', name: shop.name, status: 'loaded', importId: expect.any(String), sha256: null,
-      rows: 2500, inserted: 0, updated: 0, unchanged: 2499, superseded: 0, rejected: 1, errorCode: null, error: null,
+      source: 'database',
+      name: shop.name,
+      status: 'loaded',
+      importId: expect.any(String),
+      sha256: null,
+      rows: 2500,
+      inserted: 0,
+      updated: 0,
+      unchanged: 2499,
+      superseded: 0,
+      rejected: 1,
+      errorCode: null,
+      error: null,
     });
     expect(result.stdout).not.toContain(shop.password);
   });
 
   it.skipIf(skip)('exits 2 with one line when the query fails or the database cannot be reached', async () => {
     expect(await sync('SELECT * FROM no_such_orders')).toEqual({
-      code: 2, stdout: `${shop.name}: failed: the orders query failed: relation "no_such_orders" does not exist\n`, stderr: '',
+      code: 2,
+      stdout: `${shop.name}: failed: the orders query failed: relation "no_such_orders" does not exist\n`,
+      stderr: '',
     });
     const unreachable = await sync('SELECT 1', ['--json'], 'postgres://shop:hunter2@127.0.0.1:1/shop');
     expect(unreachable.code).toBe(2);
     expect(JSON.parse(unreachable.stdout)).toMatchObject({
-      source: 'database', name: '127.0.0.1:1/shop', status: 'failed', errorCode: 'ORDERS_SOURCE',
+      source: 'database',
+      name: '127.0.0.1:1/shop',
+      status: 'failed',
+      errorCode: 'ORDERS_SOURCE',
       error: expect.stringMatching(/^127\.0\.0\.1:1\/shop: cannot connect to the orders database: .*ECONNREFUSED/),
     });
     expect(unreachable.stdout + unreachable.stderr).not.toContain('hunter2');
@@ -55,7 +73,10 @@ describe.each(BACKENDS)('recon sync-orders into %s', (backend) => {
   it.skipIf(skip).each([
     ['RECON_ORDERS_DATABASE_URL', { RECON_ORDERS_QUERY: 'SELECT 1' }],
     ['RECON_ORDERS_QUERY', { RECON_ORDERS_DATABASE_URL: 'postgres://shop@127.0.0.1/shop' }],
-    ['RECON_ORDERS_DATABASE_URL', { RECON_ORDERS_DATABASE_URL: 'host=db password=hunter2', RECON_ORDERS_QUERY: 'SELECT 1' }],
+    [
+      'RECON_ORDERS_DATABASE_URL',
+      { RECON_ORDERS_DATABASE_URL: 'host=db password=hunter2', RECON_ORDERS_QUERY: 'SELECT 1' },
+    ],
   ])('exits 1 naming %s when it is missing or malformed', async (variable, env) => {
     const result = await runRecon(['sync-orders'], { ...testDb.env, ...env });
     expect(result.code).toBe(1);
@@ -65,32 +86,51 @@ describe.each(BACKENDS)('recon sync-orders into %s', (backend) => {
   });
 
   it.skipIf(skip)('exits 1 on an unknown option', async () => {
-    expect(await sync('SELECT 1', ['extra'])).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/^recon sync-orders: .*extra/) });
+    expect(await sync('SELECT 1', ['extra'])).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(/^recon sync-orders: .*extra/),
+    });
   });
 
-  it.skipIf(skip)('SIGINT while the merchant database makes the sync wait: stops at once, commits nothing, one line, exit 2', async () => {
-    await shop.createTable('waiting_orders', 'WT', 2000);
-    const lockKey = 7_340_002;
-    const waiting = `SELECT ${SHOP_COLUMNS}, CASE WHEN id = 1500 THEN (SELECT 1 FROM (SELECT pg_advisory_xact_lock_shared(${lockKey})) AS l) END AS waited
+  it.skipIf(skip)(
+    'SIGINT while the merchant database makes the sync wait: stops at once, commits nothing, one line, exit 2',
+    async () => {
+      await shop.createTable('waiting_orders', 'WT', 2000);
+      const lockKey = 7_340_002;
+      const waiting = `SELECT ${SHOP_COLUMNS}, CASE WHEN id = 1500 THEN (SELECT 1 FROM (SELECT pg_advisory_xact_lock_shared(${lockKey})) AS l) END AS waited
       FROM waiting_orders ORDER BY id`;
-    await shop.exec(`SELECT pg_advisory_lock(${lockKey})`);
-    let result;
-    try {
-      const recon = startRecon(['sync-orders'], { ...testDb.env, RECON_ORDERS_DATABASE_URL: shop.url, RECON_ORDERS_QUERY: waiting });
-      await shop.waitForLockWaiter();
-      recon.child.kill('SIGINT');
-      // The lock is still held: the run can only end because the signal ended it.
-      result = await recon.done;
-    } finally {
-      await shop.exec(`SELECT pg_advisory_unlock(${lockKey})`);
-    }
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'recon sync-orders: interrupted by SIGINT: nothing of the sync was committed\n' });
-    const database = await testDb.reopen();
-    try {
-      const orders = await database.db.selectFrom('recon.orders').select('order_id').where('order_id', 'like', 'WT%').execute();
-      expect(orders).toEqual([]);
-    } finally {
-      await testDb.close();
-    }
-  });
+      await shop.exec(`SELECT pg_advisory_lock(${lockKey})`);
+      let result;
+      try {
+        const recon = startRecon(['sync-orders'], {
+          ...testDb.env,
+          RECON_ORDERS_DATABASE_URL: shop.url,
+          RECON_ORDERS_QUERY: waiting,
+        });
+        await shop.waitForLockWaiter();
+        recon.child.kill('SIGINT');
+        // The lock is still held: the run can only end because the signal ended it.
+        result = await recon.done;
+      } finally {
+        await shop.exec(`SELECT pg_advisory_unlock(${lockKey})`);
+      }
+      expect(result).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'recon sync-orders: interrupted by SIGINT: nothing of the sync was committed\n',
+      });
+      const database = await testDb.reopen();
+      try {
+        const orders = await database.db
+          .selectFrom('recon.orders')
+          .select('order_id')
+          .where('order_id', 'like', 'WT%')
+          .execute();
+        expect(orders).toEqual([]);
+      } finally {
+        await testDb.close();
+      }
+    },
+  );
 });

@@ -20,7 +20,9 @@ export interface LoopbackServer {
 /** What the server does with the n-th request (0-based): answer a JSON object, hang, or drop the socket. */
 export type Behaviour = { json: object } | 'hang' | 'drop';
 
-export async function startServer(behaviour: (index: number, request: ReceivedRequest) => Behaviour): Promise<LoopbackServer> {
+export async function startServer(
+  behaviour: (index: number, request: ReceivedRequest) => Behaviour,
+): Promise<LoopbackServer> {
   const received: ReceivedRequest[] = [];
   const server = createServer((req, res) => {
     void readBody(req).then((body) => {

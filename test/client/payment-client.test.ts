@@ -1,7 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyHash } from '@recon/protocol';
 import { ServiceError } from '../../src/client/service-error.ts';
-import { answer, captured, captureRequest, clientFor, redirected, rejectionOf, SECRET, walletPayment } from './client-fixtures.ts';
+import {
+  answer,
+  captured,
+  captureRequest,
+  clientFor,
+  redirected,
+  rejectionOf,
+  SECRET,
+  walletPayment,
+} from './client-fixtures.ts';
 import { answering, startServer } from './loopback-servers.ts';
 import type { LoopbackServer } from './loopback-servers.ts';
 
@@ -14,7 +23,10 @@ afterEach(async () => {
 describe('payment client requests', () => {
   it('sends a signed wallet payment to the process endpoint and returns the validated answer', async () => {
     server = await startServer(answering(redirected));
-    const result = await clientFor(`${server.baseUrl}/`).payment({ ...walletPayment, CART: [{ NAME: 'book', PRICE: '6495' }] });
+    const result = await clientFor(`${server.baseUrl}/`).payment({
+      ...walletPayment,
+      CART: [{ NAME: 'book', PRICE: '6495' }],
+    });
     expect(result).toMatchObject({ EXECCODE: '0002', TRANSACTIONID: 'A123', REDIRECTHTML: redirected.REDIRECTHTML });
     const [request] = server.received;
     expect(request).toMatchObject({
@@ -23,7 +35,10 @@ describe('payment client requests', () => {
       method: 'payment',
     });
     expect(request!.params).toMatchObject({
-      IDENTIFIER: 'merchant-1', OPERATIONTYPE: 'payment', VERSION: '3.0', AMOUNT: '12990',
+      IDENTIFIER: 'merchant-1',
+      OPERATIONTYPE: 'payment',
+      VERSION: '3.0',
+      AMOUNT: '12990',
       CART: [{ NAME: 'book', PRICE: '6495' }],
     });
     expect(verifyHash(SECRET, request!.params)).toBe(true);
@@ -32,7 +47,12 @@ describe('payment client requests', () => {
   it('sends both authorization methods; the instalment one with PAYMENTOPTION', async () => {
     server = await startServer(answering({ ...redirected, OPERATIONTYPE: 'authorization' }));
     const client = clientFor(server.baseUrl);
-    await client.authorization({ method: 'instalment', ...walletPayment, PAYMENTOPTION: 'instalpay-4x', BILLINGCITY: 'Lyon' });
+    await client.authorization({
+      method: 'instalment',
+      ...walletPayment,
+      PAYMENTOPTION: 'instalpay-4x',
+      BILLINGCITY: 'Lyon',
+    });
     await client.authorization({ method: 'wallet', ...walletPayment, CLIENTDOB: '1990-05-17' });
     expect(server.received.map((r) => [r.method, r.params['PAYMENTOPTION'], r.params['method']])).toEqual([
       ['authorization', 'instalpay-4x', undefined],
@@ -45,7 +65,10 @@ describe('payment client requests', () => {
     const client = clientFor(server.baseUrl);
     await client.capture(captureRequest);
     await client.refund({ ...captureRequest, AMOUNT: 500n });
-    expect(server.received.map((r) => [r.method, r.params['AMOUNT']])).toEqual([['capture', undefined], ['refund', '500']]);
+    expect(server.received.map((r) => [r.method, r.params['AMOUNT']])).toEqual([
+      ['capture', undefined],
+      ['refund', '500'],
+    ]);
   });
 
   it.each([
@@ -93,12 +116,17 @@ describe('payment client requests', () => {
 });
 
 describe('getTransactions', () => {
-  const rows = [{ ORDERID: 'o1', AMOUNT: '129.90', EXECCODE: '0' }, { ORDERID: 'o2', AMOUNT: '1.00', EXECCODE: '4001' }];
+  const rows = [
+    { ORDERID: 'o1', AMOUNT: '129.90', EXECCODE: '0' },
+    { ORDERID: 'o2', AMOUNT: '1.00', EXECCODE: '4001' },
+  ];
 
   it('answers DATA rows synchronously, ids and columns ;-joined, on the export endpoint', async () => {
     server = await startServer(answering({ ...answer('getTransactions', '0000'), DATA: rows }));
     const result = await clientFor(server.baseUrl).getTransactions({
-      ORDERID: ['o1', 'o2'], COLUMNS: ['ORDERID', 'AMOUNT', 'EXECCODE'], TIMEZONE: 'Europe/Paris',
+      ORDERID: ['o1', 'o2'],
+      COLUMNS: ['ORDERID', 'AMOUNT', 'EXECCODE'],
+      TIMEZONE: 'Europe/Paris',
     });
     expect(result).toEqual(rows);
     expect(server.received[0]).toMatchObject({
@@ -111,7 +139,11 @@ describe('getTransactions', () => {
   it('asks for an asynchronous delivery by URL or e-mail with a compression', async () => {
     server = await startServer(answering(answer('getTransactions', '0000')));
     const client = clientFor(server.baseUrl);
-    const receipt = await client.getTransactions({ TRANSACTIONID: ['A1'], CALLBACKURL: 'http://127.0.0.1:9/cb', COMPRESSION: 'gzip' });
+    const receipt = await client.getTransactions({
+      TRANSACTIONID: ['A1'],
+      CALLBACKURL: 'http://127.0.0.1:9/cb',
+      COMPRESSION: 'gzip',
+    });
     expect(receipt).toMatchObject({ EXECCODE: '0000' });
     await client.getTransactions({ ORDERID: ['o1'], MAILTO: 'books@example.com', COMPRESSION: 'bzip' });
     expect(server.received.map((r) => r.params)).toMatchObject([

@@ -104,7 +104,9 @@ describe('getTransactions (a read)', () => {
 
   it('is repeated after a timeout', async () => {
     const server = await serve((index) => (index === 0 ? 'hang' : { json: data }));
-    await expect(clientFor(server.baseUrl, quickTimeout).getTransactions({ ORDERID: ['o1'] })).resolves.toEqual(data.DATA);
+    await expect(clientFor(server.baseUrl, quickTimeout).getTransactions({ ORDERID: ['o1'] })).resolves.toEqual(
+      data.DATA,
+    );
     expect(server.received).toHaveLength(2);
   });
 

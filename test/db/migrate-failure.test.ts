@@ -22,7 +22,10 @@ describe.each(BACKENDS)('a failing migration on %s', (backend) => {
     shipped = (await readdir(migrationsDir())).filter((name) => name.endsWith('.sql')).sort();
     for (const name of shipped) await copyFile(path.join(migrationsDir(), name), path.join(dir, name));
     await writeFile(path.join(dir, '9001_fine.sql'), 'CREATE TABLE recon.fine_probe (id integer);\n');
-    await writeFile(path.join(dir, '9002_broken.sql'), 'CREATE TABLE recon.half_done (id integer);\nINSERT INTO recon.no_such_table VALUES (1);\n');
+    await writeFile(
+      path.join(dir, '9002_broken.sql'),
+      'CREATE TABLE recon.half_done (id integer);\nINSERT INTO recon.no_such_table VALUES (1);\n',
+    );
     await writeFile(path.join(dir, '9003_after.sql'), 'CREATE TABLE recon.after_probe (id integer);\n');
   });
   afterAll(async () => {
@@ -32,23 +35,35 @@ describe.each(BACKENDS)('a failing migration on %s', (backend) => {
 
   async function tables(): Promise<string[]> {
     const { rows } = await testDb.database.transaction((c) =>
-      c.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'recon' AND (table_name LIKE '%probe' OR table_name = 'half_done') ORDER BY 1"),
+      c.query<{ name: string }>(
+        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'recon' AND (table_name LIKE '%probe' OR table_name = 'half_done') ORDER BY 1",
+      ),
     );
     return rows.map((row) => row.name);
   }
 
   async function applied(): Promise<string[]> {
-    const rows = await testDb.database.db.selectFrom('recon.schema_migrations').select('name').orderBy('name').execute();
+    const rows = await testDb.database.db
+      .selectFrom('recon.schema_migrations')
+      .select('name')
+      .orderBy('name')
+      .execute();
     return rows.map((row) => row.name);
   }
 
-  it.skipIf(skip)('rolls that file back, records it not, names it in one line, and keeps the files before it', async () => {
-    const error: unknown = await migrate(testDb.database, dir).then(() => undefined, (caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ReconError);
-    expect((error as ReconError).code).toBe('MIGRATION');
-    expect((error as ReconError).message).toMatch(/^migration 9002_broken\.sql failed: .*no_such_table/);
-    expect((error as ReconError).message).not.toContain('\n');
-    expect(await tables()).toEqual(['fine_probe']);
-    expect(await applied()).toEqual([...shipped, '9001_fine.sql']);
-  });
+  it.skipIf(skip)(
+    'rolls that file back, records it not, names it in one line, and keeps the files before it',
+    async () => {
+      const error: unknown = await migrate(testDb.database, dir).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(ReconError);
+      expect((error as ReconError).code).toBe('MIGRATION');
+      expect((error as ReconError).message).toMatch(/^migration 9002_broken\.sql failed: .*no_such_table/);
+      expect((error as ReconError).message).not.toContain('\n');
+      expect(await tables()).toEqual(['fine_probe']);
+      expect(await applied()).toEqual([...shipped, '9001_fine.sql']);
+    },
+  );
 });

@@ -22,19 +22,22 @@ describe.each(BACKENDS)('migrations on %s', (backend) => {
     expect(await migrate(database)).toEqual([]);
   });
 
-  it.skipIf(backend === 'postgres' && !hasPostgres)('loads COPY data in batches that end on row boundaries', async () => {
-    const { database } = testDb;
-    const count = await database.transaction(async (c) => {
-      await c.query('CREATE TEMP TABLE copy_probe (id integer, label text) ON COMMIT DROP');
-      async function* rows() {
-        for (let i = 1; i <= 1000; i++) yield `${i}\tété ${i}\n`;
-      }
-      await c.copyFrom('COPY copy_probe (id, label) FROM STDIN', rows(), { batchBytes: 512 });
-      const { rows: result } = await c.query<{ n: string; last: string }>(
-        "SELECT count(*)::text AS n, max(label) FILTER (WHERE id = 1000) AS last FROM copy_probe",
-      );
-      return result[0];
-    });
-    expect(count).toEqual({ n: '1000', last: 'été 1000' });
-  });
+  it.skipIf(backend === 'postgres' && !hasPostgres)(
+    'loads COPY data in batches that end on row boundaries',
+    async () => {
+      const { database } = testDb;
+      const count = await database.transaction(async (c) => {
+        await c.query('CREATE TEMP TABLE copy_probe (id integer, label text) ON COMMIT DROP');
+        async function* rows() {
+          for (let i = 1; i <= 1000; i++) yield `${i}\tété ${i}\n`;
+        }
+        await c.copyFrom('COPY copy_probe (id, label) FROM STDIN', rows(), { batchBytes: 512 });
+        const { rows: result } = await c.query<{ n: string; last: string }>(
+          'SELECT count(*)::text AS n, max(label) FILTER (WHERE id = 1000) AS last FROM copy_probe',
+        );
+        return result[0];
+      });
+      expect(count).toEqual({ n: '1000', last: 'été 1000' });
+    },
+  );
 });

@@ -28,7 +28,9 @@ describe('embedded PGlite settings', { timeout: 120_000 }, () => {
     } finally {
       await database.close();
     }
-    expect(await readFile(path.join(dataDir, 'pgdata', 'postgresql.conf'), 'utf8')).toMatch(/^shared_buffers = 16MB\b/m);
+    expect(await readFile(path.join(dataDir, 'pgdata', 'postgresql.conf'), 'utf8')).toMatch(
+      /^shared_buffers = 16MB\b/m,
+    );
   });
 
   it("a data directory made with PGlite's defaults runs with 16MB too", async () => {

@@ -21,7 +21,9 @@ describe.each(BACKENDS)('migrating runs to kinds on %s', (backend) => {
   beforeAll(async () => {
     if (skip) return;
     before = await mkdtemp(path.join(os.tmpdir(), 'recon-migrations-'));
-    for (const name of (await readdir(migrationsDir())).filter((file) => file.endsWith('.sql') && file < RUN_KINDS_MIGRATION)) {
+    for (const name of (await readdir(migrationsDir())).filter(
+      (file) => file.endsWith('.sql') && file < RUN_KINDS_MIGRATION,
+    )) {
       await copyFile(path.join(migrationsDir(), name), path.join(before, name));
     }
     testDb = await createTestDatabase(backend, { migrationsDir: before });
@@ -35,7 +37,9 @@ describe.each(BACKENDS)('migrating runs to kinds on %s', (backend) => {
     const { database } = testDb;
     const nightlyIds = Array.from({ length: 1500 }, (_, index) => `N-${String(index).padStart(4, '0')}`);
     const notFound = Array.from({ length: 150 }, (_, index) => `GONE-${String(index).padStart(3, '0')}`);
-    const runs = await sql<{ run_id: string }>`INSERT INTO recon.reconciliation_runs (as_of, scope, tolerance_minor, grace_hours, not_found)
+    const runs = await sql<{
+      run_id: string;
+    }>`INSERT INTO recon.reconciliation_runs (as_of, scope, tolerance_minor, grace_hours, not_found)
       VALUES
         (now(), ${JSON.stringify({ kind: 'orders', order_ids: nightlyIds })}::jsonb, 0, 24, '{}'),
         (now(), ${JSON.stringify({ kind: 'orders', order_ids: ['B', 'A', 'B', ...notFound] })}::jsonb, 0, 24, ${notFound}::text[]),
@@ -43,22 +47,63 @@ describe.each(BACKENDS)('migrating runs to kinds on %s', (backend) => {
         (now(), '{"kind": "created_since", "since": "2026-11-01T00:00:00.000Z"}', 0, 24, '{}')
       RETURNING run_id::text`.execute(database.db);
     const [nightly, named, all, since] = runs.rows.map((row) => row.run_id);
-    await sql`INSERT INTO recon.nightly_runs (run_date, as_of, state, reconciliation_run_id) VALUES ('2026-11-20', now(), 'reconciled', ${nightly}::bigint)`.execute(database.db);
+    await sql`INSERT INTO recon.nightly_runs (run_date, as_of, state, reconciliation_run_id) VALUES ('2026-11-20', now(), 'reconciled', ${nightly}::bigint)`.execute(
+      database.db,
+    );
 
     expect(await migrate(database)).toContain(RUN_KINDS_MIGRATION);
 
     const migrated = await database.db
       .selectFrom('recon.reconciliation_runs')
-      .select([sql<string>`run_id::text`.as('run_id'), 'kind', 'description', 'scope', 'not_found_count', sql<number>`cardinality(not_found)`.as('kept')])
+      .select([
+        sql<string>`run_id::text`.as('run_id'),
+        'kind',
+        'description',
+        'scope',
+        'not_found_count',
+        sql<number>`cardinality(not_found)`.as('kept'),
+      ])
       .orderBy('run_id')
       .execute();
     expect(migrated).toEqual([
-      { run_id: nightly, kind: 'nightly', description: 'nightly run of 2026-11-20: 1,500 orders', scope: { kind: 'orders', count: 1500 }, not_found_count: 0, kept: 0 },
-      { run_id: named, kind: 'manual', description: '152 orders', scope: { kind: 'orders', count: 152 }, not_found_count: 150, kept: 100 },
-      { run_id: all, kind: 'manual', description: 'all orders and unknown ORDERIDs', scope: { kind: 'all' }, not_found_count: 0, kept: 0 },
-      { run_id: since, kind: 'manual', description: 'orders created since 2026-11-01T00:00:00.000Z', scope: { kind: 'created_since', since: '2026-11-01T00:00:00.000Z' }, not_found_count: 0, kept: 0 },
+      {
+        run_id: nightly,
+        kind: 'nightly',
+        description: 'nightly run of 2026-11-20: 1,500 orders',
+        scope: { kind: 'orders', count: 1500 },
+        not_found_count: 0,
+        kept: 0,
+      },
+      {
+        run_id: named,
+        kind: 'manual',
+        description: '152 orders',
+        scope: { kind: 'orders', count: 152 },
+        not_found_count: 150,
+        kept: 100,
+      },
+      {
+        run_id: all,
+        kind: 'manual',
+        description: 'all orders and unknown ORDERIDs',
+        scope: { kind: 'all' },
+        not_found_count: 0,
+        kept: 0,
+      },
+      {
+        run_id: since,
+        kind: 'manual',
+        description: 'orders created since 2026-11-01T00:00:00.000Z',
+        scope: { kind: 'created_since', since: '2026-11-01T00:00:00.000Z' },
+        not_found_count: 0,
+        kept: 0,
+      },
     ]);
-    const kept = await database.db.selectFrom('recon.run_scope_orders').select(['run_id', 'order_id']).orderBy('order_id').execute();
+    const kept = await database.db
+      .selectFrom('recon.run_scope_orders')
+      .select(['run_id', 'order_id'])
+      .orderBy('order_id')
+      .execute();
     expect(kept.map((row) => String(row.run_id))).toEqual(Array(152).fill(named));
     expect(kept.slice(0, 2).map((row) => row.order_id)).toEqual(['A', 'B']);
   });

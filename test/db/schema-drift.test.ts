@@ -53,14 +53,20 @@ interface Family {
 const only = (shape: Shape) => (shapes: readonly Shape[]) => shapes.length > 0 && shapes.every((s) => s === shape);
 const isContainer = (shape: Shape) => shape === 'object' || typeof shape === 'object';
 const isJsonValue = (shape: Shape): boolean =>
-  ['string', 'number', 'boolean', 'object'].includes(shape as string) || (typeof shape === 'object' && shape.array.every(isJsonValue));
+  ['string', 'number', 'boolean', 'object'].includes(shape as string) ||
+  (typeof shape === 'object' && shape.array.every(isJsonValue));
 
 /**
  * The mapping rules, by PostgreSQL type name: what both drivers recon opens (pg, and PGlite with the parsers of
  * open-database.ts) hand back for a value of that type, and so what the select type in schema.ts must be.
  */
 const FAMILIES: ReadonlyArray<Family & { readonly types: readonly string[] }> = [
-  { name: 'text', types: ['text', 'varchar', 'bpchar'], expects: 'a string (or string literals)', accepts: only('string') },
+  {
+    name: 'text',
+    types: ['text', 'varchar', 'bpchar'],
+    expects: 'a string (or string literals)',
+    accepts: only('string'),
+  },
   { name: 'integer', types: ['int2', 'int4'], expects: 'a number', accepts: only('number') },
   { name: 'float', types: ['float4', 'float8'], expects: 'a number', accepts: only('number') },
   // pg reads int8 as text and PGlite is told to: a JS number would round past 2^53.
@@ -75,7 +81,8 @@ const FAMILIES: ReadonlyArray<Family & { readonly types: readonly string[] }> = 
     name: 'json',
     types: ['jsonb', 'json'],
     expects: 'an object, array or Record type (or unknown)',
-    accepts: (shapes) => (shapes.length === 1 && shapes[0] === 'unknown') || (shapes.some(isContainer) && shapes.every(isJsonValue)),
+    accepts: (shapes) =>
+      (shapes.length === 1 && shapes[0] === 'unknown') || (shapes.some(isContainer) && shapes.every(isJsonValue)),
   },
   // pg hands back a Buffer, PGlite a Uint8Array: Buffer is a Uint8Array, so either name fits.
   { name: 'bytea', types: ['bytea'], expects: 'a Uint8Array or Buffer', accepts: only('bytes') },
@@ -113,12 +120,14 @@ function readTypedSchema(text?: string): TypedSchema {
   if (config.error) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, '\n'));
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
   // Without strict null checks every `| null` disappears from the types, and every column would read as NOT NULL.
-  if (!(options.strictNullChecks ?? options.strict)) throw new Error('tsconfig.json must keep strict null checks for this test to see `| null`');
+  if (!(options.strictNullChecks ?? options.strict))
+    throw new Error('tsconfig.json must keep strict null checks for this test to see `| null`');
 
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, language, ...rest) => {
-    if (text !== undefined && path.resolve(fileName) === SCHEMA_TS) return ts.createSourceFile(fileName, text, language);
+    if (text !== undefined && path.resolve(fileName) === SCHEMA_TS)
+      return ts.createSourceFile(fileName, text, language);
     if (!parsedFiles.has(fileName)) parsedFiles.set(fileName, getSourceFile(fileName, language, ...rest));
     return parsedFiles.get(fileName);
   };
@@ -128,21 +137,32 @@ function readTypedSchema(text?: string): TypedSchema {
   // A type that does not resolve reads as `any`: a schema.ts that does not compile cannot be compared.
   const diagnostics = ts.getPreEmitDiagnostics(program, source);
   if (diagnostics.length > 0) {
-    throw new Error(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' }));
+    throw new Error(
+      ts.formatDiagnostics(diagnostics, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => ROOT,
+        getNewLine: () => '\n',
+      }),
+    );
   }
 
   const checker = program.getTypeChecker();
   const moduleSymbol = checker.getSymbolAtLocation(source);
-  const schemaSymbol = moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((symbol) => symbol.name === 'Schema');
+  const schemaSymbol =
+    moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((symbol) => symbol.name === 'Schema');
   if (!schemaSymbol) throw new Error('src/db/schema.ts exports no `Schema`');
 
   const membersOf = (type: ts.Type): ts.Type[] => (type.isUnion() ? type.types : [type]);
   const declaredIn = (type: ts.Type, names: string[]) => {
     const symbol = type.getSymbol();
-    return Boolean(symbol && names.includes(symbol.name) && symbol.declarations?.every((d) => {
-      const file = d.getSourceFile();
-      return program.isSourceFileDefaultLibrary(file) || file.fileName.includes('/node_modules/@types/node/');
-    }));
+    return Boolean(
+      symbol &&
+      names.includes(symbol.name) &&
+      symbol.declarations?.every((d) => {
+        const file = d.getSourceFile();
+        return program.isSourceFileDefaultLibrary(file) || file.fileName.includes('/node_modules/@types/node/');
+      }),
+    );
   };
   const shapeOf = (type: ts.Type): Shape => {
     if (type.flags & ts.TypeFlags.StringLike) return 'string';
@@ -152,11 +172,22 @@ function readTypedSchema(text?: string): TypedSchema {
     if (type.isIntersection()) {
       // A branded primitive (string & { __brand: 'Money' }) is that primitive.
       const shapes = type.types.map(shapeOf);
-      return shapes.find((s) => s === 'string' || s === 'number' || s === 'boolean') ?? (shapes.every((s) => s === 'object') ? 'object' : 'other');
+      return (
+        shapes.find((s) => s === 'string' || s === 'number' || s === 'boolean') ??
+        (shapes.every((s) => s === 'object') ? 'object' : 'other')
+      );
     }
     if (checker.isArrayType(type)) {
       const [element] = checker.getTypeArguments(type as ts.TypeReference);
-      return { array: element ? distinct(membersOf(element).filter((m) => !(m.flags & ts.TypeFlags.Null)).map(shapeOf)) : ['other'] };
+      return {
+        array: element
+          ? distinct(
+              membersOf(element)
+                .filter((m) => !(m.flags & ts.TypeFlags.Null))
+                .map(shapeOf),
+            )
+          : ['other'],
+      };
     }
     if (declaredIn(type, ['Date'])) return 'Date';
     if (declaredIn(type, ['Uint8Array', 'Buffer'])) return 'bytes';
@@ -176,10 +207,15 @@ function readTypedSchema(text?: string): TypedSchema {
       });
       const values = members.filter((member) => !(member.flags & ts.TypeFlags.Null));
       const texts = values.map((member) => checker.typeToString(member));
-      const text = texts.includes('false') && texts.includes('true') ? [...texts.filter((t) => t !== 'false' && t !== 'true'), 'boolean'] : texts;
+      const text =
+        texts.includes('false') && texts.includes('true')
+          ? [...texts.filter((t) => t !== 'false' && t !== 'true'), 'boolean']
+          : texts;
       columns.set(column.name, {
         // `unknown | null` is just `unknown`: unknown (and any) admit null by themselves.
-        nullable: values.length < members.length || values.some((member) => member.flags & (ts.TypeFlags.Unknown | ts.TypeFlags.Any)),
+        nullable:
+          values.length < members.length ||
+          values.some((member) => member.flags & (ts.TypeFlags.Unknown | ts.TypeFlags.Any)),
         shapes: distinct(values.map(shapeOf)),
         text: [...distinct(text), ...(values.length < members.length ? ['null'] : [])].join(' | '),
       });
@@ -212,7 +248,15 @@ interface DatabaseRelation {
 
 async function readDatabaseSchema(database: Database): Promise<Map<string, DatabaseRelation>> {
   const { rows } = await database.transaction((c) =>
-    c.query<{ relation: string; relkind: string; attname: string | null; type: string | null; typname: string | null; element: string | null; attnotnull: boolean | null }>(
+    c.query<{
+      relation: string;
+      relkind: string;
+      attname: string | null;
+      type: string | null;
+      typname: string | null;
+      element: string | null;
+      attnotnull: boolean | null;
+    }>(
       `SELECT n.nspname || '.' || c.relname AS relation, c.relkind, a.attname, format_type(a.atttypid, a.atttypmod) AS type,
          t.typname, e.typname AS element, a.attnotnull
        FROM pg_class c
@@ -228,9 +272,18 @@ async function readDatabaseSchema(database: Database): Promise<Map<string, Datab
   const relations = new Map<string, DatabaseRelation>();
   for (const row of rows) {
     let relation = relations.get(row.relation);
-    if (!relation) relations.set(row.relation, (relation = { kind: row.relkind === 'v' || row.relkind === 'm' ? 'view' : 'table', columns: new Map() }));
+    if (!relation)
+      relations.set(
+        row.relation,
+        (relation = { kind: row.relkind === 'v' || row.relkind === 'm' ? 'view' : 'table', columns: new Map() }),
+      );
     if (row.attname === null) continue;
-    relation.columns.set(row.attname, { type: row.type!, typeName: row.typname!, element: row.element, notNull: row.attnotnull! });
+    relation.columns.set(row.attname, {
+      type: row.type!,
+      typeName: row.typname!,
+      element: row.element,
+      notNull: row.attnotnull!,
+    });
   }
   return relations;
 }
@@ -239,23 +292,36 @@ async function readDatabaseSchema(database: Database): Promise<Map<string, Datab
 function schemaDifferences(database: Map<string, DatabaseRelation>, typed: TypedSchema): string[] {
   const differences: string[] = [];
   for (const [name, reason] of Object.entries(UNTYPED)) {
-    if (typed.has(name)) differences.push(`${name}: listed in this test as untyped (${reason}), yet schema.ts types it: drop it from UNTYPED`);
-    if (!database.has(name)) differences.push(`${name}: listed in this test as untyped, yet the database has no such relation: drop it from UNTYPED`);
+    if (typed.has(name))
+      differences.push(
+        `${name}: listed in this test as untyped (${reason}), yet schema.ts types it: drop it from UNTYPED`,
+      );
+    if (!database.has(name))
+      differences.push(
+        `${name}: listed in this test as untyped, yet the database has no such relation: drop it from UNTYPED`,
+      );
   }
   for (const [name, relation] of database) {
     if (!typed.has(name) && !(name in UNTYPED)) {
-      differences.push(`${name}: a ${relation.kind} in the database, not in schema.ts (type it, or list it in UNTYPED with the reason)`);
+      differences.push(
+        `${name}: a ${relation.kind} in the database, not in schema.ts (type it, or list it in UNTYPED with the reason)`,
+      );
     }
   }
   for (const [name, columns] of typed) {
     const relation = database.get(name);
     if (!relation) {
       const schema = name.includes('.') ? name.slice(0, name.indexOf('.')) : '(no schema)';
-      differences.push(`${name}: in schema.ts, not in the database${SCHEMAS.includes(schema) ? '' : ` (this test reads schemas ${SCHEMAS.join(' and ')} only)`}`);
+      differences.push(
+        `${name}: in schema.ts, not in the database${SCHEMAS.includes(schema) ? '' : ` (this test reads schemas ${SCHEMAS.join(' and ')} only)`}`,
+      );
       continue;
     }
     for (const [column, stored] of relation.columns) {
-      if (!columns.has(column)) differences.push(`${name}.${column}: in the database (${stored.type}${stored.notNull ? ' NOT NULL' : ''}), not in schema.ts`);
+      if (!columns.has(column))
+        differences.push(
+          `${name}.${column}: in the database (${stored.type}${stored.notNull ? ' NOT NULL' : ''}), not in schema.ts`,
+        );
     }
     for (const [column, declared] of columns) {
       const stored = relation.columns.get(column);
@@ -265,13 +331,19 @@ function schemaDifferences(database: Map<string, DatabaseRelation>, typed: Typed
       }
       const family = familyOf(stored);
       if (!family) {
-        differences.push(`${name}.${column}: the database's type ${stored.type} has no mapping rule in this test: add one to FAMILIES`);
+        differences.push(
+          `${name}.${column}: the database's type ${stored.type} has no mapping rule in this test: add one to FAMILIES`,
+        );
       } else if (!family.accepts(declared.shapes)) {
-        differences.push(`${name}.${column}: type: the database has ${stored.type} (${family.name}: ${family.expects}), schema.ts has ${declared.text}`);
+        differences.push(
+          `${name}.${column}: type: the database has ${stored.type} (${family.name}: ${family.expects}), schema.ts has ${declared.text}`,
+        );
       }
       // A view's column reads as nullable in the catalog whatever the view returns.
       if (relation.kind === 'table' && stored.notNull === declared.nullable) {
-        differences.push(`${name}.${column}: nullability: the database has ${stored.notNull ? 'NOT NULL' : 'a nullable column'}, schema.ts ${declared.nullable ? 'allows null' : 'does not allow null'}`);
+        differences.push(
+          `${name}.${column}: nullability: the database has ${stored.notNull ? 'NOT NULL' : 'a nullable column'}, schema.ts ${declared.nullable ? 'allows null' : 'does not allow null'}`,
+        );
       }
     }
   }
@@ -285,7 +357,8 @@ function schemaDifferences(database: Map<string, DatabaseRelation>, typed: Typed
 function driftedSchemaTs(text: string): { text: string; expected: string[] } {
   const edit = (source: string, from: string | RegExp, to: (found: string) => string) => {
     const found = typeof from === 'string' ? (source.includes(from) ? from : undefined) : source.match(from)?.[0];
-    if (found === undefined) throw new Error(`the drift probe no longer finds ${String(from)} in schema.ts: update driftedSchemaTs`);
+    if (found === undefined)
+      throw new Error(`the drift probe no longer finds ${String(from)} in schema.ts: update driftedSchemaTs`);
     return source.replace(found, () => to(found));
   };
   const drifted = edit(text, /export interface FilesTable \{[\s\S]*?\n\}/, (table) => {
@@ -331,7 +404,10 @@ describe.each(BACKENDS)('src/db/schema.ts against the migrated database on %s', 
 
   it.skipIf(skip)('agree on every relation, column, type family and nullability', () => {
     const differences = schemaDifferences(stored, typed);
-    expect(differences, `src/db/schema.ts and the migrated database disagree:\n  ${differences.join('\n  ')}\n`).toEqual([]);
+    expect(
+      differences,
+      `src/db/schema.ts and the migrated database disagree:\n  ${differences.join('\n  ')}\n`,
+    ).toEqual([]);
   });
 
   it.skipIf(skip)('would tell each kind of drift', () => {

@@ -27,7 +27,8 @@ describe('isUniqueViolation', () => {
 
 describe('isTransientDatabaseError', () => {
   it('takes a lost or refused connection, a shutdown, a deadlock or a serialization failure as transient', () => {
-    for (const state of ['08006', '40001', '40P01', '53300', '57P01']) expect(isTransientDatabaseError(databaseError(state)), state).toBe(true);
+    for (const state of ['08006', '40001', '40P01', '53300', '57P01'])
+      expect(isTransientDatabaseError(databaseError(state)), state).toBe(true);
     expect(isTransientDatabaseError(databaseError('ECONNREFUSED'))).toBe(true);
     expect(isTransientDatabaseError(new Error('Connection terminated unexpectedly'))).toBe(true);
     expect(isTransientDatabaseError(new AggregateError([databaseError('ECONNRESET')], 'all failed'))).toBe(true);

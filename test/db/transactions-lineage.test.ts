@@ -9,14 +9,24 @@ async function insertFile(database: Database): Promise<string> {
   fileCounter++;
   const { file_id } = await database.db
     .insertInto('recon.files')
-    .values({ name: `lineage-${fileCounter}.csv`, sha256: fileCounter.toString(16).padStart(64, 'a'), size_bytes: 1, compression: 'none', status: 'loaded', arrival: 'ingest' })
+    .values({
+      name: `lineage-${fileCounter}.csv`,
+      sha256: fileCounter.toString(16).padStart(64, 'a'),
+      size_bytes: 1,
+      compression: 'none',
+      status: 'loaded',
+      arrival: 'ingest',
+    })
     .returning('file_id')
     .executeTakeFirstOrThrow();
   return file_id;
 }
 
 function insertTransaction(database: Database, id: string, fileId: string) {
-  return database.db.insertInto('recon.transactions').values({ transaction_id: id, file_id: fileId, line: 2, extra: '{}' }).execute();
+  return database.db
+    .insertInto('recon.transactions')
+    .values({ transaction_id: id, file_id: fileId, line: 2, extra: '{}' })
+    .execute();
 }
 
 /** The SQLSTATE and message a statement fails with. */
@@ -47,10 +57,18 @@ describe.each(BACKENDS)('lineage of recon.transactions to recon.files on %s', (b
       message: `recon.transactions.file_id ${missing} is not a file of recon.files`,
     });
     await insertTransaction(database, 'L-kept', fileId);
-    const moved = database.db.updateTable('recon.transactions').set({ file_id: missing }).where('transaction_id', '=', 'L-kept').execute();
+    const moved = database.db
+      .updateTable('recon.transactions')
+      .set({ file_id: missing })
+      .where('transaction_id', '=', 'L-kept')
+      .execute();
     expect((await failure(moved)).code).toBe('23503');
 
-    const rows = await database.db.selectFrom('recon.transactions').select(['transaction_id', 'file_id']).where('transaction_id', 'like', 'L-%').execute();
+    const rows = await database.db
+      .selectFrom('recon.transactions')
+      .select(['transaction_id', 'file_id'])
+      .where('transaction_id', 'like', 'L-%')
+      .execute();
     expect(rows).toEqual([{ transaction_id: 'L-kept', file_id: fileId }]);
   });
 
@@ -70,7 +88,11 @@ describe.each(BACKENDS)('lineage of recon.transactions to recon.files on %s', (b
     expect((await failure(sql`TRUNCATE recon.files CASCADE`.execute(database.db))).code).toBe('23503');
 
     await database.db.deleteFrom('recon.files').where('file_id', '=', unreferenced).execute();
-    const files = await database.db.selectFrom('recon.files').select('file_id').where('file_id', 'in', [referenced, unreferenced]).execute();
+    const files = await database.db
+      .selectFrom('recon.files')
+      .select('file_id')
+      .where('file_id', 'in', [referenced, unreferenced])
+      .execute();
     expect(files).toEqual([{ file_id: referenced }]);
   });
 });

@@ -48,10 +48,13 @@ for (const program of ['lbzip2', 'bzip2']) {
   nativeVariants.push({ name: program, decoder: 'native', path: bin });
 }
 
-const fixtures = readdirSync(FIXTURES).filter((name) => name !== 'README.md').sort();
-const variantsOf = (name: string): Variant[] => (detectCompression(readFileSync(path.join(FIXTURES, name)).subarray(0, 4)) === 'bzip2'
-  ? [{ name: 'js', decoder: 'js' }, ...nativeVariants]
-  : [{ name: 'auto', decoder: 'auto' }]);
+const fixtures = readdirSync(FIXTURES)
+  .filter((name) => name !== 'README.md')
+  .sort();
+const variantsOf = (name: string): Variant[] =>
+  detectCompression(readFileSync(path.join(FIXTURES, name)).subarray(0, 4)) === 'bzip2'
+    ? [{ name: 'js', decoder: 'js' }, ...nativeVariants]
+    : [{ name: 'auto', decoder: 'auto' }];
 const seedOf = (name: string) => (SEED ^ crc32(name)) >>> 0;
 
 interface Line {
@@ -85,12 +88,20 @@ async function limited<T>(work: () => Promise<T>): Promise<T> {
 
 function runChild(fixture: string, variant: Variant): Promise<ChildRun> {
   const directory = mkdtempSync(path.join(scratch, 'run-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, RECON_FUZZ_DIR: directory, RECON_MAX_UNCOMPRESSED_BYTES: String(MAX_UNCOMPRESSED_BYTES) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    RECON_FUZZ_DIR: directory,
+    RECON_MAX_UNCOMPRESSED_BYTES: String(MAX_UNCOMPRESSED_BYTES),
+  };
   if (variant.path !== undefined) env['PATH'] = variant.path;
-  const child = spawn(process.execPath, [...NODE_FLAGS, CHILD, path.join(FIXTURES, fixture), variant.decoder, String(seedOf(fixture)), String(MUTATIONS)], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...NODE_FLAGS, CHILD, path.join(FIXTURES, fixture), variant.decoder, String(seedOf(fixture)), String(MUTATIONS)],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   let silent = false;
@@ -105,8 +116,15 @@ function runChild(fixture: string, variant: Variant): Promise<ChildRun> {
     child.once('error', reject);
     child.once('close', (code, signal) => {
       clearTimeout(watchdog);
-      const lines = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Line);
-      const exit = silent ? `silent for ${SILENCE_MS} ms` : signal !== null ? `killed by ${signal}` : `exit code ${code}`;
+      const lines = stdout
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Line);
+      const exit = silent
+        ? `silent for ${SILENCE_MS} ms`
+        : signal !== null
+          ? `killed by ${signal}`
+          : `exit code ${code}`;
       resolve({ variant, lines, exit, stderr });
     });
   });
@@ -120,7 +138,9 @@ function problems(fixture: string, run: ChildRun): string[] {
     .map((line) => `${where} mutation ${line.index} [${line.kind}]: ${line.outcome} ${line.message ?? ''}`);
   if (run.exit !== 'exit code 0' || run.lines.length !== MUTATIONS) {
     const next = run.lines.length;
-    found.push(`${where}: ${run.exit} after ${next} of ${MUTATIONS} mutations (so at mutation ${next}): ${run.stderr.trim().split('\n').slice(0, 6).join(' | ')}`);
+    found.push(
+      `${where}: ${run.exit} after ${next} of ${MUTATIONS} mutations (so at mutation ${next}): ${run.stderr.trim().split('\n').slice(0, 6).join(' | ')}`,
+    );
   }
   return found;
 }
@@ -129,9 +149,13 @@ function problems(fixture: string, run: ChildRun): string[] {
 function disagreements(fixture: string, runs: readonly ChildRun[]): string[] {
   const found: string[] = [];
   for (let index = 0; index < MUTATIONS; index++) {
-    const reads = runs.flatMap((run) => (run.lines[index]?.outcome === 'read' ? [[run.variant.name, run.lines[index]!.digest] as const] : []));
+    const reads = runs.flatMap((run) =>
+      run.lines[index]?.outcome === 'read' ? [[run.variant.name, run.lines[index]!.digest] as const] : [],
+    );
     if (new Set(reads.map(([, digest]) => digest)).size > 1) {
-      found.push(`${fixture} (seed ${seedOf(fixture)}) mutation ${index} [${runs[0]!.lines[index]!.kind}]: ${reads.map(([name, digest]) => `${name} ${digest!.slice(0, 12)}`).join(', ')}`);
+      found.push(
+        `${fixture} (seed ${seedOf(fixture)}) mutation ${index} [${runs[0]!.lines[index]!.kind}]: ${reads.map(([name, digest]) => `${name} ${digest!.slice(0, 12)}`).join(', ')}`,
+      );
     }
   }
   return found;
@@ -143,11 +167,16 @@ describe(`openExport on ${MUTATIONS} mutations of every fixture`, () => {
     expect(nativeVariants.length).toBeGreaterThan(0);
   });
 
-  it.concurrent.each(fixtures)('%s: every mutation is read or refused in one line, and no process dies', async (fixture) => {
-    const runs = await Promise.all(variantsOf(fixture).map((variant) => limited(() => runChild(fixture, variant))));
-    expect(runs.flatMap((run) => problems(fixture, run))).toEqual([]);
-    expect(disagreements(fixture, runs)).toEqual([]);
-    // Some mutations must get through: a fuzz run that refuses all of them at the first check proves little.
-    if (!/^(empty|truncated|corrupt|bomb|encrypted)/.test(fixture)) expect(runs[0]!.lines.some((line) => line.outcome === 'read')).toBe(true);
-  }, 300_000);
+  it.concurrent.each(fixtures)(
+    '%s: every mutation is read or refused in one line, and no process dies',
+    async (fixture) => {
+      const runs = await Promise.all(variantsOf(fixture).map((variant) => limited(() => runChild(fixture, variant))));
+      expect(runs.flatMap((run) => problems(fixture, run))).toEqual([]);
+      expect(disagreements(fixture, runs)).toEqual([]);
+      // Some mutations must get through: a fuzz run that refuses all of them at the first check proves little.
+      if (!/^(empty|truncated|corrupt|bomb|encrypted)/.test(fixture))
+        expect(runs[0]!.lines.some((line) => line.outcome === 'read')).toBe(true);
+    },
+    300_000,
+  );
 });

@@ -19,10 +19,14 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 /** The decompressed bytes through openExport with `decoder`, and the warnings it gave. */
 async function decode(file: string, decoder: 'native' | 'js'): Promise<{ text: string; warnings: string[] }> {
   const warnings: string[] = [];
-  const opened = await openExport(file, LIMITS, { bzip2Decoder: decoder, onWarning: (message) => warnings.push(message) });
+  const opened = await openExport(file, LIMITS, {
+    bzip2Decoder: decoder,
+    onWarning: (message) => warnings.push(message),
+  });
   const chunks: Buffer[] = [];
   try {
-    for await (const entry of opened.entries) for await (const chunk of await entry.open()) chunks.push(chunk as Buffer);
+    for await (const entry of opened.entries)
+      for await (const chunk of await entry.open()) chunks.push(chunk as Buffer);
   } finally {
     await opened.close();
   }
@@ -45,25 +49,33 @@ describe('bytes after the last bzip2 stream', () => {
     if (bzip2 !== undefined) expect(decodedBy(bzip2, FIXTURE)).toBe(js.text);
   });
 
-  it.runIf(lbzip2 !== undefined || bzip2 !== undefined)('give the same rows through the native decoder, which passes on what it says', async () => {
-    const native = await decode(FIXTURE, 'native');
-    expect(native.text).toBe((await decode(FIXTURE, 'js')).text);
-    // lbzip2, found first, says nothing; bzip2 warns.
-    expect(native.warnings).toEqual(lbzip2 !== undefined ? [] : [`${FIXTURE}: bzip2: trailing garbage after EOF ignored`]);
-  });
+  it.runIf(lbzip2 !== undefined || bzip2 !== undefined)(
+    'give the same rows through the native decoder, which passes on what it says',
+    async () => {
+      const native = await decode(FIXTURE, 'native');
+      expect(native.text).toBe((await decode(FIXTURE, 'js')).text);
+      // lbzip2, found first, says nothing; bzip2 warns.
+      expect(native.warnings).toEqual(
+        lbzip2 !== undefined ? [] : [`${FIXTURE}: bzip2: trailing garbage after EOF ignored`],
+      );
+    },
+  );
 
   it.each([
     ['a lone byte', Buffer.from('X')],
     ['zeros', Buffer.alloc(512)],
     ['text', Buffer.from('this is not bzip2 data\n')],
-  ])('%s after two streams are ignored by the JavaScript decoder, the rows of both streams kept', async (_what, garbage) => {
-    const streams = ['A;B\n1;2\n', '3;4\n'].map((part) => spawnSync('bzip2', ['-c'], { input: part }).stdout);
-    const file = path.join(scratch, `garbage-${garbage.length}.bz2`);
-    writeFileSync(file, Buffer.concat([...streams, garbage]));
-    const { text, warnings } = await decode(file, 'js');
-    expect(text).toBe('A;B\n1;2\n3;4\n');
-    expect(warnings).toHaveLength(1);
-  });
+  ])(
+    '%s after two streams are ignored by the JavaScript decoder, the rows of both streams kept',
+    async (_what, garbage) => {
+      const streams = ['A;B\n1;2\n', '3;4\n'].map((part) => spawnSync('bzip2', ['-c'], { input: part }).stdout);
+      const file = path.join(scratch, `garbage-${garbage.length}.bz2`);
+      writeFileSync(file, Buffer.concat([...streams, garbage]));
+      const { text, warnings } = await decode(file, 'js');
+      expect(text).toBe('A;B\n1;2\n3;4\n');
+      expect(warnings).toHaveLength(1);
+    },
+  );
 
   it('a file without trailing bytes gives no warning', async () => {
     const file = path.join(scratch, 'clean.bz2');

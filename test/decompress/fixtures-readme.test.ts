@@ -38,8 +38,11 @@ describe('the fixtures README', () => {
   });
 
   // CSV_HEADER files are bad only to the normalizer's header plan; up to parsing they read fine.
-  it.each(table.filter((row) => row.code !== 'CSV_HEADER'))('$file decompresses and parses as the README says', async (row) => {
-    const result = await decompressAndParse(row.file);
-    expect(result).toEqual(row.code === undefined ? { rows: row.rows } : { code: row.code });
-  });
+  it.each(table.filter((row) => row.code !== 'CSV_HEADER'))(
+    '$file decompresses and parses as the README says',
+    async (row) => {
+      const result = await decompressAndParse(row.file);
+      expect(result).toEqual(row.code === undefined ? { rows: row.rows } : { code: row.code });
+    },
+  );
 });

@@ -104,10 +104,15 @@ describe('openExport: formats', () => {
     });
 
     it.runIf(available && hasBzip2)('reads a large multi-stream file whole (several blocks per stream)', async () => {
-      const text = Array.from({ length: 120_000 }, (_, i) => `T${i};${(i * 7919) % 100_003};${'y'.repeat(i % 30)}\n`).join('');
+      const text = Array.from(
+        { length: 120_000 },
+        (_, i) => `T${i};${(i * 7919) % 100_003};${'y'.repeat(i % 30)}\n`,
+      ).join('');
       const bytes = Buffer.from(text);
       const half = Math.floor(bytes.length / 2) + 17;
-      const streams = [bytes.subarray(0, half), bytes.subarray(half)].map((part) => spawnSync('bzip2', ['-1', '-c'], { input: part }).stdout);
+      const streams = [bytes.subarray(0, half), bytes.subarray(half)].map(
+        (part) => spawnSync('bzip2', ['-1', '-c'], { input: part }).stdout,
+      );
       const file = path.join(scratch, `large-multi-stream-${decoder}.bz2`);
       writeFileSync(file, Buffer.concat(streams));
       const result = await readExport(file, DEFAULT_LIMITS, options);
@@ -115,11 +120,21 @@ describe('openExport: formats', () => {
     });
 
     it.runIf(available)('fails a truncated file as ARCHIVE_CORRUPT naming it', async () => {
-      await expectReconError(() => readExport(fixture('truncated.csv.bz2'), DEFAULT_LIMITS, options), 'ARCHIVE_CORRUPT', fixture('truncated.csv.bz2'), 'bzip2');
+      await expectReconError(
+        () => readExport(fixture('truncated.csv.bz2'), DEFAULT_LIMITS, options),
+        'ARCHIVE_CORRUPT',
+        fixture('truncated.csv.bz2'),
+        'bzip2',
+      );
     });
 
     it.runIf(available)('fails flipped bytes as ARCHIVE_CORRUPT naming the file', async () => {
-      await expectReconError(() => readExport(fixture('corrupt.csv.bz2'), DEFAULT_LIMITS, options), 'ARCHIVE_CORRUPT', fixture('corrupt.csv.bz2'), 'bzip2');
+      await expectReconError(
+        () => readExport(fixture('corrupt.csv.bz2'), DEFAULT_LIMITS, options),
+        'ARCHIVE_CORRUPT',
+        fixture('corrupt.csv.bz2'),
+        'bzip2',
+      );
     });
 
     it.runIf(available)('fails a file cut right after its magic bytes', async () => {
@@ -182,7 +197,10 @@ describe('openExport: bytes read, for progress', () => {
 
   it('grows while a large file is read, before its end', async () => {
     const file = path.join(scratch, 'progress.csv.gz');
-    writeFileSync(file, gzipSync(Array.from({ length: 300_000 }, (_, i) => `T${i};${(i * 7919) % 100_003}\n`).join('')));
+    writeFileSync(
+      file,
+      gzipSync(Array.from({ length: 300_000 }, (_, i) => `T${i};${(i * 7919) % 100_003}\n`).join('')),
+    );
     const opened = await openExport(file, DEFAULT_LIMITS);
     try {
       const seen: number[] = [];
@@ -211,7 +229,11 @@ describe('openExport: broken files', () => {
   });
 
   it('fails a zip entry whose data was altered, naming the entry', async () => {
-    await expectReconError(() => readExport(fixture('corrupt.zip')), 'ARCHIVE_CORRUPT', `${fixture('corrupt.zip')}: entry export.csv`);
+    await expectReconError(
+      () => readExport(fixture('corrupt.zip')),
+      'ARCHIVE_CORRUPT',
+      `${fixture('corrupt.zip')}: entry export.csv`,
+    );
   });
 
   it('fails a stored entry with one flipped byte on its crc-32', async () => {
@@ -225,23 +247,40 @@ describe('openExport: broken files', () => {
   });
 
   it('fails a zip holding two csv entries of the same name, before reading either', async () => {
-    const message = await expectReconError(() => openExport(fixture('duplicate-entry.zip'), DEFAULT_LIMITS), 'ARCHIVE_CORRUPT', `${fixture('duplicate-entry.zip')}: entry export.csv`);
+    const message = await expectReconError(
+      () => openExport(fixture('duplicate-entry.zip'), DEFAULT_LIMITS),
+      'ARCHIVE_CORRUPT',
+      `${fixture('duplicate-entry.zip')}: entry export.csv`,
+    );
     expect(message).toMatch(/two entries/);
   });
 
   it('fails an encrypted entry with ARCHIVE_ENCRYPTED, naming the entry, before reading anything', async () => {
-    await expectReconError(() => openExport(fixture('encrypted.zip'), DEFAULT_LIMITS), 'ARCHIVE_ENCRYPTED', `${fixture('encrypted.zip')}: entry export.csv`);
+    await expectReconError(
+      () => openExport(fixture('encrypted.zip'), DEFAULT_LIMITS),
+      'ARCHIVE_ENCRYPTED',
+      `${fixture('encrypted.zip')}: entry export.csv`,
+    );
   });
 
   it('fails a missing file and a directory as FILE_UNREADABLE', async () => {
-    await expectReconError(() => openExport(path.join(scratch, 'nope.csv'), DEFAULT_LIMITS), 'FILE_UNREADABLE', path.join(scratch, 'nope.csv'));
+    await expectReconError(
+      () => openExport(path.join(scratch, 'nope.csv'), DEFAULT_LIMITS),
+      'FILE_UNREADABLE',
+      path.join(scratch, 'nope.csv'),
+    );
     await expectReconError(() => openExport(scratch, DEFAULT_LIMITS), 'FILE_UNREADABLE', scratch);
   });
 });
 
 describe('openExport: limits', () => {
   it('rejects the zip bomb from its directory, before inflating', async () => {
-    await expectReconError(() => openExport(fixture('bomb.zip'), DEFAULT_LIMITS), 'LIMIT_EXCEEDED', fixture('bomb.zip'), 'RECON_MAX_COMPRESSION_RATIO');
+    await expectReconError(
+      () => openExport(fixture('bomb.zip'), DEFAULT_LIMITS),
+      'LIMIT_EXCEEDED',
+      fixture('bomb.zip'),
+      'RECON_MAX_COMPRESSION_RATIO',
+    );
   });
 
   it('stops a zip bomb whose directory understates its size while inflating it', async () => {
@@ -257,7 +296,12 @@ describe('openExport: limits', () => {
   });
 
   it('stops the gzip bomb while inflating it', async () => {
-    await expectReconError(() => readExport(fixture('bomb.csv.gz')), 'LIMIT_EXCEEDED', fixture('bomb.csv.gz'), 'RECON_MAX_COMPRESSION_RATIO');
+    await expectReconError(
+      () => readExport(fixture('bomb.csv.gz')),
+      'LIMIT_EXCEEDED',
+      fixture('bomb.csv.gz'),
+      'RECON_MAX_COMPRESSION_RATIO',
+    );
   });
 
   it('does not judge the ratio of small files', async () => {
@@ -267,12 +311,24 @@ describe('openExport: limits', () => {
 
   it('enforces the total of decompressed bytes across zip entries', async () => {
     const limits = { ...DEFAULT_LIMITS, maxUncompressedBytes: 1500 };
-    await expectReconError(() => openExport(fixture('two-entries.zip'), limits), 'LIMIT_EXCEEDED', 'RECON_MAX_UNCOMPRESSED_BYTES');
-    await expectReconError(() => readExport(fixture('single-member.csv.gz'), { ...DEFAULT_LIMITS, maxUncompressedBytes: 500 }), 'LIMIT_EXCEEDED', 'RECON_MAX_UNCOMPRESSED_BYTES');
+    await expectReconError(
+      () => openExport(fixture('two-entries.zip'), limits),
+      'LIMIT_EXCEEDED',
+      'RECON_MAX_UNCOMPRESSED_BYTES',
+    );
+    await expectReconError(
+      () => readExport(fixture('single-member.csv.gz'), { ...DEFAULT_LIMITS, maxUncompressedBytes: 500 }),
+      'LIMIT_EXCEEDED',
+      'RECON_MAX_UNCOMPRESSED_BYTES',
+    );
   });
 
   it('rejects a file above the size limit before opening it', async () => {
-    await expectReconError(() => openExport(fixture('semicolon-bom-crlf.csv'), { ...DEFAULT_LIMITS, maxFileBytes: 100 }), 'LIMIT_EXCEEDED', 'RECON_MAX_FILE_BYTES');
+    await expectReconError(
+      () => openExport(fixture('semicolon-bom-crlf.csv'), { ...DEFAULT_LIMITS, maxFileBytes: 100 }),
+      'LIMIT_EXCEEDED',
+      'RECON_MAX_FILE_BYTES',
+    );
   });
 });
 

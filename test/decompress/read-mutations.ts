@@ -44,8 +44,12 @@ async function readEverything(): Promise<Outcome> {
     }
     return { outcome: 'read', digest: hash.digest('hex') };
   } catch (error) {
-    if (isReconError(error) && !error.message.includes('\n')) return { outcome: 'refused', code: error.code, message: error.message };
-    return { outcome: 'bad-error', message: error instanceof Error ? `${error.name}: ${error.message} ${error.stack ?? ''}` : String(error) };
+    if (isReconError(error) && !error.message.includes('\n'))
+      return { outcome: 'refused', code: error.code, message: error.message };
+    return {
+      outcome: 'bad-error',
+      message: error instanceof Error ? `${error.name}: ${error.message} ${error.stack ?? ''}` : String(error),
+    };
   }
 }
 
@@ -64,7 +68,9 @@ for (const mutation of exportMutations(readFileSync(fixture), Number(seedText), 
   const limit = timeout();
   const result = await Promise.race([readEverything(), limit.promise]);
   limit.cancel();
-  process.stdout.write(`${JSON.stringify({ index, kind: mutation.kind, ...result, ms: Math.round(performance.now() - started) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ index, kind: mutation.kind, ...result, ms: Math.round(performance.now() - started) })}\n`,
+  );
   if (result.outcome === 'hang') process.exit(3);
   index++;
 }

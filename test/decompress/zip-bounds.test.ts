@@ -28,7 +28,11 @@ function edited(fixtureName: string, name: string, edit: (bytes: Buffer) => void
 describe('zip end records, checked before the directory is read', () => {
   it('refuses the 205-byte zip whose directory lies past 2^63 in one line', async () => {
     expect(statSync(fixture('directory-past-end.zip')).size).toBe(205);
-    const message = await expectReconError(() => openExport(fixture('directory-past-end.zip'), LIMITS), 'ARCHIVE_CORRUPT', fixture('directory-past-end.zip'));
+    const message = await expectReconError(
+      () => openExport(fixture('directory-past-end.zip'), LIMITS),
+      'ARCHIVE_CORRUPT',
+      fixture('directory-past-end.zip'),
+    );
     expect(message).toMatch(/past the end of the file/);
   });
 
@@ -75,7 +79,12 @@ describe('RECON_MAX_ZIP_ENTRIES', () => {
 
     const overLimit = path.join(scratch, 'fifty-one.zip');
     await writeManyEntriesZip(overLimit, 51);
-    const message = await expectReconError(() => openExport(overLimit, limits), 'LIMIT_EXCEEDED', overLimit, 'RECON_MAX_ZIP_ENTRIES');
+    const message = await expectReconError(
+      () => openExport(overLimit, limits),
+      'LIMIT_EXCEEDED',
+      overLimit,
+      'RECON_MAX_ZIP_ENTRIES',
+    );
     expect(message).toBe(`${overLimit}: the zip declares 51 entries, more than the 50 allowed (RECON_MAX_ZIP_ENTRIES)`);
   });
 
@@ -87,8 +96,16 @@ describe('RECON_MAX_ZIP_ENTRIES', () => {
 
   it('refuses a directory larger than 1 KiB per allowed entry', async () => {
     const file = path.join(scratch, 'long-name.zip');
-    writeFileSync(file, zipArchive([{ name: `${'n'.repeat(3000)}.csv`, data: Buffer.from('A;B\n'), method: 'stored' }]));
-    await expectReconError(() => openExport(file, { ...LIMITS, maxZipEntries: 2 }), 'LIMIT_EXCEEDED', file, 'RECON_MAX_ZIP_ENTRIES');
+    writeFileSync(
+      file,
+      zipArchive([{ name: `${'n'.repeat(3000)}.csv`, data: Buffer.from('A;B\n'), method: 'stored' }]),
+    );
+    await expectReconError(
+      () => openExport(file, { ...LIMITS, maxZipEntries: 2 }),
+      'LIMIT_EXCEEDED',
+      file,
+      'RECON_MAX_ZIP_ENTRIES',
+    );
   });
 });
 
@@ -117,7 +134,10 @@ describe('zip entries, checked against the directory before anything is read', (
 
   it('names an entry with a line break in its name on one line', async () => {
     const file = path.join(scratch, 'line-break.zip');
-    writeFileSync(file, toZip64(zipArchive([{ name: 'export\n.csv', data: Buffer.from('x'), method: 'stored' }]), { extraFields: false }));
+    writeFileSync(
+      file,
+      toZip64(zipArchive([{ name: 'export\n.csv', data: Buffer.from('x'), method: 'stored' }]), { extraFields: false }),
+    );
     const opened = await openExport(file, LIMITS);
     for await (const entry of opened.entries) expect(entry.label).toBe(`${file}: entry export\\x0a.csv`);
   });

@@ -9,7 +9,9 @@ import { documentationFiles, readMarkdown, readText, reconInvocations, type Reco
 const run = promisify(execFile);
 const root = packageRoot();
 const files = documentationFiles(root);
-const invocations: ReconInvocation[] = files.flatMap((file) => reconInvocations(path.relative(root, file), readMarkdown(readText(file))));
+const invocations: ReconInvocation[] = files.flatMap((file) =>
+  reconInvocations(path.relative(root, file), readMarkdown(readText(file))),
+);
 
 /** `recon <command> --help`, run once per command: its exit code and what it printed. */
 const helps = new Map<string, Promise<{ code: number; text: string }>>();
@@ -17,9 +19,15 @@ function help(command: string) {
   if (!helps.has(command)) {
     helps.set(
       command,
-      run(process.execPath, [path.join(root, 'cli', 'main.ts'), command, '--help'], { cwd: root, env: { ...process.env, RECON_DEBUG: '' } }).then(
+      run(process.execPath, [path.join(root, 'cli', 'main.ts'), command, '--help'], {
+        cwd: root,
+        env: { ...process.env, RECON_DEBUG: '' },
+      }).then(
         ({ stdout, stderr }) => ({ code: 0, text: stdout + stderr }),
-        (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: typeof error.code === 'number' ? error.code : -1, text: `${error.stdout ?? ''}${error.stderr ?? ''}` }),
+        (error: { code?: number; stdout?: string; stderr?: string }) => ({
+          code: typeof error.code === 'number' ? error.code : -1,
+          text: `${error.stdout ?? ''}${error.stderr ?? ''}`,
+        }),
       ),
     );
   }
@@ -36,7 +44,10 @@ describe('commands named in the documentation', () => {
     for (const command of new Set(invocations.map((i) => i.command))) {
       const { code, text } = await help(command);
       if (code !== 0) {
-        const where = invocations.filter((i) => i.command === command).map((i) => `${i.file}:${i.line}`).join(', ');
+        const where = invocations
+          .filter((i) => i.command === command)
+          .map((i) => `${i.file}:${i.line}`)
+          .join(', ');
         failures.push(`recon ${command} --help exited ${code} (${where}): ${text.split('\n')[0]}`);
       }
     }
@@ -49,22 +60,30 @@ describe('commands named in the documentation', () => {
       const { code, text } = await help(command);
       if (code !== 0) continue;
       for (const option of options) {
-        if (!new RegExp(`(?<![\\w-])${option}(?![\\w-])`).test(text)) failures.push(`${file}:${line}: recon ${command} has no option ${option}`);
+        if (!new RegExp(`(?<![\\w-])${option}(?![\\w-])`).test(text))
+          failures.push(`${file}:${line}: recon ${command} has no option ${option}`);
       }
     }
     expect(failures).toEqual([]);
   }, 120_000);
 
   it('names only npm scripts that package.json defines', () => {
-    const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     const failures: string[] = [];
     for (const file of files) {
-      readText(file).split('\n').forEach((text, index) => {
-        for (const match of text.matchAll(/\bnpm (?:run(?:-script)? ([\w:.-]+)|(start|test)\b)/g)) {
-          const script = match[1] ?? match[2]!;
-          if (!(script in scripts)) failures.push(`${path.relative(root, file)}:${index + 1}: npm run ${script}: no such script in package.json`);
-        }
-      });
+      readText(file)
+        .split('\n')
+        .forEach((text, index) => {
+          for (const match of text.matchAll(/\bnpm (?:run(?:-script)? ([\w:.-]+)|(start|test)\b)/g)) {
+            const script = match[1] ?? match[2]!;
+            if (!(script in scripts))
+              failures.push(
+                `${path.relative(root, file)}:${index + 1}: npm run ${script}: no such script in package.json`,
+              );
+          }
+        });
     }
     expect(failures).toEqual([]);
   });

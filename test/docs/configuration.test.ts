@@ -23,7 +23,8 @@ function directReads(): string[] {
       if (entry.isDirectory()) {
         if (entry.name !== 'node_modules' && entry.name !== 'test') walk(relative);
       } else if (entry.name.endsWith('.ts')) {
-        for (const match of source(relative).matchAll(/\b(?:process\.)?env\.(RECON_[A-Z0-9_]+|DATABASE_URL)\b/g)) found.add(match[1]!);
+        for (const match of source(relative).matchAll(/\b(?:process\.)?env\.(RECON_[A-Z0-9_]+|DATABASE_URL)\b/g))
+          found.add(match[1]!);
       }
     }
   };
@@ -49,7 +50,12 @@ describe('docs/configuration.md', () => {
   });
 
   it('documents every variable in a row of its tables, with a default', () => {
-    const rows = new Map([...page.matchAll(/^\| `(DATABASE_URL|RECON_[A-Z0-9_]+)` \| ([^|]+) \|/gm)].map((match) => [match[1]!, match[2]!.trim()]));
+    const rows = new Map(
+      [...page.matchAll(/^\| `(DATABASE_URL|RECON_[A-Z0-9_]+)` \| ([^|]+) \|/gm)].map((match) => [
+        match[1]!,
+        match[2]!.trim(),
+      ]),
+    );
     expect([...defined].filter((name) => !rows.has(name)).sort()).toEqual([]);
     for (const [name, fallback] of rows) expect(fallback, name).not.toBe('');
   });
@@ -61,13 +67,17 @@ describe('docs/configuration.md', () => {
   it('is where every variable named anywhere in the documentation is explained', () => {
     const strays: string[] = [];
     for (const file of documentationFiles(root)) {
-      readText(file).split('\n').forEach((text, index) => {
-        for (const match of text.matchAll(VARIABLE)) {
-          const [, name, wildcard] = match;
-          const known = wildcard ? [...documented].some((variable) => variable.startsWith(name!)) : documented.has(name!);
-          if (!known) strays.push(`${path.relative(root, file)}:${index + 1}: ${name}${wildcard ?? ''}`);
-        }
-      });
+      readText(file)
+        .split('\n')
+        .forEach((text, index) => {
+          for (const match of text.matchAll(VARIABLE)) {
+            const [, name, wildcard] = match;
+            const known = wildcard
+              ? [...documented].some((variable) => variable.startsWith(name!))
+              : documented.has(name!);
+            if (!known) strays.push(`${path.relative(root, file)}:${index + 1}: ${name}${wildcard ?? ''}`);
+          }
+        });
     }
     expect(strays).toEqual([]);
   });

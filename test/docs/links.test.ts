@@ -23,7 +23,12 @@ export function brokenLinks(files: readonly string[], root: string): string[] {
       const hash = target.indexOf('#');
       const pathPart = decodeURIComponent(hash >= 0 ? target.slice(0, hash) : target);
       const anchor = hash >= 0 ? decodeURIComponent(target.slice(hash + 1)) : undefined;
-      const resolved = pathPart === '' ? file : pathPart.startsWith('/') ? path.join(root, pathPart) : path.resolve(path.dirname(file), pathPart);
+      const resolved =
+        pathPart === ''
+          ? file
+          : pathPart.startsWith('/')
+            ? path.join(root, pathPart)
+            : path.resolve(path.dirname(file), pathPart);
       if (path.relative(root, resolved).startsWith('..')) {
         broken.push(`${where(line)}: ${target} leaves the repository`);
         continue;
@@ -36,7 +41,9 @@ export function brokenLinks(files: readonly string[], root: string): string[] {
       if (!resolved.endsWith('.md') || statSync(resolved).isDirectory()) {
         broken.push(`${where(line)}: ${target}: an anchor into a file that is not a markdown page`);
       } else if (!anchors(resolved).has(anchor)) {
-        broken.push(`${where(line)}: ${target}: ${path.relative(root, resolved)} has no heading with the anchor #${anchor}`);
+        broken.push(
+          `${where(line)}: ${target}: ${path.relative(root, resolved)} has no heading with the anchor #${anchor}`,
+        );
       }
     }
   }
@@ -98,11 +105,18 @@ describe("GitHub's anchors", () => {
     expect(githubSlug('The receiver of `recon serve`')).toBe('the-receiver-of-recon-serve');
     expect(githubSlug("The merchant's orders")).toBe('the-merchants-orders');
     expect(githubSlug('`reporting.run_totals`')).toBe('reportingrun_totals');
-    expect(githubSlug('The nightly flow: `recon serve`, `recon worker`')).toBe('the-nightly-flow-recon-serve-recon-worker');
+    expect(githubSlug('The nightly flow: `recon serve`, `recon worker`')).toBe(
+      'the-nightly-flow-recon-serve-recon-worker',
+    );
     expect(githubSlug('Loading export files: [`recon ingest`](x.md)')).toBe('loading-export-files-recon-ingest');
   });
 
   it('number a repeated heading', () => {
-    expect([...readMarkdown('# A\n## Notes\n## Notes\n## Notes\n').anchors]).toEqual(['a', 'notes', 'notes-1', 'notes-2']);
+    expect([...readMarkdown('# A\n## Notes\n## Notes\n## Notes\n').anchors]).toEqual([
+      'a',
+      'notes',
+      'notes-1',
+      'notes-2',
+    ]);
   });
 });

@@ -5,7 +5,12 @@ import { packageRoot } from '../../src/package-root.ts';
 /** The documentation the tests of test/docs/ hold to account: the README and every page of docs/. */
 export function documentationFiles(root = packageRoot()): string[] {
   const docs = path.join(root, 'docs');
-  const pages = existsSync(docs) ? readdirSync(docs).filter((name) => name.endsWith('.md')).sort().map((name) => path.join(docs, name)) : [];
+  const pages = existsSync(docs)
+    ? readdirSync(docs)
+        .filter((name) => name.endsWith('.md'))
+        .sort()
+        .map((name) => path.join(docs, name))
+    : [];
   return [path.join(root, 'README.md'), ...pages];
 }
 
@@ -84,9 +89,7 @@ export function readMarkdown(text: string): Markdown {
  * dropped), lower-cased, every character but letters, digits, marks, `_`, `-` and spaces removed, spaces made `-`.
  */
 export function githubSlug(heading: string): string {
-  const rendered = heading
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/<[^>]+>/g, '');
+  const rendered = heading.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '');
   return rendered
     .toLowerCase()
     .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')

@@ -13,9 +13,11 @@ describe('the README', () => {
     expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(150);
   });
 
-  it("gives the install command and the test command exactly as .ci/run runs them", () => {
+  it('gives the install command and the test command exactly as .ci/run runs them', () => {
     const ci = readFileSync(path.join(root, '.ci', 'run'), 'utf8');
-    const shell = readMarkdown(readme).blocks.filter((block) => block.language === 'sh').flatMap((block) => block.text.split('\n'));
+    const shell = readMarkdown(readme)
+      .blocks.filter((block) => block.language === 'sh')
+      .flatMap((block) => block.text.split('\n'));
     expect(shell).toContain('npm ci && npm start');
     expect(ci).toMatch(/^npm ci$/m);
     const url = /DATABASE_URL="\$\{DATABASE_URL:-([^}]+)\}"/.exec(ci)?.[1];
@@ -25,22 +27,40 @@ describe('the README', () => {
   });
 
   it('says where the code of each stage lives', () => {
-    for (const folder of ['src/receive/', 'src/decompress/', 'src/parse/', 'src/normalize/', 'src/load/', 'src/reconcile/', 'src/report/', 'cli/', 'pipelines/', 'packages/protocol', 'packages/sandbox', 'sql/']) {
+    for (const folder of [
+      'src/receive/',
+      'src/decompress/',
+      'src/parse/',
+      'src/normalize/',
+      'src/load/',
+      'src/reconcile/',
+      'src/report/',
+      'cli/',
+      'pipelines/',
+      'packages/protocol',
+      'packages/sandbox',
+      'sql/',
+    ]) {
       expect(readme, folder).toContain(folder);
     }
   });
 });
 
 describe('the pages of docs/', () => {
-  it.each(pages.map((file) => [path.relative(root, file), file]))('%s names its reader at its top, in one line', (_name, file) => {
-    const lines = readText(file).split('\n');
-    expect(lines[0]).toMatch(/^# \S/);
-    expect(lines[1]).toBe('');
-    expect(lines[2]).toMatch(/^\*\*Reader:\*\* \S/);
-  });
+  it.each(pages.map((file) => [path.relative(root, file), file]))(
+    '%s names its reader at its top, in one line',
+    (_name, file) => {
+      const lines = readText(file).split('\n');
+      expect(lines[0]).toMatch(/^# \S/);
+      expect(lines[1]).toBe('');
+      expect(lines[2]).toMatch(/^\*\*Reader:\*\* \S/);
+    },
+  );
 
   it('architecture.md keeps the section on how a file is loaded', () => {
-    expect(readMarkdown(readText(path.join(root, 'docs', 'architecture.md'))).anchors).toContain('how-a-file-is-loaded');
+    expect(readMarkdown(readText(path.join(root, 'docs', 'architecture.md'))).anchors).toContain(
+      'how-a-file-is-loaded',
+    );
   });
 });
 
@@ -48,9 +68,12 @@ describe('the documentation', () => {
   it('cites no issue numbers', () => {
     const cited: string[] = [];
     for (const file of documentationFiles(root)) {
-      readText(file).split('\n').forEach((text, index) => {
-        if (/\bissues?\s*#?\d+|(?:^|[\s(])#\d+\b/i.test(text)) cited.push(`${path.relative(root, file)}:${index + 1}: ${text.trim()}`);
-      });
+      readText(file)
+        .split('\n')
+        .forEach((text, index) => {
+          if (/\bissues?\s*#?\d+|(?:^|[\s(])#\d+\b/i.test(text))
+            cited.push(`${path.relative(root, file)}:${index + 1}: ${text.trim()}`);
+        });
     }
     expect(cited).toEqual([]);
   });

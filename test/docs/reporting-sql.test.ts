@@ -27,12 +27,15 @@ describe.each(BACKENDS)('docs/reporting.md on %s', (backend) => {
     expect(blocks.length).toBeGreaterThanOrEqual(8);
   });
 
-  it.skipIf(skip).each(blocks.map((block) => [block.line, block.text]))('runs the ```sql block of line %i', async (_line, text) => {
-    await testDb.database.transaction(async (connection) => {
-      if (backend === 'postgres') await connection.query('SET LOCAL ROLE recon_reader');
-      await connection.query(text);
-    });
-  });
+  it.skipIf(skip).each(blocks.map((block) => [block.line, block.text]))(
+    'runs the ```sql block of line %i',
+    async (_line, text) => {
+      await testDb.database.transaction(async (connection) => {
+        if (backend === 'postgres') await connection.query('SET LOCAL ROLE recon_reader');
+        await connection.query(text);
+      });
+    },
+  );
 
   it.skipIf(skip)('documents every view of reporting and every column of each', async () => {
     const { rows } = await testDb.database.transaction((connection) =>
@@ -53,8 +56,10 @@ describe.each(BACKENDS)('docs/reporting.md on %s', (backend) => {
       }
       const end = page.indexOf('\n#', start + heading.length + 2);
       const section = page.slice(start, end < 0 ? undefined : end);
-      for (const column of columns) if (!section.includes(`\n| \`${column}\` |`)) missing.push(`reporting.${view}.${column}`);
-      if (!page.includes(`| [\`reporting.${view}\`](#reporting${view}) |`)) missing.push(`reporting.${view} in the table of views`);
+      for (const column of columns)
+        if (!section.includes(`\n| \`${column}\` |`)) missing.push(`reporting.${view}.${column}`);
+      if (!page.includes(`| [\`reporting.${view}\`](#reporting${view}) |`))
+        missing.push(`reporting.${view} in the table of views`);
     }
     expect(missing).toEqual([]);
   });

@@ -22,7 +22,9 @@ it('installs recon for production without the sandbox or what only the sandbox n
   for (const entry of ['package.json', 'package-lock.json', path.join('packages', 'protocol')]) {
     await cp(path.join(root, entry), path.join(folder, entry), { recursive: true });
   }
-  await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: folder });
+  await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], {
+    cwd: folder,
+  });
   const installed = await readdir(path.join(folder, 'node_modules'));
   expect(await readdir(path.join(folder, 'node_modules', '@recon'))).toEqual(['protocol']);
   for (const absent of ['nodemailer', 'vitest', 'eslint', 'playwright-core']) expect(installed).not.toContain(absent);

@@ -59,38 +59,49 @@ describe.each(BACKENDS)('a bzip2 bomb on %s', (backend) => {
   });
 
   it.skipIf(skip).each([
-    { limit: 'RECON_MAX_COMPRESSION_RATIO', env: {}, message: /: decompresses to more than 200 times its \d+ bytes \(a zip bomb\? RECON_MAX_COMPRESSION_RATIO\)$/ },
+    {
+      limit: 'RECON_MAX_COMPRESSION_RATIO',
+      env: {},
+      message: /: decompresses to more than 200 times its \d+ bytes \(a zip bomb\? RECON_MAX_COMPRESSION_RATIO\)$/,
+    },
     {
       limit: 'RECON_MAX_UNCOMPRESSED_BYTES',
       env: { RECON_MAX_UNCOMPRESSED_BYTES: '4000000', RECON_MAX_COMPRESSION_RATIO: '1000000' },
       message: /: decompresses to more than 4000000 bytes \(RECON_MAX_UNCOMPRESSED_BYTES\)$/,
     },
-  ])('past $limit: fails with LIMIT_EXCEEDED naming the file, its native decompressor does not outlive it, nothing loads', async ({ limit, env, message }) => {
-    const file = path.join(tmp, `${limit}.csv.bz2`);
-    await writeFile(file, bzip2Bomb());
-    expect(bzip2Children()).toEqual([]);
+  ])(
+    'past $limit: fails with LIMIT_EXCEEDED naming the file, its native decompressor does not outlive it, nothing loads',
+    async ({ limit, env, message }) => {
+      const file = path.join(tmp, `${limit}.csv.bz2`);
+      await writeFile(file, bzip2Bomb());
+      expect(bzip2Children()).toEqual([]);
 
-    // Progress is reported while the decompressor still has megabytes to write: it is alive then.
-    const seen = new Set<number>();
-    const [result] = await ingestFiles(testDb.database, [file], {
-      timezone: 'UTC',
-      limits: loadConfig(env).limits,
-      onProgress: () => bzip2Children().forEach((pid) => seen.add(pid)),
-    });
+      // Progress is reported while the decompressor still has megabytes to write: it is alive then.
+      const seen = new Set<number>();
+      const [result] = await ingestFiles(testDb.database, [file], {
+        timezone: 'UTC',
+        limits: loadConfig(env).limits,
+        onProgress: () => bzip2Children().forEach((pid) => seen.add(pid)),
+      });
 
-    expect(result).toMatchObject({ file, status: 'failed', compression: 'bzip2', errorCode: 'LIMIT_EXCEEDED' });
-    const error = result!.status === 'failed' ? result!.error : '';
-    expect(error.startsWith(`${file}: `)).toBe(true);
-    expect(error).toMatch(message);
-    expect(seen.size).toBe(1);
-    // Killed, or ended by the pipe its output went to being closed: either way it must be gone.
-    const [pid] = seen;
-    await waitUntil(`bzip2 ${pid} to be gone`, () => !running(pid!), { timeoutMs: 5_000 });
-    expect(bzip2Children()).toEqual([]);
+      expect(result).toMatchObject({ file, status: 'failed', compression: 'bzip2', errorCode: 'LIMIT_EXCEEDED' });
+      const error = result!.status === 'failed' ? result!.error : '';
+      expect(error.startsWith(`${file}: `)).toBe(true);
+      expect(error).toMatch(message);
+      expect(seen.size).toBe(1);
+      // Killed, or ended by the pipe its output went to being closed: either way it must be gone.
+      const [pid] = seen;
+      await waitUntil(`bzip2 ${pid} to be gone`, () => !running(pid!), { timeoutMs: 5_000 });
+      expect(bzip2Children()).toEqual([]);
 
-    const files = await testDb.database.db.selectFrom('recon.files').select(['status', 'error_code']).where('name', '=', file).execute();
-    expect(files).toEqual([{ status: 'failed', error_code: 'LIMIT_EXCEEDED' }]);
-    const rows = await testDb.database.db.selectFrom('recon.transactions').select('transaction_id').execute();
-    expect(rows).toEqual([]);
-  });
+      const files = await testDb.database.db
+        .selectFrom('recon.files')
+        .select(['status', 'error_code'])
+        .where('name', '=', file)
+        .execute();
+      expect(files).toEqual([{ status: 'failed', error_code: 'LIMIT_EXCEEDED' }]);
+      const rows = await testDb.database.db.selectFrom('recon.transactions').select('transaction_id').execute();
+      expect(rows).toEqual([]);
+    },
+  );
 });

@@ -28,9 +28,15 @@ function files(): Record<string, Buffer> {
   // Stored ids: changed in one chunk and back in a later one (T5: unchanged, lineage kept), as stored then changed
   // (T6), changed only (T7), changed twice (T8: the last wins); among new ids, which follow in other chunks.
   const mixed = [
-    record(5, '55.55'), record(6), record(7, '77.77'), record(8, '8.01'),
+    record(5, '55.55'),
+    record(6),
+    record(7, '77.77'),
+    record(8, '8.01'),
     ...Array.from({ length: 20 }, (_, i) => record(100 + i)),
-    record(5), record(6, '66.66'), record(8, '8.02'), record(3),
+    record(5),
+    record(6, '66.66'),
+    record(8, '8.02'),
+    record(3),
     ...Array.from({ length: 10 }, (_, i) => record(200 + i)),
   ];
   // 3,000 rows in chunks of 1,200 (see the test): the second chunk is new for its first 1,000 rows, what its sample
@@ -43,21 +49,45 @@ function files(): Record<string, Buffer> {
     return [order, id, date, amount, currency].join(';');
   };
   const zip = zipArchive([
-    { name: 'a.csv', data: csv([record(20, '20.20'), ...Array.from({ length: 12 }, (_, i) => record(300 + i)), record(301, '3.01')]) },
+    {
+      name: 'a.csv',
+      data: csv([record(20, '20.20'), ...Array.from({ length: 12 }, (_, i) => record(300 + i)), record(301, '3.01')]),
+    },
     {
       name: 'b.csv',
-      data: Buffer.from(['ORDERID;TRANSACTIONID;DATE;AMOUNT;CURRENCY', ...[record(305, '3.05'), record(21), ...Array.from({ length: 9 }, (_, i) => record(400 + i)), record(20)].map(reordered)].join('\n')),
+      data: Buffer.from(
+        [
+          'ORDERID;TRANSACTIONID;DATE;AMOUNT;CURRENCY',
+          ...[record(305, '3.05'), record(21), ...Array.from({ length: 9 }, (_, i) => record(400 + i)), record(20)].map(
+            reordered,
+          ),
+        ].join('\n'),
+      ),
     },
   ]);
   // Chunks of 5 going straight into recon.transactions from the third on (see the test): the third holds a rejected
   // record, the fourth a stored id (T10, changed), which fails its COPY and sends its rows through staging.
   const direct = [
     ...Array.from({ length: 10 }, (_, i) => record(500 + i)),
-    record(510), record(511, 'bad'), record(512), record(513), record(514),
-    record(515), record(10, '10.10'), record(516, 'bad'), record(517), record(518),
+    record(510),
+    record(511, 'bad'),
+    record(512),
+    record(513),
+    record(514),
+    record(515),
+    record(10, '10.10'),
+    record(516, 'bad'),
+    record(517),
+    record(518),
     ...Array.from({ length: 7 }, (_, i) => record(519 + i)),
   ];
-  return { 'first.csv': csv(first), 'mixed.csv': csv(mixed), 'large.csv': csv(large), 'two-headers.zip': zip, 'direct.csv': csv(direct) };
+  return {
+    'first.csv': csv(first),
+    'mixed.csv': csv(mixed),
+    'large.csv': csv(large),
+    'two-headers.zip': zip,
+    'direct.csv': csv(direct),
+  };
 }
 
 describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
@@ -85,15 +115,38 @@ describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
   // A read-ahead of one byte keeps the parser one unit ahead, so that a chunk proven new sends the ones after the
   // next straight into recon.transactions, as on a large file.
   const ingest = (database: Database, name: string, chunkRows: number) =>
-    ingestFiles(database, [paths[name]!], { timezone: 'UTC', limits, chunkRows, readAheadBytes: 1, fingerprintMinBytes: Number.POSITIVE_INFINITY });
+    ingestFiles(database, [paths[name]!], {
+      timezone: 'UTC',
+      limits,
+      chunkRows,
+      readAheadBytes: 1,
+      fingerprintMinBytes: Number.POSITIVE_INFINITY,
+    });
   const tables = async (database: Database) => {
-    const files = new Map((await database.db.selectFrom('recon.files').select(['file_id', 'name']).execute()).map((f) => [f.file_id, f.name]));
-    const transactions = await database.db.selectFrom('recon.transactions').selectAll().orderBy('transaction_id').execute();
-    const rejected = await database.db.selectFrom('recon.rejected_rows').select(['file_id', 'entry', 'line', 'raw', 'reason'])
-      .orderBy('file_id').orderBy('entry').orderBy('line').execute();
+    const files = new Map(
+      (await database.db.selectFrom('recon.files').select(['file_id', 'name']).execute()).map((f) => [
+        f.file_id,
+        f.name,
+      ]),
+    );
+    const transactions = await database.db
+      .selectFrom('recon.transactions')
+      .selectAll()
+      .orderBy('transaction_id')
+      .execute();
+    const rejected = await database.db
+      .selectFrom('recon.rejected_rows')
+      .select(['file_id', 'entry', 'line', 'raw', 'reason'])
+      .orderBy('file_id')
+      .orderBy('entry')
+      .orderBy('line')
+      .execute();
     return {
       // updated_at is the load's own instant; the file ids are named, as the two databases number them alike only by chance.
-      transactions: transactions.map(({ updated_at: _updatedAt, file_id, ...row }) => ({ ...row, file: files.get(file_id) })),
+      transactions: transactions.map(({ updated_at: _updatedAt, file_id, ...row }) => ({
+        ...row,
+        file: files.get(file_id),
+      })),
       rejected: rejected.map(({ file_id, ...row }) => ({ ...row, file: files.get(file_id) })),
     };
   };
@@ -101,8 +154,17 @@ describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
 
   it.skipIf(skip)('ends each file with the rows, lineage, counts and rejected rows of loading it whole', async () => {
     const results: Record<string, FileResult[]> = {};
-    for (const [name, chunkRows] of [['first.csv', 7], ['mixed.csv', 7], ['large.csv', 1_200], ['two-headers.zip', 7], ['direct.csv', 5]] as const) {
-      const [inChunks, asWhole] = [await ingest(chunked.database, name, chunkRows), await ingest(whole.database, name, Number.POSITIVE_INFINITY)];
+    for (const [name, chunkRows] of [
+      ['first.csv', 7],
+      ['mixed.csv', 7],
+      ['large.csv', 1_200],
+      ['two-headers.zip', 7],
+      ['direct.csv', 5],
+    ] as const) {
+      const [inChunks, asWhole] = [
+        await ingest(chunked.database, name, chunkRows),
+        await ingest(whole.database, name, Number.POSITIVE_INFINITY),
+      ];
       // A whole file counts an id once per run of entries with the same columns (staged-file.ts, groupByShape); in
       // chunks, an id that an earlier chunk inserted is counted there once. Files of one header count alike.
       if (name !== 'two-headers.zip') expect(counts(inChunks), name).toEqual(counts(asWhole));
@@ -113,11 +175,23 @@ describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
     expect(mine.rejected).toEqual(theirs.rejected);
 
     // What loading whole means, checked once here so that equal is also right.
-    expect(results['first.csv']![0]).toMatchObject({ status: 'loaded', rows: 47, inserted: 40, rejected: 3, superseded: 4 });
+    expect(results['first.csv']![0]).toMatchObject({
+      status: 'loaded',
+      rows: 47,
+      inserted: 40,
+      rejected: 3,
+      superseded: 4,
+    });
     expect(results['mixed.csv']![0]).toMatchObject({ inserted: 30, updated: 3, unchanged: 2, superseded: 3 });
     expect(results['large.csv']![0]).toMatchObject({ inserted: 2_999, updated: 1, unchanged: 0 });
     // 23 distinct ids in 26 rows: 21 new, T21 as stored, and T20, changed by a.csv and back by b.csv, counted once.
-    expect(results['two-headers.zip']![0]).toMatchObject({ rows: 26, inserted: 21, superseded: 3, updated: 1, unchanged: 1 });
+    expect(results['two-headers.zip']![0]).toMatchObject({
+      rows: 26,
+      inserted: 21,
+      superseded: 3,
+      updated: 1,
+      unchanged: 1,
+    });
     expect(results['direct.csv']![0]).toMatchObject({ rows: 27, inserted: 24, updated: 1, rejected: 2, superseded: 0 });
     const name = (file: string | undefined) => file && path.basename(file);
     const byId = new Map(mine.transactions.map((row) => [row.transaction_id, { ...row, file: name(row.file) }]));

@@ -71,56 +71,108 @@ describe.each(BACKENDS)('a file whose ids repeat across its chunks, on %s', (bac
   });
 
   const ingest = (database: Database, file: string, chunkRows: number, readAheadBytes?: number) =>
-    ingestFiles(database, [file], { timezone: 'UTC', limits, chunkRows, readAheadBytes, fingerprintMinBytes: Number.POSITIVE_INFINITY });
+    ingestFiles(database, [file], {
+      timezone: 'UTC',
+      limits,
+      chunkRows,
+      readAheadBytes,
+      fingerprintMinBytes: Number.POSITIVE_INFINITY,
+    });
   const counts = (results: FileResult[]) => results.map(({ fileId: _fileId, ...result }) => result);
   /** The run's rows and rejected rows, their lineage by file name (the two databases number files alike only by chance). */
   const tables = async (database: Database, prefix: string) => {
-    const names = new Map((await database.db.selectFrom('recon.files').select(['file_id', 'name']).execute()).map((f) => [f.file_id, f.name]));
-    const transactions = await database.db.selectFrom('recon.transactions').selectAll()
-      .where('transaction_id', 'like', `${prefix}%`).orderBy('transaction_id').execute();
-    const rejected = await database.db.selectFrom('recon.rejected_rows').select(['file_id', 'line', 'raw', 'reason'])
-      .where('raw', 'like', `${prefix}%`).orderBy('file_id').orderBy('line').execute();
+    const names = new Map(
+      (await database.db.selectFrom('recon.files').select(['file_id', 'name']).execute()).map((f) => [
+        f.file_id,
+        f.name,
+      ]),
+    );
+    const transactions = await database.db
+      .selectFrom('recon.transactions')
+      .selectAll()
+      .where('transaction_id', 'like', `${prefix}%`)
+      .orderBy('transaction_id')
+      .execute();
+    const rejected = await database.db
+      .selectFrom('recon.rejected_rows')
+      .select(['file_id', 'line', 'raw', 'reason'])
+      .where('raw', 'like', `${prefix}%`)
+      .orderBy('file_id')
+      .orderBy('line')
+      .execute();
     return {
-      transactions: transactions.map(({ updated_at: _updatedAt, file_id, ...rest }) => ({ ...rest, file: names.get(file_id) })),
+      transactions: transactions.map(({ updated_at: _updatedAt, file_id, ...rest }) => ({
+        ...rest,
+        file: names.get(file_id),
+      })),
       rejected: rejected.map(({ file_id, ...rest }) => ({ ...rest, file: names.get(file_id) })),
     };
   };
 
-  it.skipIf(skip)('ends as the file loaded whole, for any order and multiplicity of its ids', async () => {
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(cases, async ({ stored, rows, chunkRows, readAheadBytes }) => {
-        // Each run has ids, and files, of its own: what earlier runs stored does not meet it.
-        const prefix = `R${++run}-`;
-        // The file stored before ends its lines with CRLF, so that it is never the same bytes as the file (a duplicate).
-        const csv = (lines: readonly Row[], eol: string) =>
-          [HEADER, ...lines.map(({ id, amount }) => `${prefix}T${id};O${id};2024-05-01 12:00:00;${amount};EUR;0`)].join(eol) + eol;
-        const [before, file] = [path.join(dir, `${prefix}before.csv`), path.join(dir, `${prefix}file.csv`)];
-        await writeFile(before, csv(stored, '\r\n'));
-        await writeFile(file, csv(rows, '\n'));
-        for (const database of [chunked.database, whole.database]) await ingest(database, before, Number.POSITIVE_INFINITY);
+  it.skipIf(skip)(
+    'ends as the file loaded whole, for any order and multiplicity of its ids',
+    async () => {
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(cases, async ({ stored, rows, chunkRows, readAheadBytes }) => {
+          // Each run has ids, and files, of its own: what earlier runs stored does not meet it.
+          const prefix = `R${++run}-`;
+          // The file stored before ends its lines with CRLF, so that it is never the same bytes as the file (a duplicate).
+          const csv = (lines: readonly Row[], eol: string) =>
+            [
+              HEADER,
+              ...lines.map(({ id, amount }) => `${prefix}T${id};O${id};2024-05-01 12:00:00;${amount};EUR;0`),
+            ].join(eol) + eol;
+          const [before, file] = [path.join(dir, `${prefix}before.csv`), path.join(dir, `${prefix}file.csv`)];
+          await writeFile(before, csv(stored, '\r\n'));
+          await writeFile(file, csv(rows, '\n'));
+          for (const database of [chunked.database, whole.database])
+            await ingest(database, before, Number.POSITIVE_INFINITY);
 
-        const inChunks = await ingest(chunked.database, file, chunkRows, readAheadBytes);
-        const asWhole = await ingest(whole.database, file, Number.POSITIVE_INFINITY);
-        expect(counts(inChunks)).toEqual(counts(asWhole));
-        expect(asWhole[0]!.status).toBe('loaded');
-        const mine = await tables(chunked.database, prefix);
-        expect(mine).toEqual(await tables(whole.database, prefix));
+          const inChunks = await ingest(chunked.database, file, chunkRows, readAheadBytes);
+          const asWhole = await ingest(whole.database, file, Number.POSITIVE_INFINITY);
+          expect(counts(inChunks)).toEqual(counts(asWhole));
+          expect(asWhole[0]!.status).toBe('loaded');
+          const mine = await tables(chunked.database, prefix);
+          expect(mine).toEqual(await tables(whole.database, prefix));
 
-        // And what the whole load means: each id as its last accepted line, whose lineage stays where it was if the
-        // file leaves it as stored.
-        const last = (lines: readonly Row[], name: string) =>
-          new Map(lines.flatMap((line, i) => (line.amount === 'bad' ? [] : [[line.id, { amount: line.amount, file: name, line: i + 2 }] as const])));
-        const expected = last(stored, before);
-        for (const [id, latest] of last(rows, file)) if (expected.get(id)?.amount !== latest.amount) expected.set(id, latest);
-        const byId = (lines: { transaction_id: string; amount_minor: string | null; file: string | undefined; line: number }[]) =>
-          Object.fromEntries(lines.map(({ transaction_id, ...rest }) => [transaction_id, rest]));
-        expect(byId(mine.transactions.map(({ transaction_id, amount_minor, file, line }) => ({ transaction_id, amount_minor, file, line }))))
-          .toEqual(byId([...expected].map(([id, { amount, file, line }]) => ({
-            transaction_id: `${prefix}T${id}`, amount_minor: String(Math.round(Number(amount) * 100)), file, line,
-          }))));
-      }),
-      { numRuns: 100, examples: [[DIRECT_CHUNK_FAILING_AT_ITS_END]] },
-    );
-  }, 180_000);
+          // And what the whole load means: each id as its last accepted line, whose lineage stays where it was if the
+          // file leaves it as stored.
+          const last = (lines: readonly Row[], name: string) =>
+            new Map(
+              lines.flatMap((line, i) =>
+                line.amount === 'bad' ? [] : [[line.id, { amount: line.amount, file: name, line: i + 2 }] as const],
+              ),
+            );
+          const expected = last(stored, before);
+          for (const [id, latest] of last(rows, file))
+            if (expected.get(id)?.amount !== latest.amount) expected.set(id, latest);
+          const byId = (
+            lines: { transaction_id: string; amount_minor: string | null; file: string | undefined; line: number }[],
+          ) => Object.fromEntries(lines.map(({ transaction_id, ...rest }) => [transaction_id, rest]));
+          expect(
+            byId(
+              mine.transactions.map(({ transaction_id, amount_minor, file, line }) => ({
+                transaction_id,
+                amount_minor,
+                file,
+                line,
+              })),
+            ),
+          ).toEqual(
+            byId(
+              [...expected].map(([id, { amount, file, line }]) => ({
+                transaction_id: `${prefix}T${id}`,
+                amount_minor: String(Math.round(Number(amount) * 100)),
+                file,
+                line,
+              })),
+            ),
+          );
+        }),
+        { numRuns: 100, examples: [[DIRECT_CHUNK_FAILING_AT_ITS_END]] },
+      );
+    },
+    180_000,
+  );
 });

@@ -18,7 +18,8 @@ import { waitUntil } from '../support/wait-until.ts';
  * back (the load goes on as if alone). PostgreSQL only: PGlite has one connection, so two loads never overlap.
  */
 const limits = loadConfig({}).limits;
-const CSV = 'TRANSACTIONID;DATE;AMOUNT;CURRENCY;EXECCODE\nSB1;2024-05-01 12:00:00;1.05;EUR;0\nSB2;2024-05-01 12:00:00;2.05;EUR;0\n';
+const CSV =
+  'TRANSACTIONID;DATE;AMOUNT;CURRENCY;EXECCODE\nSB1;2024-05-01 12:00:00;1.05;EUR;0\nSB2;2024-05-01 12:00:00;2.05;EUR;0\n';
 const SHA256 = createHash('sha256').update(CSV).digest('hex');
 
 describe.skipIf(!hasPostgres)('two loads of the same bytes at once (PostgreSQL only)', () => {
@@ -50,20 +51,31 @@ describe.skipIf(!hasPostgres)('two loads of the same bytes at once (PostgreSQL o
   async function loadBehind(held: HeldTransaction): Promise<{ load: Promise<FileResult[]> }> {
     const load = ingestFiles(testDb.database, [file], { timezone: 'UTC', limits });
     const waiter = await waitUntil('the load waiting on the held claim of its bytes', async () =>
-      (await lockWaiters(testDb.database.db)).find((w) => w.pid !== held.pid && CLAIM_INSERT.test(w.query)));
+      (await lockWaiters(testDb.database.db)).find((w) => w.pid !== held.pid && CLAIM_INSERT.test(w.query)),
+    );
     expect(waiter.relation).toBeNull(); // it waits on the holder's transaction, not on a table
     return { load };
   }
 
   async function files() {
-    return testDb.database.db.selectFrom('recon.files').select(['file_id', 'name', 'status']).orderBy('file_id').execute();
+    return testDb.database.db
+      .selectFrom('recon.files')
+      .select(['file_id', 'name', 'status'])
+      .orderBy('file_id')
+      .execute();
   }
 
   async function transactionIds() {
-    return (await testDb.database.db.selectFrom('recon.transactions').select('transaction_id').orderBy('transaction_id').execute()).map((r) => r.transaction_id);
+    return (
+      await testDb.database.db
+        .selectFrom('recon.transactions')
+        .select('transaction_id')
+        .orderBy('transaction_id')
+        .execute()
+    ).map((r) => r.transaction_id);
   }
 
-  it('the holder commits: the load ends as a duplicate of the holder\'s file, and nothing of it is committed', async () => {
+  it("the holder commits: the load ends as a duplicate of the holder's file, and nothing of it is committed", async () => {
     const held = await holdClaim();
     try {
       const { load } = await loadBehind(held);
@@ -71,7 +83,14 @@ describe.skipIf(!hasPostgres)('two loads of the same bytes at once (PostgreSQL o
       const [result] = await load;
       const recorded = await files();
       expect(recorded).toEqual([{ file_id: recorded[0]!.file_id, name: 'winner.csv', status: 'loaded' }]);
-      expect(result).toEqual({ file, sha256: SHA256, sizeBytes: CSV.length, compression: 'none', status: 'duplicate', fileId: String(recorded[0]!.file_id) });
+      expect(result).toEqual({
+        file,
+        sha256: SHA256,
+        sizeBytes: CSV.length,
+        compression: 'none',
+        status: 'duplicate',
+        fileId: String(recorded[0]!.file_id),
+      });
       expect(await transactionIds()).toEqual([]);
     } finally {
       await held.release();

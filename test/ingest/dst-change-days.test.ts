@@ -33,36 +33,54 @@ const autumn = (day: string, dayBefore: string): [string, string][] => [
 ];
 const dayBefore = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
 
-const CASES: [string, string][] = [...SPRING_DAYS.flatMap(spring), ...AUTUMN_DAYS.flatMap((day) => autumn(day, dayBefore(day)))];
+const CASES: [string, string][] = [
+  ...SPRING_DAYS.flatMap(spring),
+  ...AUTUMN_DAYS.flatMap((day) => autumn(day, dayBefore(day))),
+];
 
-describe.each(BACKENDS)('DATE wall times of the EU change days on the 29th-31st, through the database on %s', (backend) => {
-  const skip = backend === 'postgres' && !hasPostgres;
-  let testDb: TestDatabase;
-  let tmp: string;
-  beforeAll(async () => {
-    if (skip) return;
-    testDb = await createTestDatabase(backend);
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'recon-dst-'));
-  });
-  afterAll(async () => {
-    await testDb?.drop();
-    if (tmp) await rm(tmp, { recursive: true, force: true });
-  });
+describe.each(BACKENDS)(
+  'DATE wall times of the EU change days on the 29th-31st, through the database on %s',
+  (backend) => {
+    const skip = backend === 'postgres' && !hasPostgres;
+    let testDb: TestDatabase;
+    let tmp: string;
+    beforeAll(async () => {
+      if (skip) return;
+      testDb = await createTestDatabase(backend);
+      tmp = await mkdtemp(path.join(os.tmpdir(), 'recon-dst-'));
+    });
+    afterAll(async () => {
+      await testDb?.drop();
+      if (tmp) await rm(tmp, { recursive: true, force: true });
+    });
 
-  it.skipIf(skip)('stores a time in the gap moved forward by the gap, and a repeated time as its first occurrence', async () => {
-    const ids = CASES.map((_, index) => `DST${String(index).padStart(3, '0')}`);
-    const file = path.join(tmp, 'paris-change-days.csv');
-    await writeFile(file, `TRANSACTIONID;DATE\n${CASES.map(([wall], index) => `${ids[index]};${wall}`).join('\n')}\n`);
+    it.skipIf(skip)(
+      'stores a time in the gap moved forward by the gap, and a repeated time as its first occurrence',
+      async () => {
+        const ids = CASES.map((_, index) => `DST${String(index).padStart(3, '0')}`);
+        const file = path.join(tmp, 'paris-change-days.csv');
+        await writeFile(
+          file,
+          `TRANSACTIONID;DATE\n${CASES.map(([wall], index) => `${ids[index]};${wall}`).join('\n')}\n`,
+        );
 
-    const [result] = await ingestFiles(testDb.database, [file], { timezone: config.timezone, limits: config.limits });
-    expect(result).toMatchObject({ status: 'loaded', rows: CASES.length, inserted: CASES.length, rejected: 0 });
+        const [result] = await ingestFiles(testDb.database, [file], {
+          timezone: config.timezone,
+          limits: config.limits,
+        });
+        expect(result).toMatchObject({ status: 'loaded', rows: CASES.length, inserted: CASES.length, rejected: 0 });
 
-    const rows = await testDb.database.db
-      .selectFrom('recon.transactions')
-      .select(['transaction_id', sql<string>`to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`.as('utc')])
-      .where('transaction_id', 'in', ids)
-      .orderBy('transaction_id')
-      .execute();
-    expect(rows.map((row) => [CASES[ids.indexOf(row.transaction_id)]![0], row.utc])).toEqual(CASES);
-  });
-});
+        const rows = await testDb.database.db
+          .selectFrom('recon.transactions')
+          .select([
+            'transaction_id',
+            sql<string>`to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`.as('utc'),
+          ])
+          .where('transaction_id', 'in', ids)
+          .orderBy('transaction_id')
+          .execute();
+        expect(rows.map((row) => [CASES[ids.indexOf(row.transaction_id)]![0], row.utc])).toEqual(CASES);
+      },
+    );
+  },
+);

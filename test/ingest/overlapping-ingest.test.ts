@@ -22,7 +22,13 @@ const limits = loadConfig({}).limits;
 function exportCsv(order: 'ascending' | 'descending', amount: string): Buffer {
   const ids = Array.from({ length: ROWS }, (_, i) => `OV${String(i + 1).padStart(6, '0')}`);
   if (order === 'descending') ids.reverse();
-  return Buffer.from(['TRANSACTIONID;ORDERID;DATE;AMOUNT;CURRENCY;EXECCODE', ...ids.map((id) => `${id};O-${id};2026-11-20 12:00:00;${amount};EUR;0000`), ''].join('\n'));
+  return Buffer.from(
+    [
+      'TRANSACTIONID;ORDERID;DATE;AMOUNT;CURRENCY;EXECCODE',
+      ...ids.map((id) => `${id};O-${id};2026-11-20 12:00:00;${amount};EUR;0000`),
+      '',
+    ].join('\n'),
+  );
 }
 
 describe.skipIf(!hasPostgres)('overlapping ingests at once (PostgreSQL only)', () => {
@@ -47,10 +53,15 @@ describe.skipIf(!hasPostgres)('overlapping ingests at once (PostgreSQL only)', (
     await writeFile(ascending, exportCsv('ascending', '1.00'));
     await writeFile(descending, exportCsv('descending', '2.00'));
 
-    const held = await holdTransaction(testDb.env.DATABASE_URL!, ['LOCK TABLE recon.transactions IN SHARE ROW EXCLUSIVE MODE']);
+    const held = await holdTransaction(testDb.env.DATABASE_URL!, [
+      'LOCK TABLE recon.transactions IN SHARE ROW EXCLUSIVE MODE',
+    ]);
     let results;
     try {
-      const loads = [ingestFiles(testDb.database, [ascending], { timezone: 'UTC', limits }), ingestFiles(other, [descending], { timezone: 'UTC', limits })];
+      const loads = [
+        ingestFiles(testDb.database, [ascending], { timezone: 'UTC', limits }),
+        ingestFiles(other, [descending], { timezone: 'UTC', limits }),
+      ];
       // One load is in its merge, held by the lock on recon.transactions; the other waits its turn to merge.
       await waitUntil('one load merging, the other waiting its turn', async () => {
         const waiting = (await lockWaiters(testDb.database.db)).map((waiter) => waiter.relation);

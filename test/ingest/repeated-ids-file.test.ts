@@ -78,14 +78,31 @@ describe.each(BACKENDS)('a file of 100,000 ids listed 4.5 times each, on %s', (b
   });
 
   /** Loads the file into a new database and checks that each id is its last record. */
-  async function expectLastRecords(sending: (database: Database) => Database, options: Partial<IngestOptions>): Promise<void> {
+  async function expectLastRecords(
+    sending: (database: Database) => Database,
+    options: Partial<IngestOptions>,
+  ): Promise<void> {
     const testDb = await createTestDatabase(backend);
     try {
-      const [result] = await ingestFiles(sending(testDb.database), [file], { timezone: 'UTC', limits: loadConfig({}).limits, ...options });
+      const [result] = await ingestFiles(sending(testDb.database), [file], {
+        timezone: 'UTC',
+        limits: loadConfig({}).limits,
+        ...options,
+      });
       expect(result?.status === 'failed' ? result.error : result?.status).toBe('loaded');
-      expect(result).toMatchObject({ rows: ROWS, inserted: IDS, updated: 0, unchanged: 0, rejected: 0, superseded: ROWS - IDS });
+      expect(result).toMatchObject({
+        rows: ROWS,
+        inserted: IDS,
+        updated: 0,
+        unchanged: 0,
+        rejected: 0,
+        superseded: ROWS - IDS,
+      });
 
-      const rows = await testDb.database.db.selectFrom('recon.transactions').select(['transaction_id', 'amount_minor', 'line']).execute();
+      const rows = await testDb.database.db
+        .selectFrom('recon.transactions')
+        .select(['transaction_id', 'amount_minor', 'line'])
+        .execute();
       expect(rows).toHaveLength(IDS);
       const wrong = rows.filter(({ transaction_id, amount_minor, line }) => {
         const last = lastRecord(Number(transaction_id.slice(1)));
@@ -97,13 +114,21 @@ describe.each(BACKENDS)('a file of 100,000 ids listed 4.5 times each, on %s', (b
     }
   }
 
-  it.skipIf(skip)('loads each id as its last record, with the default chunks', async () => {
-    await expectLastRecords((database) => database, {});
-  }, 120_000);
+  it.skipIf(skip)(
+    'loads each id as its last record, with the default chunks',
+    async () => {
+      await expectLastRecords((database) => database, {});
+    },
+    120_000,
+  );
 
   // One unit of read-ahead: the parser encodes the third chunk after the first merged (all new: for a direct COPY) and
   // the fourth after the second merged (all stored: for staging). The third's COPY fails once it has read all of it.
-  it.skipIf(skip)('loads each id as its last record when a failed direct COPY had read its chunk to the end', async () => {
-    await expectLastRecords(copiesSentWhole, { chunkRows: 100_000, readAheadBytes: 1 });
-  }, 120_000);
+  it.skipIf(skip)(
+    'loads each id as its last record when a failed direct COPY had read its chunk to the end',
+    async () => {
+      await expectLastRecords(copiesSentWhole, { chunkRows: 100_000, readAheadBytes: 1 });
+    },
+    120_000,
+  );
 });

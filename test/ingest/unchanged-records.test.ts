@@ -14,7 +14,8 @@ import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '..
 const limits = loadConfig({}).limits;
 const HEADER = 'TRANSACTIONID;ORDERID;DATE;AMOUNT;CURRENCY;EXECCODE';
 const COUNT = 3_000;
-const record = (n: number, amount = `${n}.05`, id = `T${n}`) => `${id};O${n >> 1};2024-05-01 12:00:00;${amount};EUR;${n % 3}`;
+const record = (n: number, amount = `${n}.05`, id = `T${n}`) =>
+  `${id};O${n >> 1};2024-05-01 12:00:00;${amount};EUR;${n % 3}`;
 
 /**
  * Files of one merchant's nightly windows, each mostly a repeat of the last: what the first pass of
@@ -32,10 +33,13 @@ function files(): Record<string, Buffer> {
   });
   overlap.push(record(COUNT + 1), record(COUNT + 2), record(COUNT + 3, 'bad'));
   // The same values under another header order: no digest matches, the columns are compared (and found equal).
-  const reordered = ['ORDERID;TRANSACTIONID;DATE;AMOUNT;CURRENCY;EXECCODE', ...base.slice(100, 200).map((line) => {
-    const [id, order, ...rest] = line.split(';');
-    return [order, id, ...rest].join(';');
-  })].join('\n');
+  const reordered = [
+    'ORDERID;TRANSACTIONID;DATE;AMOUNT;CURRENCY;EXECCODE',
+    ...base.slice(100, 200).map((line) => {
+      const [id, order, ...rest] = line.split(';');
+      return [order, id, ...rest].join(';');
+    }),
+  ].join('\n');
   return {
     'base.csv': Buffer.from([HEADER, ...base].join('\n') + '\n'),
     'overlap.csv': Buffer.from([HEADER, ...overlap].join('\r\n') + '\r\n'),
@@ -59,7 +63,11 @@ describe.each(BACKENDS)('loading only the records that change stored rows, on %s
 
   beforeAll(async () => {
     if (skip) return;
-    [probe, twoPass, whole] = await Promise.all([createTestDatabase(backend), createTestDatabase(backend), createTestDatabase(backend)]);
+    [probe, twoPass, whole] = await Promise.all([
+      createTestDatabase(backend),
+      createTestDatabase(backend),
+      createTestDatabase(backend),
+    ]);
     dir = await mkdtemp(path.join(os.tmpdir(), 'recon-unchanged-'));
     paths = {};
     for (const [name, data] of Object.entries(files())) {
@@ -75,33 +83,56 @@ describe.each(BACKENDS)('loading only the records that change stored rows, on %s
   const phases: Record<string, Set<string>> = {};
   const ingest = (database: Database, name: string, fingerprintMinBytes: number) =>
     ingestFiles(database, [paths[name]!], {
-      timezone: 'UTC', limits, fingerprintMinBytes,
+      timezone: 'UTC',
+      limits,
+      fingerprintMinBytes,
       onProgress: (progress) => fingerprintMinBytes === 0 && (phases[name] ??= new Set()).add(progress.phase),
     });
   const tables = async (database: Database) => ({
-    transactions: await database.db.selectFrom('recon.transactions').selectAll().orderBy('transaction_id').execute()
+    transactions: await database.db
+      .selectFrom('recon.transactions')
+      .selectAll()
+      .orderBy('transaction_id')
+      .execute()
       .then((rows) => rows.map(({ updated_at: _updatedAt, ...kept }) => kept)),
-    rejected: await database.db.selectFrom('recon.rejected_rows').select(['file_id', 'entry', 'line', 'raw', 'reason']).orderBy('file_id').orderBy('entry').orderBy('line').execute(),
+    rejected: await database.db
+      .selectFrom('recon.rejected_rows')
+      .select(['file_id', 'entry', 'line', 'raw', 'reason'])
+      .orderBy('file_id')
+      .orderBy('entry')
+      .orderBy('line')
+      .execute(),
   });
   const counts = (results: FileResult[]) => results.map(({ file: _file, ...result }) => result);
 
-  it.skipIf(skip)('says which lines of a mostly loaded file to load, and how many ids it leaves as they are', async () => {
-    await ingest(probe.database, 'base.csv', 0);
-    const size = (await stat(paths['overlap.csv']!)).size;
-    const verdict = await probe.database.transaction((connection) =>
-      findUnchangedRecords(connection, givenFile(paths['overlap.csv']!), size, { timezone: 'UTC', limits, fingerprintMinBytes: 0 }));
-    // Lines (header is 1): T5 at 6; T6 at 7 and 8; T7 at 9 and 10; T8 at 11 and 12; then T9 at 13 ... T3000 at 3004.
-    expect(verdict).toEqual({
-      neededLines: new Map([[0, new Set([6, 9, 10, 11, 12, 3005, 3006, 3007])]]),
-      unchangedIds: COUNT - 3,
-      records: COUNT + 3 + 3,
-    });
-  });
+  it.skipIf(skip)(
+    'says which lines of a mostly loaded file to load, and how many ids it leaves as they are',
+    async () => {
+      await ingest(probe.database, 'base.csv', 0);
+      const size = (await stat(paths['overlap.csv']!)).size;
+      const verdict = await probe.database.transaction((connection) =>
+        findUnchangedRecords(connection, givenFile(paths['overlap.csv']!), size, {
+          timezone: 'UTC',
+          limits,
+          fingerprintMinBytes: 0,
+        }),
+      );
+      // Lines (header is 1): T5 at 6; T6 at 7 and 8; T7 at 9 and 10; T8 at 11 and 12; then T9 at 13 ... T3000 at 3004.
+      expect(verdict).toEqual({
+        neededLines: new Map([[0, new Set([6, 9, 10, 11, 12, 3005, 3006, 3007])]]),
+        unchangedIds: COUNT - 3,
+        records: COUNT + 3 + 3,
+      });
+    },
+  );
 
   it.skipIf(skip)('loads each file to the rows, lineage, counts and rejected rows of loading it whole', async () => {
     const sequence = ['base.csv', 'overlap.csv', 'two-entries.zip', 'restored.csv', 'unchanged.csv'];
     for (const name of sequence) {
-      const [checked, loadedWhole] = [await ingest(twoPass.database, name, 0), await ingest(whole.database, name, Number.POSITIVE_INFINITY)];
+      const [checked, loadedWhole] = [
+        await ingest(twoPass.database, name, 0),
+        await ingest(whole.database, name, Number.POSITIVE_INFINITY),
+      ];
       expect(checked[0]!.status, name).toBe(loadedWhole[0]!.status);
       if (checked[0]!.status === 'loaded') {
         const { fileId: _a, ...mine } = counts(checked)[0]!;
@@ -110,15 +141,26 @@ describe.each(BACKENDS)('loading only the records that change stored rows, on %s
       }
     }
     const [mine, theirs] = [await tables(twoPass.database), await tables(whole.database)];
-    const fileNames = async (database: Database) => new Map((await database.db.selectFrom('recon.files').select(['file_id', 'name']).execute()).map((f) => [f.file_id, f.name]));
+    const fileNames = async (database: Database) =>
+      new Map(
+        (await database.db.selectFrom('recon.files').select(['file_id', 'name']).execute()).map((f) => [
+          f.file_id,
+          f.name,
+        ]),
+      );
     const [myFiles, theirFiles] = [await fileNames(twoPass.database), await fileNames(whole.database)];
-    const named = (rows: { file_id: string }[], files: Map<string, string>) => rows.map((row) => ({ ...row, file_id: files.get(row.file_id) }));
+    const named = (rows: { file_id: string }[], files: Map<string, string>) =>
+      rows.map((row) => ({ ...row, file_id: files.get(row.file_id) }));
     expect(named(mine.transactions, myFiles)).toEqual(named(theirs.transactions, theirFiles));
     expect(named(mine.rejected, myFiles)).toEqual(named(theirs.rejected, theirFiles));
     expect(mine.transactions).toHaveLength(COUNT + 2);
     // A file of records all as stored is checked, then recorded: nothing read into staging, nothing merged.
     expect(phases['unchanged.csv']).toEqual(new Set(['checking', 'merging']));
-    const last = (await twoPass.database.db.selectFrom('recon.files').select(['rows_total', 'rows_unchanged']).orderBy('file_id', 'desc').executeTakeFirstOrThrow());
+    const last = await twoPass.database.db
+      .selectFrom('recon.files')
+      .select(['rows_total', 'rows_unchanged'])
+      .orderBy('file_id', 'desc')
+      .executeTakeFirstOrThrow();
     expect(last).toEqual({ rows_total: COUNT, rows_unchanged: COUNT });
   });
 });

@@ -25,17 +25,24 @@ describe('formatMinorUnits', () => {
     [1234n, 'KWD', '1.234'],
     [-5n, 'KWD', '-0.005'],
     [12345n, 'CLF', '1.2345'],
-  ])('%s %s minor units → %s: major units, at least two decimals, as many as the currency has', (minor, currency, expected) => {
-    expect(formatMinorUnits(minor, currency)).toBe(expected);
-  });
+  ])(
+    '%s %s minor units → %s: major units, at least two decimals, as many as the currency has',
+    (minor, currency, expected) => {
+      expect(formatMinorUnits(minor, currency)).toBe(expected);
+    },
+  );
 
   it('is read back exactly by the ingest normalizer, in every currency, beyond float precision', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: -(10n ** 17n), max: 10n ** 17n }), fc.constantFrom('EUR', 'JPY', 'KWD', 'CLF', 'USD'), (minor, currency) => {
-        const text = formatMinorUnits(minor, currency);
-        expect(text).toMatch(/^-?\d+\.\d{2,4}$/);
-        expect(normalizeAmount(text, currency)).toBe(minor);
-      }),
+      fc.property(
+        fc.bigInt({ min: -(10n ** 17n), max: 10n ** 17n }),
+        fc.constantFrom('EUR', 'JPY', 'KWD', 'CLF', 'USD'),
+        (minor, currency) => {
+          const text = formatMinorUnits(minor, currency);
+          expect(text).toMatch(/^-?\d+\.\d{2,4}$/);
+          expect(normalizeAmount(text, currency)).toBe(minor);
+        },
+      ),
     );
   });
 });
@@ -54,10 +61,16 @@ describe('DATE as the sandbox writes it (formatWallClock)', () => {
   it('is read back by the ingest normalizer as the instant it was written from', () => {
     const zones = ['UTC', 'Asia/Tokyo', 'Asia/Kolkata', '+05:30'];
     fc.assert(
-      fc.property(fc.integer({ min: Date.UTC(1990, 0, 1) / 1000, max: Date.UTC(2040, 0, 1) / 1000 }), fc.constantFrom(...zones), (epochSeconds, zone) => {
-        const instant = new Date(epochSeconds * 1000);
-        expect(createDateNormalizer(zone)(formatWallClock(instant, zone))).toBe(instant.toISOString().replace('.000Z', 'Z'));
-      }),
+      fc.property(
+        fc.integer({ min: Date.UTC(1990, 0, 1) / 1000, max: Date.UTC(2040, 0, 1) / 1000 }),
+        fc.constantFrom(...zones),
+        (epochSeconds, zone) => {
+          const instant = new Date(epochSeconds * 1000);
+          expect(createDateNormalizer(zone)(formatWallClock(instant, zone))).toBe(
+            instant.toISOString().replace('.000Z', 'Z'),
+          );
+        },
+      ),
     );
   });
 });

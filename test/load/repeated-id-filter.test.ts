@@ -4,7 +4,14 @@ import { createRepeatedIdFilter } from '../../src/load/repeated-id-filter.ts';
 describe('createRepeatedIdFilter', () => {
   it('is exact while the ids fit its set: only a repeated id is a candidate', () => {
     const filter = createRepeatedIdFilter();
-    expect(['A', 'B', 'C', 'B', 'D', 'B'].map((id) => filter.add(id))).toEqual([false, false, false, true, false, true]);
+    expect(['A', 'B', 'C', 'B', 'D', 'B'].map((id) => filter.add(id))).toEqual([
+      false,
+      false,
+      false,
+      true,
+      false,
+      true,
+    ]);
     expect(filter.candidates).toEqual(['B', 'B']);
     expect(filter.overflowed).toBe(false);
   });

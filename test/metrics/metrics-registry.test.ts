@@ -5,8 +5,18 @@ import { formatMetrics } from '../../src/metrics/prometheus-text.ts';
 describe('formatMetrics', () => {
   it('writes HELP, TYPE and one line per series, escaping help text and label values', () => {
     const text = formatMetrics([
-      { name: 'a_total', help: 'Counts \\ things\nover lines.', type: 'counter', samples: [{ labels: { path: 'C:\\x "y"\nz' }, value: 2 }] },
-      { name: 'b', help: 'A gauge.', type: 'gauge', samples: [{ value: 1.5 }, { labels: { k: 'v' }, value: Infinity }, { value: NaN }] },
+      {
+        name: 'a_total',
+        help: 'Counts \\ things\nover lines.',
+        type: 'counter',
+        samples: [{ labels: { path: 'C:\\x "y"\nz' }, value: 2 }],
+      },
+      {
+        name: 'b',
+        help: 'A gauge.',
+        type: 'gauge',
+        samples: [{ value: 1.5 }, { labels: { k: 'v' }, value: Infinity }, { value: NaN }],
+      },
     ]);
     expect(text).toBe(
       [
@@ -40,7 +50,9 @@ describe('createMetricsRegistry', () => {
     const registry = createMetricsRegistry();
     const first = registry.counter('seen_total', 'Seen.');
     expect(registry.counter('seen_total', 'Seen.')).toBe(first);
-    expect(() => registry.gaugeFromCallback('seen_total', 'Seen.', () => 0)).toThrow('metric seen_total is already registered');
+    expect(() => registry.gaugeFromCallback('seen_total', 'Seen.', () => 0)).toThrow(
+      'metric seen_total is already registered',
+    );
     registry.gaugeFromCallback('depth', 'Depth.', () => 1);
     expect(() => registry.gaugeFromCallback('depth', 'Depth.', () => 2)).toThrow('metric depth is already registered');
     expect(() => first.inc({}, -1)).toThrow('counter seen_total cannot go down');
@@ -55,7 +67,9 @@ describe('createMetricsRegistry', () => {
       { labels: { queue: 'ingest' }, value: depth },
       { labels: { queue: 'export' }, value: 1 },
     ]);
-    expect(await registry.expose()).toContain('# HELP queue_depth Depth.\n# TYPE queue_depth gauge\nqueue_depth{queue="ingest"} 7\nqueue_depth{queue="export"} 1\n');
+    expect(await registry.expose()).toContain(
+      '# HELP queue_depth Depth.\n# TYPE queue_depth gauge\nqueue_depth{queue="ingest"} 7\nqueue_depth{queue="export"} 1\n',
+    );
     depth = 0;
     expect(await registry.expose()).toContain('queue_depth{queue="ingest"} 0\n');
   });

@@ -27,7 +27,9 @@ describe.each(BACKENDS)('advancing a nightly run on %s', (backend) => {
   beforeAll(async () => {
     if (skip) return;
     testDb = await createTestDatabase(backend);
-    await insertOrders(testDb.database, [{ id: 'ADV-1', amount: 1000n, status: 'paid', createdAt: at(-2 * 24 * 60 * MINUTE) }]);
+    await insertOrders(testDb.database, [
+      { id: 'ADV-1', amount: 1000n, status: 'paid', createdAt: at(-2 * 24 * 60 * MINUTE) },
+    ]);
   });
   afterAll(async () => {
     for (const server of servers) await server.close();
@@ -48,7 +50,13 @@ describe.each(BACKENDS)('advancing a nightly run on %s', (backend) => {
   function deps(baseUrl: string, now: Date, scheduled: Date[] = []): NightlyDependencies {
     return {
       database: testDb.database,
-      client: createPaymentClient({ baseUrl, identifier: 'ADV', secret: 's', timeoutMs: 300, retry: { attempts: 1, baseDelayMs: 10 } }),
+      client: createPaymentClient({
+        baseUrl,
+        identifier: 'ADV',
+        secret: 's',
+        timeoutMs: 300,
+        retry: { attempts: 1, baseDelayMs: 10 },
+      }),
       nightly: { ...loadConfig({}).nightly, exportTimeoutSeconds: 600, exportAttempts: 2 },
       reconcile: loadConfig({}).reconcile,
       callbackBaseUrl: 'http://127.0.0.1:9/',
@@ -56,22 +64,34 @@ describe.each(BACKENDS)('advancing a nightly run on %s', (backend) => {
       scheduleAdvance: async (_id, when) => void scheduled.push(when!),
     };
   }
-  const requestsOf = (nightlyRunId: string) => testDb.database.db
-    .selectFrom('recon.export_requests')
-    .select(['attempt', 'state', 'sent_at', 'retry_at', 'failure'])
-    .where('nightly_run_id', '=', nightlyRunId)
-    .orderBy('attempt')
-    .execute();
+  const requestsOf = (nightlyRunId: string) =>
+    testDb.database.db
+      .selectFrom('recon.export_requests')
+      .select(['attempt', 'state', 'sent_at', 'retry_at', 'failure'])
+      .where('nightly_run_id', '=', nightlyRunId)
+      .orderBy('attempt')
+      .execute();
 
-  it.skipIf(skip)('gives a batch up when the service refuses the request for good, and the run fails saying why', async () => {
-    const refusing = await service(answering(REFUSED));
-    const runId = await newRun();
-    expect(await advanceNightlyRun(deps(refusing.baseUrl, T0), runId)).toBe('failed');
-    expect(refusing.received).toHaveLength(1);
-    expect(await requestsOf(runId)).toEqual([expect.objectContaining({ attempt: 1, state: 'given_up', failure: expect.stringContaining('EXECCODE 1003') })]);
-    const run = await testDb.database.db.selectFrom('recon.nightly_runs').select('failure').where('nightly_run_id', '=', runId).executeTakeFirstOrThrow();
-    expect(run.failure).toMatch(/^1 export batch\(es\) given up, their orders reconciled without them: batch 1 \(getTransactions answered EXECCODE 1003/);
-  });
+  it.skipIf(skip)(
+    'gives a batch up when the service refuses the request for good, and the run fails saying why',
+    async () => {
+      const refusing = await service(answering(REFUSED));
+      const runId = await newRun();
+      expect(await advanceNightlyRun(deps(refusing.baseUrl, T0), runId)).toBe('failed');
+      expect(refusing.received).toHaveLength(1);
+      expect(await requestsOf(runId)).toEqual([
+        expect.objectContaining({ attempt: 1, state: 'given_up', failure: expect.stringContaining('EXECCODE 1003') }),
+      ]);
+      const run = await testDb.database.db
+        .selectFrom('recon.nightly_runs')
+        .select('failure')
+        .where('nightly_run_id', '=', runId)
+        .executeTakeFirstOrThrow();
+      expect(run.failure).toMatch(
+        /^1 export batch\(es\) given up, their orders reconciled without them: batch 1 \(getTransactions answered EXECCODE 1003/,
+      );
+    },
+  );
 
   it.skipIf(skip)('sends again a minute on a request that never reached the service, not before', async () => {
     const { baseUrl: nowhere } = await refusingBaseUrl();
@@ -79,30 +99,47 @@ describe.each(BACKENDS)('advancing a nightly run on %s', (backend) => {
     const runId = await newRun();
     const scheduled: Date[] = [];
     expect(await advanceNightlyRun(deps(nowhere, T0, scheduled), runId)).toBe('waiting');
-    expect(await requestsOf(runId)).toEqual([expect.objectContaining({ state: 'requested', sent_at: null, retry_at: at(MINUTE) })]);
+    expect(await requestsOf(runId)).toEqual([
+      expect.objectContaining({ state: 'requested', sent_at: null, retry_at: at(MINUTE) }),
+    ]);
     expect(scheduled).toEqual([at(MINUTE)]);
 
     await advanceNightlyRun(deps(accepting.baseUrl, at(30_000)), runId);
     expect(accepting.received).toHaveLength(0);
     await advanceNightlyRun(deps(accepting.baseUrl, at(MINUTE)), runId);
     expect(accepting.received).toHaveLength(1);
-    expect(await requestsOf(runId)).toEqual([expect.objectContaining({ state: 'requested', sent_at: at(MINUTE), failure: null })]);
+    expect(await requestsOf(runId)).toEqual([
+      expect.objectContaining({ state: 'requested', sent_at: at(MINUTE), failure: null }),
+    ]);
   });
 
-  it.skipIf(skip)('never repeats a request that timed out after sending: the export timeout asks again, with a new token', async () => {
-    const silent = await service(() => 'hang');
-    const runId = await newRun();
-    await advanceNightlyRun(deps(silent.baseUrl, T0), runId);
-    await advanceNightlyRun(deps(silent.baseUrl, at(MINUTE)), runId);
-    expect(silent.received).toHaveLength(1);
-    expect(await requestsOf(runId)).toEqual([expect.objectContaining({ attempt: 1, state: 'requested', sent_at: T0, failure: expect.stringContaining('it may have reached the service') })]);
+  it.skipIf(skip)(
+    'never repeats a request that timed out after sending: the export timeout asks again, with a new token',
+    async () => {
+      const silent = await service(() => 'hang');
+      const runId = await newRun();
+      await advanceNightlyRun(deps(silent.baseUrl, T0), runId);
+      await advanceNightlyRun(deps(silent.baseUrl, at(MINUTE)), runId);
+      expect(silent.received).toHaveLength(1);
+      expect(await requestsOf(runId)).toEqual([
+        expect.objectContaining({
+          attempt: 1,
+          state: 'requested',
+          sent_at: T0,
+          failure: expect.stringContaining('it may have reached the service'),
+        }),
+      ]);
 
-    // Past the export timeout (600 s): a second request, which the service is sent.
-    await advanceNightlyRun(deps(silent.baseUrl, at(11 * MINUTE)), runId);
-    expect(silent.received).toHaveLength(2);
-    expect(silent.received[1]!.params['CALLBACKURL']).not.toBe(silent.received[0]!.params['CALLBACKURL']);
-    expect((await requestsOf(runId)).map((r) => [r.attempt, r.state])).toEqual([[1, 'timed_out'], [2, 'requested']]);
-  });
+      // Past the export timeout (600 s): a second request, which the service is sent.
+      await advanceNightlyRun(deps(silent.baseUrl, at(11 * MINUTE)), runId);
+      expect(silent.received).toHaveLength(2);
+      expect(silent.received[1]!.params['CALLBACKURL']).not.toBe(silent.received[0]!.params['CALLBACKURL']);
+      expect((await requestsOf(runId)).map((r) => [r.attempt, r.state])).toEqual([
+        [1, 'timed_out'],
+        [2, 'requested'],
+      ]);
+    },
+  );
 
   it.skipIf(skip)('schedules one advance for a deadline however many advances see it', async () => {
     const accepting = await service(answering(ACCEPTED));
@@ -116,13 +153,20 @@ describe.each(BACKENDS)('advancing a nightly run on %s', (backend) => {
     expect(scheduled).toEqual([at(10 * MINUTE), at(20 * MINUTE)]);
   });
 
-  it.skipIf(skip)('leaves a run being reconciled to its reconciler until the lease ends, then takes it over', async () => {
-    const accepting = await service(answering(ACCEPTED));
-    const runId = await newRun();
-    await testDb.database.db.updateTable('recon.nightly_runs').set({ state: 'reconciling', batches: 0, orders: 0, updated_at: T0 }).where('nightly_run_id', '=', runId).execute();
-    const scheduled: Date[] = [];
-    expect(await advanceNightlyRun(deps(accepting.baseUrl, at(MINUTE), scheduled), runId)).toBe('reconciling');
-    expect(scheduled).toEqual([at(10 * MINUTE)]);
-    expect(await advanceNightlyRun(deps(accepting.baseUrl, at(11 * MINUTE)), runId)).toBe('reconciled');
-  });
+  it.skipIf(skip)(
+    'leaves a run being reconciled to its reconciler until the lease ends, then takes it over',
+    async () => {
+      const accepting = await service(answering(ACCEPTED));
+      const runId = await newRun();
+      await testDb.database.db
+        .updateTable('recon.nightly_runs')
+        .set({ state: 'reconciling', batches: 0, orders: 0, updated_at: T0 })
+        .where('nightly_run_id', '=', runId)
+        .execute();
+      const scheduled: Date[] = [];
+      expect(await advanceNightlyRun(deps(accepting.baseUrl, at(MINUTE), scheduled), runId)).toBe('reconciling');
+      expect(scheduled).toEqual([at(10 * MINUTE)]);
+      expect(await advanceNightlyRun(deps(accepting.baseUrl, at(11 * MINUTE)), runId)).toBe('reconciled');
+    },
+  );
 });

@@ -19,7 +19,9 @@ let exports = 0;
 /** A gzip export of a few payments, different bytes each time (the same bytes again would be a duplicate). */
 function exportGzip(): Buffer {
   const prefix = `TMP${++exports}-`;
-  return gzipSync(`TRANSACTIONID;ORDERID;AMOUNT;CURRENCY;EXECCODE\n${[1, 2, 3].map((n) => `${prefix}${n};O${n};1.00;EUR;0000\n`).join('')}`);
+  return gzipSync(
+    `TRANSACTIONID;ORDERID;AMOUNT;CURRENCY;EXECCODE\n${[1, 2, 3].map((n) => `${prefix}${n};O${n};1.00;EUR;0000\n`).join('')}`,
+  );
 }
 
 /**
@@ -49,13 +51,16 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
   });
 
   const leftInTempFolder = () => readdir(tempFolder, { recursive: true });
-  const deliveryRow = (deliveryId: string) => testDb.database.db
-    .selectFrom('recon.deliveries')
-    .select(['state', 'attempts', 'attempt_open', 'quarantined_at'])
-    .where('delivery_id', '=', deliveryId)
-    .executeTakeFirstOrThrow();
+  const deliveryRow = (deliveryId: string) =>
+    testDb.database.db
+      .selectFrom('recon.deliveries')
+      .select(['state', 'attempts', 'attempt_open', 'quarantined_at'])
+      .where('delivery_id', '=', deliveryId)
+      .executeTakeFirstOrThrow();
   /** Fails every insert into recon.transactions (the load's merge or its COPY) with `sqlState`, `times` times. */
-  const failLoads = (sqlState: string, times: number) => testDb.database.transaction((c) => c.exec(`
+  const failLoads = (sqlState: string, times: number) =>
+    testDb.database.transaction((c) =>
+      c.exec(`
     CREATE SEQUENCE public.load_failures;
     CREATE FUNCTION public.fail_load() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -64,17 +69,29 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
       END IF;
       RETURN NULL;
     END $$;
-    CREATE TRIGGER fail_load BEFORE INSERT ON recon.transactions FOR EACH STATEMENT EXECUTE FUNCTION public.fail_load();`));
-  const loadsFailed = async () => Number((await testDb.database.transaction((c) =>
-    c.query<{ n: string }>('SELECT last_value::text AS n FROM public.load_failures'))).rows[0]!.n);
-  const stopFailingLoads = () => testDb.database.transaction((c) =>
-    c.exec('DROP TRIGGER IF EXISTS fail_load ON recon.transactions; DROP FUNCTION IF EXISTS public.fail_load(); DROP SEQUENCE IF EXISTS public.load_failures;'));
+    CREATE TRIGGER fail_load BEFORE INSERT ON recon.transactions FOR EACH STATEMENT EXECUTE FUNCTION public.fail_load();`),
+    );
+  const loadsFailed = async () =>
+    Number(
+      (
+        await testDb.database.transaction((c) =>
+          c.query<{ n: string }>('SELECT last_value::text AS n FROM public.load_failures'),
+        )
+      ).rows[0]!.n,
+    );
+  const stopFailingLoads = () =>
+    testDb.database.transaction((c) =>
+      c.exec(
+        'DROP TRIGGER IF EXISTS fail_load ON recon.transactions; DROP FUNCTION IF EXISTS public.fail_load(); DROP SEQUENCE IF EXISTS public.load_failures;',
+      ),
+    );
   /** Stored bytes that no longer hash to the delivery's sha256. */
-  const corruptStoredBytes = (deliveryId: string) => testDb.database.db
-    .updateTable('recon.delivery_chunks')
-    .set({ data: exportGzip() })
-    .where('delivery_id', '=', deliveryId)
-    .execute();
+  const corruptStoredBytes = (deliveryId: string) =>
+    testDb.database.db
+      .updateTable('recon.delivery_chunks')
+      .set({ data: exportGzip() })
+      .where('delivery_id', '=', deliveryId)
+      .execute();
 
   describe('attempt by attempt', () => {
     let receiver: TestReceiver;
@@ -90,7 +107,9 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
     async function deliver(content: Buffer): Promise<string> {
       const issued = await receiver.issue();
       const form = multipart([{ name: 'file', value: content, filename: 'export.csv.gz' }]);
-      expect((await send(issued.callbackUrl, { headers: { 'content-type': form.contentType }, body: form.body })).status).toBe(200);
+      expect(
+        (await send(issued.callbackUrl, { headers: { 'content-type': form.contentType }, body: form.body })).status,
+      ).toBe(200);
       return receiver.delivered.at(-1)!;
     }
 
@@ -102,19 +121,28 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
       expect(await leftInTempFolder()).toEqual([]);
     });
 
-    it.skipIf(skip)('leaves nothing after each attempt the database fails mid-load, and after the one that loads', async () => {
-      const deliveryId = await deliver(exportGzip());
-      await failLoads('40001', 2);
-      for (let attempt = 1; attempt <= 2; attempt++) {
-        await expect(ingestDelivery(testDb.database, deliveryId, INGEST)).rejects.toThrow(/the database failed in the middle of the load/);
-        expect(await deliveryRow(deliveryId)).toMatchObject({ state: 'received', attempts: attempt, attempt_open: false });
+    it.skipIf(skip)(
+      'leaves nothing after each attempt the database fails mid-load, and after the one that loads',
+      async () => {
+        const deliveryId = await deliver(exportGzip());
+        await failLoads('40001', 2);
+        for (let attempt = 1; attempt <= 2; attempt++) {
+          await expect(ingestDelivery(testDb.database, deliveryId, INGEST)).rejects.toThrow(
+            /the database failed in the middle of the load/,
+          );
+          expect(await deliveryRow(deliveryId)).toMatchObject({
+            state: 'received',
+            attempts: attempt,
+            attempt_open: false,
+          });
+          expect(await leftInTempFolder()).toEqual([]);
+        }
+        await ingestDelivery(testDb.database, deliveryId, INGEST);
+        expect(await loadsFailed()).toBe(3);
+        expect(await deliveryRow(deliveryId)).toMatchObject({ state: 'ingested', attempts: 3 });
         expect(await leftInTempFolder()).toEqual([]);
-      }
-      await ingestDelivery(testDb.database, deliveryId, INGEST);
-      expect(await loadsFailed()).toBe(3);
-      expect(await deliveryRow(deliveryId)).toMatchObject({ state: 'ingested', attempts: 3 });
-      expect(await leftInTempFolder()).toEqual([]);
-    });
+      },
+    );
 
     it.skipIf(skip)('leaves nothing after a database error that fails the file for good', async () => {
       const deliveryId = await deliver(exportGzip());
@@ -124,16 +152,25 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
       expect(await leftInTempFolder()).toEqual([]);
     });
 
-    it.skipIf(skip)('leaves nothing after each attempt at stored bytes that do not match their sha256, to its quarantine', async () => {
-      const deliveryId = await deliver(exportGzip());
-      await corruptStoredBytes(deliveryId);
-      await expect(ingestDelivery(testDb.database, deliveryId, INGEST)).rejects.toThrow(/do not match its size .* and sha256/);
-      expect(await deliveryRow(deliveryId)).toMatchObject({ state: 'received', attempts: 1 });
-      expect(await leftInTempFolder()).toEqual([]);
-      await ingestDelivery(testDb.database, deliveryId, INGEST);
-      expect(await deliveryRow(deliveryId)).toMatchObject({ state: 'failed', attempts: 2, quarantined_at: expect.any(Date) });
-      expect(await leftInTempFolder()).toEqual([]);
-    });
+    it.skipIf(skip)(
+      'leaves nothing after each attempt at stored bytes that do not match their sha256, to its quarantine',
+      async () => {
+        const deliveryId = await deliver(exportGzip());
+        await corruptStoredBytes(deliveryId);
+        await expect(ingestDelivery(testDb.database, deliveryId, INGEST)).rejects.toThrow(
+          /do not match its size .* and sha256/,
+        );
+        expect(await deliveryRow(deliveryId)).toMatchObject({ state: 'received', attempts: 1 });
+        expect(await leftInTempFolder()).toEqual([]);
+        await ingestDelivery(testDb.database, deliveryId, INGEST);
+        expect(await deliveryRow(deliveryId)).toMatchObject({
+          state: 'failed',
+          attempts: 2,
+          quarantined_at: expect.any(Date),
+        });
+        expect(await leftInTempFolder()).toEqual([]);
+      },
+    );
   });
 
   describe('retried by the job queue', () => {
@@ -144,10 +181,22 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
       services = await startReconServices({
         database: testDb.database,
         heartbeatSeconds: 10,
-        receiver: { host: '127.0.0.1', port: 0, secret: 'temp-files-secret', maxFileBytes: config.limits.maxFileBytes, metrics: createMetricsRegistry() },
+        receiver: {
+          host: '127.0.0.1',
+          port: 0,
+          secret: 'temp-files-secret',
+          maxFileBytes: config.limits.maxFileBytes,
+          metrics: createMetricsRegistry(),
+        },
         worker: {
           // No nightly run here: the service is never asked for anything.
-          client: createPaymentClient({ baseUrl: 'http://127.0.0.1:9', identifier: 'TMP', secret: 'temp-files-secret', timeoutMs: 1_000, retry: { attempts: 1, baseDelayMs: 10 } }),
+          client: createPaymentClient({
+            baseUrl: 'http://127.0.0.1:9',
+            identifier: 'TMP',
+            secret: 'temp-files-secret',
+            timeoutMs: 1_000,
+            retry: { attempts: 1, baseDelayMs: 10 },
+          }),
           nightly: config.nightly,
           reconcile: config.reconcile,
           ingest: INGEST,
@@ -162,29 +211,50 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
 
     async function deliver(content: Buffer): Promise<string> {
       const issued = await issueExportToken(testDb.database.db, {
-        callbackBaseUrl: services.callbackBaseUrl, orderIds: ['O1'], compression: 'gzip', nightlyRunId: null, expiresAt: new Date(Date.now() + 3_600_000),
+        callbackBaseUrl: services.callbackBaseUrl,
+        orderIds: ['O1'],
+        compression: 'gzip',
+        nightlyRunId: null,
+        expiresAt: new Date(Date.now() + 3_600_000),
       });
-      expect((await send(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' }, body: content })).status).toBe(200);
-      const { delivery_id } = await testDb.database.db.selectFrom('recon.deliveries').select('delivery_id').where('request_id', '=', issued.requestId).executeTakeFirstOrThrow();
+      expect(
+        (await send(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' }, body: content })).status,
+      ).toBe(200);
+      const { delivery_id } = await testDb.database.db
+        .selectFrom('recon.deliveries')
+        .select('delivery_id')
+        .where('request_id', '=', issued.requestId)
+        .executeTakeFirstOrThrow();
       return String(delivery_id);
     }
 
-    it.skipIf(skip)('leaves nothing after a failed job, nor after its retries, until the delivery is ingested or quarantined', async () => {
-      await failLoads('40001', 1);
-      const outage = await deliver(exportGzip());
-      const mismatch = await deliver(exportGzip());
-      await corruptStoredBytes(mismatch);
+    it.skipIf(skip)(
+      'leaves nothing after a failed job, nor after its retries, until the delivery is ingested or quarantined',
+      async () => {
+        await failLoads('40001', 1);
+        const outage = await deliver(exportGzip());
+        const mismatch = await deliver(exportGzip());
+        await corruptStoredBytes(mismatch);
 
-      // Both first attempts ended in a failed job, which pg-boss runs again after its retry delay (5-10 s).
-      await waitUntil('both first attempts failed', async () =>
-        (await Promise.all([outage, mismatch].map(deliveryRow))).every((row) => row.attempts === 1 && !row.attempt_open));
-      expect(await leftInTempFolder()).toEqual([]);
+        // Both first attempts ended in a failed job, which pg-boss runs again after its retry delay (5-10 s).
+        await waitUntil('both first attempts failed', async () =>
+          (await Promise.all([outage, mismatch].map(deliveryRow))).every(
+            (row) => row.attempts === 1 && !row.attempt_open,
+          ),
+        );
+        expect(await leftInTempFolder()).toEqual([]);
 
-      await waitUntil('the retries ended', async () =>
-        (await deliveryRow(outage)).state === 'ingested' && (await deliveryRow(mismatch)).state === 'failed', { timeoutMs: 60_000 });
-      expect(await deliveryRow(outage)).toMatchObject({ attempts: 2 });
-      expect(await deliveryRow(mismatch)).toMatchObject({ attempts: 2, quarantined_at: expect.any(Date) });
-      expect(await leftInTempFolder()).toEqual([]);
-    }, 90_000);
+        await waitUntil(
+          'the retries ended',
+          async () =>
+            (await deliveryRow(outage)).state === 'ingested' && (await deliveryRow(mismatch)).state === 'failed',
+          { timeoutMs: 60_000 },
+        );
+        expect(await deliveryRow(outage)).toMatchObject({ attempts: 2 });
+        expect(await deliveryRow(mismatch)).toMatchObject({ attempts: 2, quarantined_at: expect.any(Date) });
+        expect(await leftInTempFolder()).toEqual([]);
+      },
+      90_000,
+    );
   });
 });

@@ -25,9 +25,20 @@ describe.each(BACKENDS)('export lag on %s', (backend) => {
   beforeAll(async () => {
     if (skip) return;
     testDb = await createTestDatabase(backend);
-    sandbox = createSandbox({ identifier: IDENTIFIER, secret: SECRET, exportLagSeconds: 3600, clock: createSandboxClock({ start: T0, ticking: false }) });
+    sandbox = createSandbox({
+      identifier: IDENTIFIER,
+      secret: SECRET,
+      exportLagSeconds: 3600,
+      clock: createSandboxClock({ start: T0, ticking: false }),
+    });
     sandboxUrl = await sandbox.listen(0);
-    client = createPaymentClient({ baseUrl: sandboxUrl, identifier: IDENTIFIER, secret: SECRET, timeoutMs: 5_000, retry: { attempts: 1, baseDelayMs: 10 } });
+    client = createPaymentClient({
+      baseUrl: sandboxUrl,
+      identifier: IDENTIFIER,
+      secret: SECRET,
+      timeoutMs: 5_000,
+      retry: { attempts: 1, baseDelayMs: 10 },
+    });
   });
   afterAll(async () => {
     await sandbox?.close();
@@ -36,8 +47,13 @@ describe.each(BACKENDS)('export lag on %s', (backend) => {
 
   async function pay(orderId: string): Promise<string> {
     const answer = await client.payment({
-      ORDERID: orderId, AMOUNT: 2500n, CLIENTIDENT: 'c1', CLIENTEMAIL: 'jane@example.com', CLIENTUSERAGENT: 'Mozilla/5.0',
-      CLIENTIP: '192.0.2.10', DESCRIPTION: 'a lamp',
+      ORDERID: orderId,
+      AMOUNT: 2500n,
+      CLIENTIDENT: 'c1',
+      CLIENTEMAIL: 'jane@example.com',
+      CLIENTUSERAGENT: 'Mozilla/5.0',
+      CLIENTIP: '192.0.2.10',
+      DESCRIPTION: 'a lamp',
     });
     expect(sandbox.finishCardholderStep(answer.TRANSACTIONID!, 'validated').ok).toBe(true);
     return answer.TRANSACTIONID!;
@@ -70,26 +86,54 @@ describe.each(BACKENDS)('export lag on %s', (backend) => {
         { order_id: young, status: 'pending' },
       ]);
       // The young payment really was left out of the export, not lost on the way.
-      const landed = await testDb.database.db.selectFrom('recon.transactions').select('transaction_id').where('transaction_id', '=', youngPayment).execute();
+      const landed = await testDb.database.db
+        .selectFrom('recon.transactions')
+        .select('transaction_id')
+        .where('transaction_id', '=', youngPayment)
+        .execute();
       expect(landed).toEqual([]);
     } finally {
       await harness.close();
     }
   });
 
-  it.skipIf(skip)('a backfill right after a payment says the export may lag instead of calling the order missing', async () => {
-    const orderId = `lag-${backend}-backfill`;
-    await pay(orderId);
-    const now = sandbox.clock.now();
-    await insertOrders(testDb.database, [{ id: orderId, amount: 2500n, status: 'paid', createdAt: now }]);
-    const result = await backfill(testDb.database, client, { orderIds: [orderId], batchSize: 200, toleranceMinor: 0n, graceHours: 24, now: () => now });
-    expect(result.verdicts).toEqual([expect.objectContaining({ orderId, status: 'pending', transactions: 0, lagNote: expect.stringContaining('its export may lag') })]);
+  it.skipIf(skip)(
+    'a backfill right after a payment says the export may lag instead of calling the order missing',
+    async () => {
+      const orderId = `lag-${backend}-backfill`;
+      await pay(orderId);
+      const now = sandbox.clock.now();
+      await insertOrders(testDb.database, [{ id: orderId, amount: 2500n, status: 'paid', createdAt: now }]);
+      const result = await backfill(testDb.database, client, {
+        orderIds: [orderId],
+        batchSize: 200,
+        toleranceMinor: 0n,
+        graceHours: 24,
+        now: () => now,
+      });
+      expect(result.verdicts).toEqual([
+        expect.objectContaining({
+          orderId,
+          status: 'pending',
+          transactions: 0,
+          lagNote: expect.stringContaining('its export may lag'),
+        }),
+      ]);
 
-    // An hour on, the payment is in the export: the same backfill finds it, the order is matched at once though
-    // still within its grace period, and the note is gone.
-    sandbox.clock.advance(HOUR + 1000);
-    const later = new Date(now.getTime() + HOUR + 1000);
-    const again = await backfill(testDb.database, client, { orderIds: [orderId], batchSize: 200, toleranceMinor: 0n, graceHours: 24, now: () => later });
-    expect(again.verdicts).toEqual([expect.objectContaining({ orderId, status: 'matched', transactions: 1, settledMinor: '2500', lagNote: null })]);
-  });
+      // An hour on, the payment is in the export: the same backfill finds it, the order is matched at once though
+      // still within its grace period, and the note is gone.
+      sandbox.clock.advance(HOUR + 1000);
+      const later = new Date(now.getTime() + HOUR + 1000);
+      const again = await backfill(testDb.database, client, {
+        orderIds: [orderId],
+        batchSize: 200,
+        toleranceMinor: 0n,
+        graceHours: 24,
+        now: () => later,
+      });
+      expect(again.verdicts).toEqual([
+        expect.objectContaining({ orderId, status: 'matched', transactions: 1, settledMinor: '2500', lagNote: null }),
+      ]);
+    },
+  );
 });

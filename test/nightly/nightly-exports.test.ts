@@ -6,7 +6,15 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importOrderFiles } from '../../pipelines/import-orders.ts';
 import { loadConfig, type NightlyConfig } from '../../src/config/config.ts';
-import { createSandbox, createSandboxClock, formatOrdersCsv, scenarioOrders, type Sandbox, type SandboxOptions, type ScenarioOrder } from '@recon/sandbox';
+import {
+  createSandbox,
+  createSandboxClock,
+  formatOrdersCsv,
+  scenarioOrders,
+  type Sandbox,
+  type SandboxOptions,
+  type ScenarioOrder,
+} from '@recon/sandbox';
 import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { IDENTIFIER, SECRET, startNightlyHarness, type NightlyHarness } from './nightly-harness.ts';
@@ -27,7 +35,11 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
     opened.length = 0;
   });
 
-  async function setUp(sandboxOptions: Partial<SandboxOptions>, nightly: Partial<NightlyConfig>, callbackBaseUrl?: string) {
+  async function setUp(
+    sandboxOptions: Partial<SandboxOptions>,
+    nightly: Partial<NightlyConfig>,
+    callbackBaseUrl?: string,
+  ) {
     const testDb: TestDatabase = await createTestDatabase(backend);
     opened.push({ close: () => testDb.drop() });
     const sandbox: Sandbox = createSandbox({
@@ -46,14 +58,24 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
     await writeFile(ordersFile, formatOrdersCsv(orders));
     const [imported] = await importOrderFiles(testDb.database, [ordersFile], { limits: loadConfig({}).limits });
     expect(imported!.status).toBe('loaded');
-    const harness: NightlyHarness = await startNightlyHarness(testDb.database, await sandbox.listen(0), { exportBatchSize: 25, ...nightly }, callbackBaseUrl);
+    const harness: NightlyHarness = await startNightlyHarness(
+      testDb.database,
+      await sandbox.listen(0),
+      { exportBatchSize: 25, ...nightly },
+      callbackBaseUrl,
+    );
     opened.push({ close: () => harness.close() });
     return { db: testDb.database.db, sandbox, orders, harness };
   }
 
-  async function verdictsOf(db: Awaited<ReturnType<typeof setUp>>['db'], nightlyRunId: string): Promise<Map<string, string>> {
+  async function verdictsOf(
+    db: Awaited<ReturnType<typeof setUp>>['db'],
+    nightlyRunId: string,
+  ): Promise<Map<string, string>> {
     const { rows } = await sql<{ order_id: string; status: string }>`SELECT v.order_id, v.status FROM recon.verdicts v
-      JOIN recon.nightly_runs n ON n.reconciliation_run_id = v.run_id WHERE n.nightly_run_id = ${nightlyRunId}::bigint`.execute(db);
+      JOIN recon.nightly_runs n ON n.reconciliation_run_id = v.run_id WHERE n.nightly_run_id = ${nightlyRunId}::bigint`.execute(
+      db,
+    );
     return new Map(rows.map((row) => [row.order_id, row.status]));
   }
 
@@ -63,7 +85,13 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
   }
 
   async function requestsOf(db: Awaited<ReturnType<typeof setUp>>['db'], nightlyRunId: string) {
-    return db.selectFrom('recon.export_requests').select(['batch', 'attempt', 'state']).where('nightly_run_id', '=', nightlyRunId).orderBy('batch').orderBy('attempt').execute();
+    return db
+      .selectFrom('recon.export_requests')
+      .select(['batch', 'attempt', 'state'])
+      .where('nightly_run_id', '=', nightlyRunId)
+      .orderBy('batch')
+      .orderBy('attempt')
+      .execute();
   }
 
   it.skipIf(skip)('gives every order the verdict its discrepancy calls for, exports delivered raw', async () => {
@@ -73,8 +101,22 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
     const verdicts = await verdictsOf(db, runId);
     expect(verdicts).toEqual(expectedOf(orders));
     // Every kind of discrepancy the scenario carries shows up.
-    expect(new Set(verdicts.values())).toEqual(new Set(['matched', 'status_mismatch', 'amount_mismatch', 'currency_mismatch', 'missing_at_provider',
-      'duplicate_payment', 'approval_expired', 'capture_expired', 'capture_at_risk', 'pending'].filter((s) => [...expectedOf(orders).values()].includes(s))));
+    expect(new Set(verdicts.values())).toEqual(
+      new Set(
+        [
+          'matched',
+          'status_mismatch',
+          'amount_mismatch',
+          'currency_mismatch',
+          'missing_at_provider',
+          'duplicate_payment',
+          'approval_expired',
+          'capture_expired',
+          'capture_at_risk',
+          'pending',
+        ].filter((s) => [...expectedOf(orders).values()].includes(s)),
+      ),
+    );
     const contentTypes = await db.selectFrom('recon.deliveries').select('content_type').distinct().execute();
     expect(contentTypes.map((row) => row.content_type)).toEqual(['application/gzip']);
   });
@@ -89,60 +131,86 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
     const batch1 = requests.filter((r) => r.batch === 1);
     expect(batch1[0]).toEqual({ batch: 1, attempt: 1, state: 'timed_out' });
     expect(batch1.at(-1)!.state).toBe('ingested');
-    for (const batch of [2, 3]) expect(requests.filter((r) => r.batch === batch).map((r) => r.state)).toContain('ingested');
+    for (const batch of [2, 3])
+      expect(requests.filter((r) => r.batch === batch).map((r) => r.state)).toContain('ingested');
     expect(requests.map((r) => r.state)).not.toContain('given_up');
     expect(await verdictsOf(db, runId)).toEqual(expectedOf(orders));
   });
 
-  it.skipIf(skip)('gives a batch up after RECON_EXPORT_ATTEMPTS lost deliveries: the run fails and says why', async () => {
-    const { db, harness } = await setUp({ dropCallbacks: 1000 }, { exportTimeoutSeconds: 1, exportAttempts: 2, exportBatchSize: 100 });
-    const runId = await harness.start('2026-11-02', SEEDED_AT);
-    expect(await harness.settled(runId)).toBe('failed');
-    expect(await requestsOf(db, runId)).toEqual([
-      { batch: 1, attempt: 1, state: 'timed_out' },
-      { batch: 1, attempt: 2, state: 'given_up' },
-    ]);
-    const run = await db.selectFrom('recon.nightly_runs').select(['failure', 'reconciliation_run_id']).where('nightly_run_id', '=', runId).executeTakeFirstOrThrow();
-    expect(run.failure).toBe('1 export batch(es) given up, their orders reconciled without them: batch 1 (no export delivered within 1 s)');
-    expect(run.reconciliation_run_id).not.toBeNull();
-  });
+  it.skipIf(skip)(
+    'gives a batch up after RECON_EXPORT_ATTEMPTS lost deliveries: the run fails and says why',
+    async () => {
+      const { db, harness } = await setUp(
+        { dropCallbacks: 1000 },
+        { exportTimeoutSeconds: 1, exportAttempts: 2, exportBatchSize: 100 },
+      );
+      const runId = await harness.start('2026-11-02', SEEDED_AT);
+      expect(await harness.settled(runId)).toBe('failed');
+      expect(await requestsOf(db, runId)).toEqual([
+        { batch: 1, attempt: 1, state: 'timed_out' },
+        { batch: 1, attempt: 2, state: 'given_up' },
+      ]);
+      const run = await db
+        .selectFrom('recon.nightly_runs')
+        .select(['failure', 'reconciliation_run_id'])
+        .where('nightly_run_id', '=', runId)
+        .executeTakeFirstOrThrow();
+      expect(run.failure).toBe(
+        '1 export batch(es) given up, their orders reconciled without them: batch 1 (no export delivered within 1 s)',
+      );
+      expect(run.reconciliation_run_id).not.toBeNull();
+    },
+  );
 
-  it.skipIf(skip)('takes a late delivery on an older token: the batch asked again is done once the first export arrives', async () => {
-    // Between the sandbox and the receiver: the first delivery is held until its batch has been asked for again,
-    // then passed on; the second request's delivery is swallowed, so only the late one can complete the batch.
-    const receiver = { url: '' };
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let seen = 0;
-    const relay = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const delivery = ++seen;
-        if (delivery > 1) return void response.writeHead(200).end('OK');
-        void released
-          .then(() => fetch(receiver.url + request.url, { method: 'POST', headers: { 'content-type': request.headers['content-type'] ?? '' }, body: Buffer.concat(chunks) }))
-          .then(async (answer) => response.writeHead(answer.status).end(await answer.text()));
+  it.skipIf(skip)(
+    'takes a late delivery on an older token: the batch asked again is done once the first export arrives',
+    async () => {
+      // Between the sandbox and the receiver: the first delivery is held until its batch has been asked for again,
+      // then passed on; the second request's delivery is swallowed, so only the late one can complete the batch.
+      const receiver = { url: '' };
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let seen = 0;
+      const relay = createServer((request, response) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          const delivery = ++seen;
+          if (delivery > 1) return void response.writeHead(200).end('OK');
+          void released
+            .then(() =>
+              fetch(receiver.url + request.url, {
+                method: 'POST',
+                headers: { 'content-type': request.headers['content-type'] ?? '' },
+                body: Buffer.concat(chunks),
+              }),
+            )
+            .then(async (answer) => response.writeHead(answer.status).end(await answer.text()));
+        });
       });
-    });
-    const relayUrl = await listenOnLoopback(relay);
-    opened.push({ close: () => closeServer(relay) });
-    const { db, orders, harness } = await setUp({}, { exportTimeoutSeconds: 2, exportAttempts: 5, exportBatchSize: 100 }, `${relayUrl}/`);
-    receiver.url = harness.receiver.url;
-    const runId = await harness.start('2026-11-02', SEEDED_AT);
-    for (;;) {
-      if ((await requestsOf(db, runId)).length === 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    release();
-    expect(await harness.settled(runId)).toBe('reconciled');
-    // Whether a third request went out before the late export landed depends on the machine's speed; what counts
-    // is that the first request's export completed the batch, and nothing was given up.
-    const requests = await requestsOf(db, runId);
-    expect(requests[0]).toEqual({ batch: 1, attempt: 1, state: 'ingested' });
-    expect(requests.slice(1).map((r) => r.state)).not.toContain('given_up');
-    expect(await verdictsOf(db, runId)).toEqual(expectedOf(orders));
-  });
+      const relayUrl = await listenOnLoopback(relay);
+      opened.push({ close: () => closeServer(relay) });
+      const { db, orders, harness } = await setUp(
+        {},
+        { exportTimeoutSeconds: 2, exportAttempts: 5, exportBatchSize: 100 },
+        `${relayUrl}/`,
+      );
+      receiver.url = harness.receiver.url;
+      const runId = await harness.start('2026-11-02', SEEDED_AT);
+      for (;;) {
+        if ((await requestsOf(db, runId)).length === 2) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      release();
+      expect(await harness.settled(runId)).toBe('reconciled');
+      // Whether a third request went out before the late export landed depends on the machine's speed; what counts
+      // is that the first request's export completed the batch, and nothing was given up.
+      const requests = await requestsOf(db, runId);
+      expect(requests[0]).toEqual({ batch: 1, attempt: 1, state: 'ingested' });
+      expect(requests.slice(1).map((r) => r.state)).not.toContain('given_up');
+      expect(await verdictsOf(db, runId)).toEqual(expectedOf(orders));
+    },
+  );
 
   it.skipIf(skip)('takes a delivery sent twice once: one delivery per token, the same rows', async () => {
     const { db, sandbox, orders, harness } = await setUp({ duplicateCallbacks: true }, {});

@@ -38,9 +38,21 @@ export async function startNightlyHarness(
     database,
     heartbeatSeconds: 10,
     ...(callbackBaseUrl ? { callbackBaseUrl } : {}),
-    receiver: { host: '127.0.0.1', port: 0, secret: SECRET, maxFileBytes: config.limits.maxFileBytes, metrics: createMetricsRegistry() },
+    receiver: {
+      host: '127.0.0.1',
+      port: 0,
+      secret: SECRET,
+      maxFileBytes: config.limits.maxFileBytes,
+      metrics: createMetricsRegistry(),
+    },
     worker: {
-      client: createPaymentClient({ baseUrl: sandboxUrl, identifier: IDENTIFIER, secret: SECRET, timeoutMs: 5_000, retry: { attempts: 2, baseDelayMs: 10 } }),
+      client: createPaymentClient({
+        baseUrl: sandboxUrl,
+        identifier: IDENTIFIER,
+        secret: SECRET,
+        timeoutMs: 5_000,
+        retry: { attempts: 2, baseDelayMs: 10 },
+      }),
       nightly: { ...config.nightly, ...nightly },
       reconcile: config.reconcile,
       ingest: { timezone: 'UTC', limits: config.limits },
@@ -59,7 +71,8 @@ export async function startNightlyHarness(
       for (;;) {
         const run = await findNightlyRun(database.db, nightlyRunId);
         if (run?.state === 'reconciled' || run?.state === 'failed') return run.state;
-        if (Date.now() > deadline) throw new Error(`nightly run ${nightlyRunId} still ${run?.state} after ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`nightly run ${nightlyRunId} still ${run?.state} after ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },

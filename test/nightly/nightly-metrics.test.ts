@@ -28,50 +28,95 @@ describe.each(BACKENDS)('/metrics of the worker and the nightly runs on %s', (ba
     return line === undefined ? undefined : Number(line.slice(series.length + 1));
   };
 
-  it.skipIf(skip)('reads what every process did from the database at each scrape: rows, failures, queue, run lag', async () => {
-    const db = testDb.database.db;
-    let text = await registry.expose();
-    expect(sample(text, `recon_queue_depth{queue="${QUEUES.ingestDelivery}"}`)).toBe(0);
-    expect(sample(text, 'recon_nightly_run_lag_seconds')).toBe(-1);
-    expect(sample(text, 'recon_nightly_runs_failed')).toBe(0);
-    expect(sample(text, 'recon_delivered_rows{outcome="loaded"}')).toBe(0);
-    expect(sample(text, 'recon_deliveries_quarantined')).toBe(0);
+  it.skipIf(skip)(
+    'reads what every process did from the database at each scrape: rows, failures, queue, run lag',
+    async () => {
+      const db = testDb.database.db;
+      let text = await registry.expose();
+      expect(sample(text, `recon_queue_depth{queue="${QUEUES.ingestDelivery}"}`)).toBe(0);
+      expect(sample(text, 'recon_nightly_run_lag_seconds')).toBe(-1);
+      expect(sample(text, 'recon_nightly_runs_failed')).toBe(0);
+      expect(sample(text, 'recon_delivered_rows{outcome="loaded"}')).toBe(0);
+      expect(sample(text, 'recon_deliveries_quarantined')).toBe(0);
 
-    // Nobody works these queues here: one job waits, one has run out of retries.
-    await boss.send(QUEUES.ingestDelivery, { deliveryId: '1' });
-    const doomed = await boss.send(QUEUES.advanceNightlyRun, { nightlyRunId: '1' }, { retryLimit: 0 });
-    await boss.fail(QUEUES.advanceNightlyRun, doomed!);
-    const finishedAt = new Date(Date.now() - 90_000);
-    await db.insertInto('recon.nightly_runs').values([
-      { run_date: '2026-11-20', as_of: finishedAt, state: 'reconciled', finished_at: finishedAt },
-      { run_date: '2026-11-21', as_of: finishedAt, state: 'failed', finished_at: finishedAt },
-    ]).execute();
-    // Two delivered files, as workers leave them: one loaded (12 rows, 2 rejected), one that failed to ingest.
-    const files = [
-      { name: 'delivery-1', sha256: 'a'.repeat(64), size_bytes: 10, compression: 'gzip', status: 'loaded', rows_total: 12, rows_rejected: 2 },
-      { name: 'delivery-2', sha256: 'b'.repeat(64), size_bytes: 10, compression: 'gzip', status: 'failed', error_code: 'CSV_MALFORMED', error: 'delivery-2: line 3: unclosed quote' },
-    ] as const;
-    for (const [index, file] of files.entries()) {
-      const request = await db.insertInto('recon.export_requests')
-        .values({ token: `metrics${index}tok`, order_ids: ['O1'], compression: 'gzip', state: index === 0 ? 'ingested' : 'failed', expires_at: new Date() })
-        .returning('request_id').executeTakeFirstOrThrow();
-      // The failed one was quarantined: its attempts failed the same way twice.
-      const delivery = await db.insertInto('recon.deliveries')
-        .values({ request_id: request.request_id, sha256: file.sha256, bytes: 10, state: index === 0 ? 'ingested' : 'failed', quarantined_at: index === 0 ? null : new Date() })
-        .returning('delivery_id').executeTakeFirstOrThrow();
-      const { file_id } = await db.insertInto('recon.files').values({ ...file, arrival: 'delivery', delivery_id: delivery.delivery_id })
-        .returning('file_id').executeTakeFirstOrThrow();
-      await db.updateTable('recon.deliveries').set({ file_id }).where('delivery_id', '=', delivery.delivery_id).execute();
-    }
+      // Nobody works these queues here: one job waits, one has run out of retries.
+      await boss.send(QUEUES.ingestDelivery, { deliveryId: '1' });
+      const doomed = await boss.send(QUEUES.advanceNightlyRun, { nightlyRunId: '1' }, { retryLimit: 0 });
+      await boss.fail(QUEUES.advanceNightlyRun, doomed!);
+      const finishedAt = new Date(Date.now() - 90_000);
+      await db
+        .insertInto('recon.nightly_runs')
+        .values([
+          { run_date: '2026-11-20', as_of: finishedAt, state: 'reconciled', finished_at: finishedAt },
+          { run_date: '2026-11-21', as_of: finishedAt, state: 'failed', finished_at: finishedAt },
+        ])
+        .execute();
+      // Two delivered files, as workers leave them: one loaded (12 rows, 2 rejected), one that failed to ingest.
+      const files = [
+        {
+          name: 'delivery-1',
+          sha256: 'a'.repeat(64),
+          size_bytes: 10,
+          compression: 'gzip',
+          status: 'loaded',
+          rows_total: 12,
+          rows_rejected: 2,
+        },
+        {
+          name: 'delivery-2',
+          sha256: 'b'.repeat(64),
+          size_bytes: 10,
+          compression: 'gzip',
+          status: 'failed',
+          error_code: 'CSV_MALFORMED',
+          error: 'delivery-2: line 3: unclosed quote',
+        },
+      ] as const;
+      for (const [index, file] of files.entries()) {
+        const request = await db
+          .insertInto('recon.export_requests')
+          .values({
+            token: `metrics${index}tok`,
+            order_ids: ['O1'],
+            compression: 'gzip',
+            state: index === 0 ? 'ingested' : 'failed',
+            expires_at: new Date(),
+          })
+          .returning('request_id')
+          .executeTakeFirstOrThrow();
+        // The failed one was quarantined: its attempts failed the same way twice.
+        const delivery = await db
+          .insertInto('recon.deliveries')
+          .values({
+            request_id: request.request_id,
+            sha256: file.sha256,
+            bytes: 10,
+            state: index === 0 ? 'ingested' : 'failed',
+            quarantined_at: index === 0 ? null : new Date(),
+          })
+          .returning('delivery_id')
+          .executeTakeFirstOrThrow();
+        const { file_id } = await db
+          .insertInto('recon.files')
+          .values({ ...file, arrival: 'delivery', delivery_id: delivery.delivery_id })
+          .returning('file_id')
+          .executeTakeFirstOrThrow();
+        await db
+          .updateTable('recon.deliveries')
+          .set({ file_id })
+          .where('delivery_id', '=', delivery.delivery_id)
+          .execute();
+      }
 
-    text = await registry.expose();
-    expect(sample(text, `recon_queue_depth{queue="${QUEUES.ingestDelivery}"}`)).toBe(1);
-    expect(sample(text, `recon_jobs_failed{queue="${QUEUES.advanceNightlyRun}"}`)).toBe(1);
-    expect(sample(text, 'recon_nightly_run_lag_seconds')).toBeGreaterThanOrEqual(90);
-    expect(sample(text, 'recon_nightly_runs_failed')).toBe(1);
-    expect(sample(text, 'recon_delivered_rows{outcome="loaded"}')).toBe(10);
-    expect(sample(text, 'recon_delivered_rows{outcome="rejected"}')).toBe(2);
-    expect(sample(text, 'recon_deliveries_failed')).toBe(1);
-    expect(sample(text, 'recon_deliveries_quarantined')).toBe(1);
-  });
+      text = await registry.expose();
+      expect(sample(text, `recon_queue_depth{queue="${QUEUES.ingestDelivery}"}`)).toBe(1);
+      expect(sample(text, `recon_jobs_failed{queue="${QUEUES.advanceNightlyRun}"}`)).toBe(1);
+      expect(sample(text, 'recon_nightly_run_lag_seconds')).toBeGreaterThanOrEqual(90);
+      expect(sample(text, 'recon_nightly_runs_failed')).toBe(1);
+      expect(sample(text, 'recon_delivered_rows{outcome="loaded"}')).toBe(10);
+      expect(sample(text, 'recon_delivered_rows{outcome="rejected"}')).toBe(2);
+      expect(sample(text, 'recon_deliveries_failed')).toBe(1);
+      expect(sample(text, 'recon_deliveries_quarantined')).toBe(1);
+    },
+  );
 });

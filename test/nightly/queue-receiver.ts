@@ -17,11 +17,20 @@ export interface QueueReceiver {
   close(): Promise<void>;
 }
 
-export async function startQueueReceiver(database: Database, options: { secret: string; heartbeatSeconds: number }): Promise<QueueReceiver> {
+export async function startQueueReceiver(
+  database: Database,
+  options: { secret: string; heartbeatSeconds: number },
+): Promise<QueueReceiver> {
   const services = await startReconServices({
     database,
     heartbeatSeconds: options.heartbeatSeconds,
-    receiver: { host: '127.0.0.1', port: 0, secret: options.secret, maxFileBytes: loadConfig({}).limits.maxFileBytes, metrics: createMetricsRegistry() },
+    receiver: {
+      host: '127.0.0.1',
+      port: 0,
+      secret: options.secret,
+      maxFileBytes: loadConfig({}).limits.maxFileBytes,
+      metrics: createMetricsRegistry(),
+    },
   });
   return {
     boss: services.boss,

@@ -23,7 +23,9 @@ it('finds nothing on a day whose slot exists, nor for a slot outside the gap, no
   expect(slotSkippedByClockChange('30 2 * * *', PARIS, new Date('2026-10-25T01:45:00Z'))).toBeUndefined();
   expect(slotSkippedByClockChange('30 2 * * *', 'UTC', new Date('2027-03-28T02:45:00Z'))).toBeUndefined();
   // America/New_York springs forward at 02:00 too (2027-03-14).
-  expect(slotSkippedByClockChange('30 2 * * *', 'America/New_York', new Date('2027-03-14T07:10:00Z'))).toBe('2027-03-14');
+  expect(slotSkippedByClockChange('30 2 * * *', 'America/New_York', new Date('2027-03-14T07:10:00Z'))).toBe(
+    '2027-03-14',
+  );
 });
 
 describe.each(BACKENDS)('the scheduler on the spring-forward day, on %s', (backend) => {

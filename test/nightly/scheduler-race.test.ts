@@ -32,9 +32,16 @@ describe.skipIf(!hasPostgres)('schedulers racing for one slot (PostgreSQL only)'
     holdTransaction(databaseUrl, [`INSERT INTO recon.nightly_runs (run_date, as_of) VALUES ('${runDate}', now())`]);
 
   const runsOf = async (runDate: string) =>
-    (await sql<{ nightly_run_id: string }>`SELECT nightly_run_id::text FROM recon.nightly_runs WHERE run_date = ${runDate}::date`.execute(testDb.database.db)).rows;
+    (
+      await sql<{
+        nightly_run_id: string;
+      }>`SELECT nightly_run_id::text FROM recon.nightly_runs WHERE run_date = ${runDate}::date`.execute(
+        testDb.database.db,
+      )
+    ).rows;
 
-  const waitingOn = async (prefix: string) => (await lockWaiters(testDb.database.db)).filter((waiter) => waiter.applicationName.startsWith(prefix));
+  const waitingOn = async (prefix: string) =>
+    (await lockWaiters(testDb.database.db)).filter((waiter) => waiter.applicationName.startsWith(prefix));
 
   it('two node-cron schedulers, each on its own database handle, firing for the same slot make one run, created once', async () => {
     const slot = new Date('2026-11-25T02:30:00Z');
@@ -47,21 +54,26 @@ describe.skipIf(!hasPostgres)('schedulers racing for one slot (PostgreSQL only)'
     const ticks = [0, 0];
     try {
       for (const index of [0, 1]) {
-        const handle = await openDatabase({ databaseUrl: withApplicationName(databaseUrl, `scheduler-${index}`), dataDir: '/nonexistent' });
+        const handle = await openDatabase({
+          databaseUrl: withApplicationName(databaseUrl, `scheduler-${index}`),
+          dataDir: '/nonexistent',
+        });
         handles.push(handle);
-        schedulers.push(startNightlyScheduler(handle.db, {
-          // Every second: node-cron's optional seconds field, so the test need not wait for a minute.
-          schedule: '* * * * * *',
-          timezone: 'UTC',
-          now: () => {
-            ticks[index]!++;
-            return slot;
-          },
-          onRunCreated: async (nightlyRunId) => {
-            created.push(nightlyRunId);
-          },
-          onError: (message) => errors.push(message),
-        }));
+        schedulers.push(
+          startNightlyScheduler(handle.db, {
+            // Every second: node-cron's optional seconds field, so the test need not wait for a minute.
+            schedule: '* * * * * *',
+            timezone: 'UTC',
+            now: () => {
+              ticks[index]!++;
+              return slot;
+            },
+            onRunCreated: async (nightlyRunId) => {
+              created.push(nightlyRunId);
+            },
+            onError: (message) => errors.push(message),
+          }),
+        );
       }
       const waiting = await waitUntil('both schedulers waiting on the slot', async () => {
         const found = await waitingOn('scheduler-');
@@ -72,7 +84,9 @@ describe.skipIf(!hasPostgres)('schedulers racing for one slot (PostgreSQL only)'
       await held.release();
       // noOverlap: a scheduler ticks again only once its previous tick is done, the run created or attached to.
       const ticksAtRelease = [...ticks];
-      await waitUntil('a later tick of each scheduler', () => ticks.every((count, index) => count > ticksAtRelease[index]!));
+      await waitUntil('a later tick of each scheduler', () =>
+        ticks.every((count, index) => count > ticksAtRelease[index]!),
+      );
     } finally {
       for (const scheduler of schedulers) await scheduler.stop();
       for (const handle of handles) await handle.close();
@@ -89,7 +103,11 @@ describe.skipIf(!hasPostgres)('schedulers racing for one slot (PostgreSQL only)'
     let results;
     try {
       const processes = [0, 1].map((index) =>
-        startRecon(['nightly', '--date', '2026-11-26', '--json'], { ...testDb.env, DATABASE_URL: withApplicationName(databaseUrl, `nightly-${index}`) }));
+        startRecon(['nightly', '--date', '2026-11-26', '--json'], {
+          ...testDb.env,
+          DATABASE_URL: withApplicationName(databaseUrl, `nightly-${index}`),
+        }),
+      );
       await waitUntil('both recon nightly waiting on the slot', async () => (await waitingOn('nightly-')).length === 2);
       await held.release();
       results = await Promise.all(processes.map((recon) => recon.done));
@@ -104,10 +122,13 @@ describe.skipIf(!hasPostgres)('schedulers racing for one slot (PostgreSQL only)'
       `recon nightly: attached to the run of 2026-11-26 (run ${run!.nightly_run_id})\n`,
       `recon nightly: started the run of 2026-11-26 (run ${run!.nightly_run_id})\n`,
     ]);
-    for (const result of results) expect(JSON.parse(result.stdout)).toMatchObject({ nightlyRunId: run!.nightly_run_id, runDate: '2026-11-26' });
+    for (const result of results)
+      expect(JSON.parse(result.stdout)).toMatchObject({ nightlyRunId: run!.nightly_run_id, runDate: '2026-11-26' });
     // Only the process that created the run set it going.
     const { rows: jobs } = await sql<{ count: number }>`SELECT count(*)::integer AS count FROM recon_queue.job
-      WHERE name = ${QUEUES.advanceNightlyRun} AND data->>'nightlyRunId' = ${run!.nightly_run_id}`.execute(testDb.database.db);
+      WHERE name = ${QUEUES.advanceNightlyRun} AND data->>'nightlyRunId' = ${run!.nightly_run_id}`.execute(
+      testDb.database.db,
+    );
     expect(jobs[0]!.count).toBe(1);
   });
 });

@@ -37,7 +37,15 @@ describe.skipIf(!hasPostgres)('a worker killed mid-ingest (PostgreSQL only)', ()
     [testDb, reference] = await Promise.all([createTestDatabase('postgres'), createTestDatabase('postgres')]);
     sandbox = createSandbox({ identifier: IDENTIFIER, secret: SECRET, seed: 7 });
     const sandboxUrl = await sandbox.listen(0);
-    await insertOrders(testDb.database, sandbox.scenario!.orderIds.map((id) => ({ id, amount: 100n, status: 'paid' as const, createdAt: new Date(Date.now() - DAY) })));
+    await insertOrders(
+      testDb.database,
+      sandbox.scenario!.orderIds.map((id) => ({
+        id,
+        amount: 100n,
+        status: 'paid' as const,
+        createdAt: new Date(Date.now() - DAY),
+      })),
+    );
     receiving = await startQueueReceiver(testDb.database, { secret: SECRET, heartbeatSeconds: HEARTBEAT_SECONDS });
     env = {
       ...testDb.env,
@@ -58,69 +66,111 @@ describe.skipIf(!hasPostgres)('a worker killed mid-ingest (PostgreSQL only)', ()
     await reference?.drop();
   });
 
-  const worker = (name: string) => startRecon(['worker'], { ...env, DATABASE_URL: withApplicationName(testDb.env.DATABASE_URL!, name) });
+  const worker = (name: string) =>
+    startRecon(['worker'], { ...env, DATABASE_URL: withApplicationName(testDb.env.DATABASE_URL!, name) });
 
-  it('leaves nothing partial; the job runs again in another worker to the rows of an undisturbed ingest', { timeout: 120_000 }, async () => {
-    const db = testDb.database.db;
-    const held = await holdTransaction(testDb.env.DATABASE_URL!, ['LOCK TABLE recon.transactions IN SHARE ROW EXCLUSIVE MODE']);
-    let first;
-    let merging;
-    try {
-      const { nightlyRunId } = await triggerNightlyRun(db, '2026-11-27', new Date(), advanceSender(receiving.boss));
-      first = worker('worker-1');
-      // The run's request is sent, the sandbox delivers, the receiver stores: the worker's ingest has COPYed the
-      // rows into its staging table and now waits to merge them.
-      merging = await waitUntil('the first worker merging into recon.transactions', async () =>
-        (await lockWaiters(db)).find((waiter) => waiter.applicationName === 'worker-1' && waiter.relation === 'recon.transactions'), { timeoutMs: 30_000 });
-      const [job] = await ingestJobs(db);
-      expect(job).toMatchObject({ state: 'active', retry_count: 0 });
-      first.child.kill('SIGKILL');
-      await first.done;
-      expect(first.child.signalCode).toBe('SIGKILL');
-      expect(await committed(db)).toEqual({ files: [], transactions: 0, deliveries: ['received'] });
-
-      await held.release();
-      // The killed worker's session ends when PostgreSQL next hears from its client: its merge then rolls back.
-      await waitUntil('the killed worker\'s session gone', async () => !(await backendExists(db, merging!.pid)));
-      expect(await committed(db)).toEqual({ files: [], transactions: 0, deliveries: ['received'] });
-
-      const second = worker('worker-2');
+  it(
+    'leaves nothing partial; the job runs again in another worker to the rows of an undisturbed ingest',
+    { timeout: 120_000 },
+    async () => {
+      const db = testDb.database.db;
+      const held = await holdTransaction(testDb.env.DATABASE_URL!, [
+        'LOCK TABLE recon.transactions IN SHARE ROW EXCLUSIVE MODE',
+      ]);
+      let first;
+      let merging;
       try {
-        await waitUntil('the run reconciled', async () =>
-          (await db.selectFrom('recon.nightly_runs').select('state').where('nightly_run_id', '=', nightlyRunId).executeTakeFirst())?.state === 'reconciled', { timeoutMs: 60_000 });
-        // The killed worker's job itself, failed once its heartbeat lapsed, is taken again and completes.
-        await waitUntil('the killed worker\'s job completed', async () =>
-          (await ingestJobs(db)).find((row) => row.id === job!.id && row.state === 'completed'), { timeoutMs: 60_000 });
-        expect((await ingestJobs(db)).find((row) => row.id === job!.id)).toMatchObject({ retry_count: 1 });
-      } finally {
-        second.child.kill('SIGTERM');
-      }
-      expect((await second.done).code).toBe(0);
-    } finally {
-      first?.child.kill('SIGKILL');
-      await held.release();
-    }
+        const { nightlyRunId } = await triggerNightlyRun(db, '2026-11-27', new Date(), advanceSender(receiving.boss));
+        first = worker('worker-1');
+        // The run's request is sent, the sandbox delivers, the receiver stores: the worker's ingest has COPYed the
+        // rows into its staging table and now waits to merge them.
+        merging = await waitUntil(
+          'the first worker merging into recon.transactions',
+          async () =>
+            (await lockWaiters(db)).find(
+              (waiter) => waiter.applicationName === 'worker-1' && waiter.relation === 'recon.transactions',
+            ),
+          { timeoutMs: 30_000 },
+        );
+        const [job] = await ingestJobs(db);
+        expect(job).toMatchObject({ state: 'active', retry_count: 0 });
+        first.child.kill('SIGKILL');
+        await first.done;
+        expect(first.child.signalCode).toBe('SIGKILL');
+        expect(await committed(db)).toEqual({ files: [], transactions: 0, deliveries: ['received'] });
 
-    // One file, loaded whole, once: the killed attempt left no row, the job's second run found the bytes loaded.
-    expect(await committed(db)).toMatchObject({ files: [{ status: 'loaded', finished: true }], deliveries: ['ingested'] });
-    // The reference: the same delivered bytes, ingested once, undisturbed, into a database of their own.
-    const { delivery_id } = await db.selectFrom('recon.deliveries').select('delivery_id').executeTakeFirstOrThrow();
-    const spooled = await spoolDelivery(db, String(delivery_id));
-    try {
-      const [result] = await ingestFiles(reference.database, [spooled.path], { timezone: 'UTC', limits: loadConfig({}).limits });
-      expect(result!.status).toBe('loaded');
-    } finally {
-      await spooled.remove();
-    }
-    const rows = await transactionRows(db);
-    expect(rows).toEqual(await transactionRows(reference.database.db));
-    const orderIds = new Set(sandbox.scenario!.orderIds);
-    expect(rows.map((row) => row.transaction_id)).toEqual(sandbox.store.all().filter((t) => orderIds.has(t.orderId)).map((t) => t.transactionId).sort());
-  });
+        await held.release();
+        // The killed worker's session ends when PostgreSQL next hears from its client: its merge then rolls back.
+        await waitUntil("the killed worker's session gone", async () => !(await backendExists(db, merging!.pid)));
+        expect(await committed(db)).toEqual({ files: [], transactions: 0, deliveries: ['received'] });
+
+        const second = worker('worker-2');
+        try {
+          await waitUntil(
+            'the run reconciled',
+            async () =>
+              (
+                await db
+                  .selectFrom('recon.nightly_runs')
+                  .select('state')
+                  .where('nightly_run_id', '=', nightlyRunId)
+                  .executeTakeFirst()
+              )?.state === 'reconciled',
+            { timeoutMs: 60_000 },
+          );
+          // The killed worker's job itself, failed once its heartbeat lapsed, is taken again and completes.
+          await waitUntil(
+            "the killed worker's job completed",
+            async () => (await ingestJobs(db)).find((row) => row.id === job!.id && row.state === 'completed'),
+            { timeoutMs: 60_000 },
+          );
+          expect((await ingestJobs(db)).find((row) => row.id === job!.id)).toMatchObject({ retry_count: 1 });
+        } finally {
+          second.child.kill('SIGTERM');
+        }
+        expect((await second.done).code).toBe(0);
+      } finally {
+        first?.child.kill('SIGKILL');
+        await held.release();
+      }
+
+      // One file, loaded whole, once: the killed attempt left no row, the job's second run found the bytes loaded.
+      expect(await committed(db)).toMatchObject({
+        files: [{ status: 'loaded', finished: true }],
+        deliveries: ['ingested'],
+      });
+      // The reference: the same delivered bytes, ingested once, undisturbed, into a database of their own.
+      const { delivery_id } = await db.selectFrom('recon.deliveries').select('delivery_id').executeTakeFirstOrThrow();
+      const spooled = await spoolDelivery(db, String(delivery_id));
+      try {
+        const [result] = await ingestFiles(reference.database, [spooled.path], {
+          timezone: 'UTC',
+          limits: loadConfig({}).limits,
+        });
+        expect(result!.status).toBe('loaded');
+      } finally {
+        await spooled.remove();
+      }
+      const rows = await transactionRows(db);
+      expect(rows).toEqual(await transactionRows(reference.database.db));
+      const orderIds = new Set(sandbox.scenario!.orderIds);
+      expect(rows.map((row) => row.transaction_id)).toEqual(
+        sandbox.store
+          .all()
+          .filter((t) => orderIds.has(t.orderId))
+          .map((t) => t.transactionId)
+          .sort(),
+      );
+    },
+  );
 });
 
 async function ingestJobs(db: Kysely<Schema>) {
-  const { rows } = await sql<{ id: string; state: string; retry_count: number }>`SELECT id, state, retry_count FROM recon_queue.job
+  const { rows } = await sql<{
+    id: string;
+    state: string;
+    retry_count: number;
+  }>`SELECT id, state, retry_count FROM recon_queue.job
     WHERE name = ${QUEUES.ingestDelivery} ORDER BY created_on`.execute(db);
   return rows;
 }
@@ -139,6 +189,8 @@ async function committed(db: Kysely<Schema>) {
 
 /** Every column of every transaction but its lineage (file_id) and write time. */
 async function transactionRows(db: Kysely<Schema>) {
-  const { rows } = await sql<Record<string, unknown> & { transaction_id: string }>`SELECT * FROM recon.transactions ORDER BY transaction_id`.execute(db);
+  const { rows } = await sql<
+    Record<string, unknown> & { transaction_id: string }
+  >`SELECT * FROM recon.transactions ORDER BY transaction_id`.execute(db);
   return rows.map(({ file_id: _file, updated_at: _updated, ...row }) => row);
 }

@@ -20,8 +20,14 @@ function utcInstantText(epochMs: number): string {
 /** The oracle: Intl's own wall clock of an instant in a zone, `YYYY-MM-DD hh:mm:ss`. */
 function wallTextIn(zone: string, instant: string): string {
   const format = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit',
-    hour: '2-digit', minute: '2-digit', second: '2-digit',
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
   });
   const parts = Object.fromEntries(format.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
   return `${parts.year!.padStart(4, '0')}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
@@ -211,7 +217,8 @@ describe('createDateNormalizer', () => {
           const shownWall = wallTextIn(zone, instant);
           if (shownWall !== wall) {
             const movedBySeconds = (wallEpochMs(shownWall) - wallEpochMs(wall)) / 1000;
-            const gapSeconds = offsetSecondsAt(zone, epochMs + 86_400_000) - offsetSecondsAt(zone, epochMs - 86_400_000);
+            const gapSeconds =
+              offsetSecondsAt(zone, epochMs + 86_400_000) - offsetSecondsAt(zone, epochMs - 86_400_000);
             expect(movedBySeconds).toBe(gapSeconds);
             expect(gapSeconds).toBeGreaterThan(0);
           }
@@ -230,7 +237,10 @@ describe('createDateNormalizer', () => {
         for (const zone of ['Europe/Paris', 'Australia/Lord_Howe']) {
           const shared = createDateNormalizer(zone);
           const inOrder = walls.flatMap((wall) => [shared(wall), shared(wall)]);
-          const oneByOne = walls.flatMap((wall) => [createDateNormalizer(zone)(wall), createDateNormalizer(zone)(wall)]);
+          const oneByOne = walls.flatMap((wall) => [
+            createDateNormalizer(zone)(wall),
+            createDateNormalizer(zone)(wall),
+          ]);
           expect(inOrder).toEqual(oneByOne);
         }
       }),

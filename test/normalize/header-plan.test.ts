@@ -20,8 +20,15 @@ describe('planHeader', () => {
     expect(planHeader(header, 'f')).toEqual({
       header,
       presentColumns: [
-        'transaction_id', 'occurred_at', 'amount_minor', 'currency', 'exec_code',
-        'schedule_index', 'schedule_count', 'retry_index', 'retry_count',
+        'transaction_id',
+        'occurred_at',
+        'amount_minor',
+        'currency',
+        'exec_code',
+        'schedule_index',
+        'schedule_count',
+        'retry_index',
+        'retry_count',
       ],
       extraHeaders: [],
     });
@@ -29,9 +36,25 @@ describe('planHeader', () => {
 
   it('knows every column of the export record table', () => {
     const header = [
-      'IDENTIFIER', 'DATE', 'TRANSACTIONID', 'ORDERID', 'OPERATIONTYPE', 'AMOUNT', 'CURRENCY',
-      'BILLINGFEES INCL. VAT', 'EXECCODE', 'CLIENTEMAIL', 'CLIENTADDRESS', 'CARDFULLNAME', 'CARDTYPE', 'CARDCOUNTRY',
-      '3DSECURE', '3DSGLOBALSTATUS', 'RULE APPLIED', 'SCHEDULE', 'RETRY',
+      'IDENTIFIER',
+      'DATE',
+      'TRANSACTIONID',
+      'ORDERID',
+      'OPERATIONTYPE',
+      'AMOUNT',
+      'CURRENCY',
+      'BILLINGFEES INCL. VAT',
+      'EXECCODE',
+      'CLIENTEMAIL',
+      'CLIENTADDRESS',
+      'CARDFULLNAME',
+      'CARDTYPE',
+      'CARDCOUNTRY',
+      '3DSECURE',
+      '3DSGLOBALSTATUS',
+      'RULE APPLIED',
+      'SCHEDULE',
+      'RETRY',
     ];
     const plan = planHeader(header, 'f');
     expect(plan.extraHeaders).toEqual([]);
@@ -44,7 +67,7 @@ describe('planHeader', () => {
     expect(plan.extraHeaders).toEqual([]);
   });
 
-  it('fills every table column from the protocol\'s documented record, and keeps its later columns as extra', () => {
+  it("fills every table column from the protocol's documented record, and keeps its later columns as extra", () => {
     const plan = planHeader([...EXPORT_COLUMNS, ...LATER_EXPORT_COLUMNS], 'f');
     expect(plan.presentColumns).toEqual(TRANSACTION_COLUMNS);
     expect(plan.extraHeaders).toEqual([...LATER_EXPORT_COLUMNS]);
@@ -61,7 +84,9 @@ describe('planHeader', () => {
       'export.csv.gz: the header has no TRANSACTIONID column (found: "ORDERID, AMOUNT")',
     );
     expect(headerError([])).toBe('export.csv.gz: the header has no TRANSACTIONID column (found: "")');
-    expect(headerError(['x'.repeat(500)])).toMatch(/^export\.csv\.gz: the header has no TRANSACTIONID column \(found: "x{120}\.\.\."\)$/);
+    expect(headerError(['x'.repeat(500)])).toMatch(
+      /^export\.csv\.gz: the header has no TRANSACTIONID column \(found: "x{120}\.\.\."\)$/,
+    );
   });
 
   it('refuses a column named twice, whatever the case', () => {

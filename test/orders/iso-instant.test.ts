@@ -66,7 +66,9 @@ describe('normalizeIsoInstant', () => {
   });
 
   it('agrees with Date on every instant of 1900-2100 written with any whole-minute offset', () => {
-    const instant = fc.integer({ min: Date.UTC(1900, 0, 1) / 1000, max: Date.UTC(2100, 0, 1) / 1000 }).map((s) => s * 1000);
+    const instant = fc
+      .integer({ min: Date.UTC(1900, 0, 1) / 1000, max: Date.UTC(2100, 0, 1) / 1000 })
+      .map((s) => s * 1000);
     const offsetMinutes = fc.integer({ min: -23 * 60 - 59, max: 23 * 60 + 59 });
     fc.assert(
       fc.property(instant, offsetMinutes, fc.constantFrom('T', ' '), (epochMs, offset, separator) => {

@@ -13,8 +13,15 @@ describe('describeOrdersSource', () => {
     expect(describeOrdersSource(url)).toBe(name);
   });
 
-  it.each(['host=db password=s3cret', 'mysql://shop:s3cret@db/shop', 's3cret'])('refuses %j as CONFIG without echoing it', async (url) => {
-    const message = await expectReconError(async () => describeOrdersSource(url), 'CONFIG', 'RECON_ORDERS_DATABASE_URL');
-    expect(message).not.toContain('s3cret');
-  });
+  it.each(['host=db password=s3cret', 'mysql://shop:s3cret@db/shop', 's3cret'])(
+    'refuses %j as CONFIG without echoing it',
+    async (url) => {
+      const message = await expectReconError(
+        async () => describeOrdersSource(url),
+        'CONFIG',
+        'RECON_ORDERS_DATABASE_URL',
+      );
+      expect(message).not.toContain('s3cret');
+    },
+  );
 });

@@ -22,7 +22,9 @@ const csvFile = fc
   .record({
     delimiter: fc.constantFrom<CsvDelimiter>(';', ','),
     eol: fc.constantFrom('\n', '\r\n'),
-    rows: fc.array(fc.record({ values: record, quoteAll: fc.boolean(), emptyLinesBefore: fc.nat(2) }), { maxLength: 12 }),
+    rows: fc.array(fc.record({ values: record, quoteAll: fc.boolean(), emptyLinesBefore: fc.nat(2) }), {
+      maxLength: 12,
+    }),
     finalEol: fc.boolean(),
   })
   .map(({ delimiter, eol, rows, finalEol }): CsvFile => {
@@ -36,7 +38,8 @@ const csvFile = fc
       }
       lines.push(line);
       const field = (v: string) => {
-        const needsQuotes = row.quoteAll || v.includes(delimiter) || v.includes('"') || v.includes('\n') || v.includes('\r');
+        const needsQuotes =
+          row.quoteAll || v.includes(delimiter) || v.includes('"') || v.includes('\n') || v.includes('\r');
         return needsQuotes ? `"${v.replaceAll('"', '""')}"` : v;
       };
       // A record of one empty value would be an empty line; exports quote it.

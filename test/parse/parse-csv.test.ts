@@ -75,7 +75,13 @@ describe('parseCsv on the fixtures', () => {
   });
 
   it('fails binary data as not UTF-8', async () => {
-    await expectReconError(() => parseFixture('not-csv.bin'), 'CSV_MALFORMED', 'fixtures/not-csv.bin', 'line 1', 'UTF-8');
+    await expectReconError(
+      () => parseFixture('not-csv.bin'),
+      'CSV_MALFORMED',
+      'fixtures/not-csv.bin',
+      'line 1',
+      'UTF-8',
+    );
   });
 });
 
@@ -121,7 +127,13 @@ describe('parseCsv on text', () => {
   });
 
   it('fails text after a closing quote', async () => {
-    await expectReconError(async () => allRecords(await parseText('A;B\n1;2\n"x"y;3\n')), 'CSV_MALFORMED', 'test.csv', 'line 3', 'closing quote');
+    await expectReconError(
+      async () => allRecords(await parseText('A;B\n1;2\n"x"y;3\n')),
+      'CSV_MALFORMED',
+      'test.csv',
+      'line 3',
+      'closing quote',
+    );
   });
 
   it('fails an empty input, and one of only empty lines and a BOM, as having no header', async () => {
@@ -131,11 +143,23 @@ describe('parseCsv on text', () => {
 
   it('fails Latin-1 text on the line of the first bad byte', async () => {
     const latin1 = Buffer.from('A;B\n1;2\n3;Lef\xe8vre\n', 'latin1');
-    await expectReconError(async () => allRecords(await parseText(latin1)), 'CSV_MALFORMED', 'test.csv', 'line 3', 'UTF-8');
+    await expectReconError(
+      async () => allRecords(await parseText(latin1)),
+      'CSV_MALFORMED',
+      'test.csv',
+      'line 3',
+      'UTF-8',
+    );
   });
 
   it('fails a NUL byte on its line', async () => {
-    await expectReconError(async () => allRecords(await parseText('A;B\n1;2\n3;\u00004\n')), 'CSV_MALFORMED', 'test.csv', 'line 3', 'NUL');
+    await expectReconError(
+      async () => allRecords(await parseText('A;B\n1;2\n3;\u00004\n')),
+      'CSV_MALFORMED',
+      'test.csv',
+      'line 3',
+      'NUL',
+    );
   });
 
   it('fails a runaway quote once the record passes the size limit, without reading the rest', async () => {
@@ -147,7 +171,13 @@ describe('parseCsv on text', () => {
       },
     });
     const parsed = await parseCsv(endless, { label: 'endless.csv' });
-    await expectReconError(() => allRecords(parsed), 'CSV_MALFORMED', 'endless.csv', 'line 2', String(MAX_RECORD_CHARS));
+    await expectReconError(
+      () => allRecords(parsed),
+      'CSV_MALFORMED',
+      'endless.csv',
+      'line 2',
+      String(MAX_RECORD_CHARS),
+    );
     expect(endless.destroyed).toBe(true);
   });
 

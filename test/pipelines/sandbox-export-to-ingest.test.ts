@@ -47,7 +47,13 @@ describe('sandbox export delivered by callback, then ingested', () => {
     const receiverUrl = await listenOnLoopback(receiver);
     sandbox = createSandbox({ identifier: IDENTIFIER, secret: SECRET, seed: 11 });
     const baseUrl = await sandbox.listen(0);
-    const client = createPaymentClient({ baseUrl, identifier: IDENTIFIER, secret: SECRET, timeoutMs: 5_000, retry: { attempts: 1, baseDelayMs: 10 } });
+    const client = createPaymentClient({
+      baseUrl,
+      identifier: IDENTIFIER,
+      secret: SECRET,
+      timeoutMs: 5_000,
+      retry: { attempts: 1, baseDelayMs: 10 },
+    });
     const receipt = await client.getTransactions({
       ORDERID: sandbox.scenario!.orderIds,
       COMPRESSION: 'gzip',
@@ -75,11 +81,27 @@ describe('sandbox export delivered by callback, then ingested', () => {
       const stored = sandbox.store.all().filter((t) => sandbox.scenario!.orderIds.includes(t.orderId));
       expect(stored.length).toBeGreaterThan(40);
       const [result] = await ingestFiles(testDb.database, files, { timezone: 'UTC', limits: loadConfig({}).limits });
-      expect(result).toMatchObject({ status: 'loaded', compression: 'gzip', rows: stored.length, inserted: stored.length, rejected: 0 });
+      expect(result).toMatchObject({
+        status: 'loaded',
+        compression: 'gzip',
+        rows: stored.length,
+        inserted: stored.length,
+        rejected: 0,
+      });
 
       const rows = await testDb.database.db
         .selectFrom('recon.transactions')
-        .select(['transaction_id', 'order_id', 'operation_type', 'amount_minor', 'currency', 'exec_code', 'occurred_at', 'schedule_index', 'schedule_count'])
+        .select([
+          'transaction_id',
+          'order_id',
+          'operation_type',
+          'amount_minor',
+          'currency',
+          'exec_code',
+          'occurred_at',
+          'schedule_index',
+          'schedule_count',
+        ])
         .execute();
       const byId = new Map(rows.map((row) => [row.transaction_id, row]));
       for (const transaction of stored) {

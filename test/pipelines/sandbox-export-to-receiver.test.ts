@@ -32,36 +32,63 @@ describe.each(BACKENDS)('sandbox export delivered to the receiver, stored, then 
     await testDb?.drop();
   });
 
-  it.skipIf(skip)('stores the delivered file with its fields, and it ingests to exactly the sandbox\'s transactions', async () => {
-    const baseUrl = await sandbox.listen(0);
-    const client = createPaymentClient({ baseUrl, identifier: IDENTIFIER, secret: SECRET, timeoutMs: 5_000, retry: { attempts: 1, baseDelayMs: 10 } });
-    const orderIds = sandbox.scenario!.orderIds;
-    const issued = await receiver.issue({ orderIds, compression: 'gzip' });
-    expect(issued.callbackUrl.length).toBeLessThanOrEqual(32);
+  it.skipIf(skip)(
+    "stores the delivered file with its fields, and it ingests to exactly the sandbox's transactions",
+    async () => {
+      const baseUrl = await sandbox.listen(0);
+      const client = createPaymentClient({
+        baseUrl,
+        identifier: IDENTIFIER,
+        secret: SECRET,
+        timeoutMs: 5_000,
+        retry: { attempts: 1, baseDelayMs: 10 },
+      });
+      const orderIds = sandbox.scenario!.orderIds;
+      const issued = await receiver.issue({ orderIds, compression: 'gzip' });
+      expect(issued.callbackUrl.length).toBeLessThanOrEqual(32);
 
-    const receipt = await client.getTransactions({ ORDERID: orderIds, COMPRESSION: 'gzip', CALLBACKURL: issued.callbackUrl });
-    expect(receipt.EXECCODE).toBe('0000');
-    await receiver.until(() => receiver.delivered.length === 1);
+      const receipt = await client.getTransactions({
+        ORDERID: orderIds,
+        COMPRESSION: 'gzip',
+        CALLBACKURL: issued.callbackUrl,
+      });
+      expect(receipt.EXECCODE).toBe('0000');
+      await receiver.until(() => receiver.delivered.length === 1);
 
-    const stored = sandbox.store.all().filter((t) => orderIds.includes(t.orderId));
-    const [deliveryId] = receiver.delivered;
-    const delivery = await testDb.database.db.selectFrom('recon.deliveries').selectAll().where('delivery_id', '=', deliveryId!).executeTakeFirstOrThrow();
-    expect(delivery).toMatchObject({
-      request_id: issued.requestId,
-      content_type: 'application/gzip',
-      filename: expect.stringMatching(/^transactions-.*\.csv\.gz$/),
-      fields: { OPERATIONTYPE: 'getTransactions', IDENTIFIER, ROWS: String(stored.length) },
-      state: 'received',
-    });
+      const stored = sandbox.store.all().filter((t) => orderIds.includes(t.orderId));
+      const [deliveryId] = receiver.delivered;
+      const delivery = await testDb.database.db
+        .selectFrom('recon.deliveries')
+        .selectAll()
+        .where('delivery_id', '=', deliveryId!)
+        .executeTakeFirstOrThrow();
+      expect(delivery).toMatchObject({
+        request_id: issued.requestId,
+        content_type: 'application/gzip',
+        filename: expect.stringMatching(/^transactions-.*\.csv\.gz$/),
+        fields: { OPERATIONTYPE: 'getTransactions', IDENTIFIER, ROWS: String(stored.length) },
+        state: 'received',
+      });
 
-    const spooled = await spoolDelivery(testDb.database.db, deliveryId!);
-    try {
-      const [result] = await ingestFiles(testDb.database, [spooled.path], { timezone: 'UTC', limits: loadConfig({}).limits });
-      expect(result).toMatchObject({ status: 'loaded', compression: 'gzip', sha256: delivery.sha256, rows: stored.length, inserted: stored.length, rejected: 0 });
-    } finally {
-      await spooled.remove();
-    }
-    const ids = await testDb.database.db.selectFrom('recon.transactions').select('transaction_id').execute();
-    expect(ids.map((row) => row.transaction_id).sort()).toEqual(stored.map((t) => t.transactionId).sort());
-  });
+      const spooled = await spoolDelivery(testDb.database.db, deliveryId!);
+      try {
+        const [result] = await ingestFiles(testDb.database, [spooled.path], {
+          timezone: 'UTC',
+          limits: loadConfig({}).limits,
+        });
+        expect(result).toMatchObject({
+          status: 'loaded',
+          compression: 'gzip',
+          sha256: delivery.sha256,
+          rows: stored.length,
+          inserted: stored.length,
+          rejected: 0,
+        });
+      } finally {
+        await spooled.remove();
+      }
+      const ids = await testDb.database.db.selectFrom('recon.transactions').select('transaction_id').execute();
+      expect(ids.map((row) => row.transaction_id).sort()).toEqual(stored.map((t) => t.transactionId).sort());
+    },
+  );
 });

@@ -7,7 +7,12 @@ import { loadConfig } from '../../src/config/config.ts';
 import { EXPORT_COLUMNS } from '@recon/protocol';
 import { createSandbox, createSandboxClock, type Sandbox } from '@recon/sandbox';
 import { startUploadReceiver, type UploadReceiver } from '../../packages/sandbox/test/export/upload-receiver.ts';
-import { answerCardholderPage, cardholderPageUrl, postSigned, walletParams } from '../../packages/sandbox/test/support/sandbox-harness.ts';
+import {
+  answerCardholderPage,
+  cardholderPageUrl,
+  postSigned,
+  walletParams,
+} from '../../packages/sandbox/test/support/sandbox-harness.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 /**
@@ -30,15 +35,37 @@ describe('an export with later and unknown columns, ingested', () => {
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(os.tmpdir(), 'recon-later-columns-'));
     uploads = await startUploadReceiver();
-    sandbox = createSandbox({ identifier: IDENTIFIER, secret: SECRET, seed: 4, clock: createSandboxClock({ start: new Date('2026-10-01T10:00:00Z'), ticking: false }) });
+    sandbox = createSandbox({
+      identifier: IDENTIFIER,
+      secret: SECRET,
+      seed: 4,
+      clock: createSandboxClock({ start: new Date('2026-10-01T10:00:00Z'), ticking: false }),
+    });
     const baseUrl = await sandbox.listen(0);
-    const payment = await postSigned(baseUrl, 'payment', walletParams({ IDENTIFIER, ORDERID: 'EXTRA-1', EXTRADATA }), SECRET);
+    const payment = await postSigned(
+      baseUrl,
+      'payment',
+      walletParams({ IDENTIFIER, ORDERID: 'EXTRA-1', EXTRADATA }),
+      SECRET,
+    );
     await answerCardholderPage(cardholderPageUrl(payment), 'validated');
     paidWithExtra = payment['TRANSACTIONID']!;
 
     const orderIds = [...sandbox.scenario!.orderIds, 'EXTRA-1'].join(';');
     const columns = [...EXPORT_COLUMNS, ...LATER].join(';');
-    const answer = await postSigned(baseUrl, 'getTransactions', { IDENTIFIER, VERSION: '3.0', ORDERID: orderIds, COLUMNS: columns, COMPRESSION: 'ZIP', CALLBACKURL: `${uploads.url}/later` }, SECRET);
+    const answer = await postSigned(
+      baseUrl,
+      'getTransactions',
+      {
+        IDENTIFIER,
+        VERSION: '3.0',
+        ORDERID: orderIds,
+        COLUMNS: columns,
+        COMPRESSION: 'ZIP',
+        CALLBACKURL: `${uploads.url}/later`,
+      },
+      SECRET,
+    );
     expect(answer.EXECCODE).toBe('0000');
     await sandbox.exports.idle();
     const file = uploads.received.at(-1)!.files[0]!;
@@ -60,19 +87,34 @@ describe('an export with later and unknown columns, ingested', () => {
     });
     afterAll(async () => testDb?.drop());
 
-    it.skipIf(skip)('loads every row, the later and unknown columns in extra under the names the file gives them', async () => {
-      const transactions = sandbox.store.all();
-      const [result] = await ingestFiles(testDb.database, [exportFile], { timezone: 'UTC', limits: loadConfig({}).limits });
-      expect(result).toMatchObject({ status: 'loaded', compression: 'zip', rows: transactions.length, inserted: transactions.length, rejected: 0 });
+    it.skipIf(skip)(
+      'loads every row, the later and unknown columns in extra under the names the file gives them',
+      async () => {
+        const transactions = sandbox.store.all();
+        const [result] = await ingestFiles(testDb.database, [exportFile], {
+          timezone: 'UTC',
+          limits: loadConfig({}).limits,
+        });
+        expect(result).toMatchObject({
+          status: 'loaded',
+          compression: 'zip',
+          rows: transactions.length,
+          inserted: transactions.length,
+          rejected: 0,
+        });
 
-      const rows = await testDb.database.db.selectFrom('recon.transactions').select(['transaction_id', 'amount_minor', 'extra']).execute();
-      expect(rows).toHaveLength(transactions.length);
-      const blank = { NATURE: '', CHARGEBACKDATE: '', 'TRANSFER REFERENCE': '', EXTRADATA: '', FOO: '' };
-      for (const row of rows) {
-        const recorded = sandbox.store.get(row.transaction_id)!;
-        expect(BigInt(row.amount_minor!)).toBe(recorded.amount);
-        expect(row.extra).toEqual(row.transaction_id === paidWithExtra ? { ...blank, EXTRADATA } : blank);
-      }
-    });
+        const rows = await testDb.database.db
+          .selectFrom('recon.transactions')
+          .select(['transaction_id', 'amount_minor', 'extra'])
+          .execute();
+        expect(rows).toHaveLength(transactions.length);
+        const blank = { NATURE: '', CHARGEBACKDATE: '', 'TRANSFER REFERENCE': '', EXTRADATA: '', FOO: '' };
+        for (const row of rows) {
+          const recorded = sandbox.store.get(row.transaction_id)!;
+          expect(BigInt(row.amount_minor!)).toBe(recorded.amount);
+          expect(row.extra).toEqual(row.transaction_id === paidWithExtra ? { ...blank, EXTRADATA } : blank);
+        }
+      },
+    );
   });
 });

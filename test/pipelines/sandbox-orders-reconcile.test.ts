@@ -62,8 +62,18 @@ describe.each([
     ordersFile = path.join(workDir, 'orders.csv');
     await writeFile(ordersFile, formatOrdersCsv(scenarioOrders(sandbox.store, sandbox.scenario!, sandbox.clock.now())));
 
-    const client = createPaymentClient({ baseUrl: await sandbox.listen(0), identifier: IDENTIFIER, secret: SECRET, timeoutMs: 5_000, retry: { attempts: 1, baseDelayMs: 10 } });
-    const receipt = await client.getTransactions({ ORDERID: sandbox.scenario!.orderIds, COMPRESSION: 'gzip', CALLBACKURL: `${receiverUrl}/cb` });
+    const client = createPaymentClient({
+      baseUrl: await sandbox.listen(0),
+      identifier: IDENTIFIER,
+      secret: SECRET,
+      timeoutMs: 5_000,
+      retry: { attempts: 1, baseDelayMs: 10 },
+    });
+    const receipt = await client.getTransactions({
+      ORDERID: sandbox.scenario!.orderIds,
+      COMPRESSION: 'gzip',
+      CALLBACKURL: `${receiverUrl}/cb`,
+    });
     expect(receipt.EXECCODE).toBe('0000');
     await arrivals.until(() => exportFile !== undefined);
   });
@@ -84,12 +94,22 @@ describe.each([
       const kept = scenarioOrders(sandbox.store, sandbox.scenario!, SEEDED_AT).filter((order) => order.order).length;
       expect(imported).toMatchObject({ status: 'loaded', rows: kept, inserted: kept, rejected: 0 });
       const [ingested] = await ingestFiles(testDb.database, [exportFile!], { timezone: 'UTC', limits });
-      expect(ingested).toMatchObject({ status: 'loaded', compression: 'gzip', rows: sandbox.store.all().length, rejected: 0 });
+      expect(ingested).toMatchObject({
+        status: 'loaded',
+        compression: 'gzip',
+        rows: sandbox.store.all().length,
+        rejected: 0,
+      });
     });
     afterAll(async () => testDb?.drop());
 
     async function verdictsAt(asOf: Date): Promise<Record<string, string>> {
-      const run = await reconcile(testDb.database, { scope: { kind: 'all' }, asOf, toleranceMinor: 0n, graceHours: 24 });
+      const run = await reconcile(testDb.database, {
+        scope: { kind: 'all' },
+        asOf,
+        toleranceMinor: 0n,
+        graceHours: 24,
+      });
       const rows = await testDb.database.db
         .selectFrom('recon.verdicts')
         .select(['order_id', 'status'])
@@ -101,27 +121,52 @@ describe.each([
 
     function expectedAt(asOf: Date): Record<string, string> {
       return Object.fromEntries(
-        scenarioOrders(sandbox.store, sandbox.scenario!, asOf).flatMap(({ orderId, expected }) => (expected ? [[orderId, expected]] : [])),
+        scenarioOrders(sandbox.store, sandbox.scenario!, asOf).flatMap(({ orderId, expected }) =>
+          expected ? [[orderId, expected]] : [],
+        ),
       );
     }
 
-    it.skipIf(skip)('gives every order the expected verdict at the sandbox clock\'s reading: each kind once at least, most matched', async () => {
-      const expected = expectedAt(SEEDED_AT);
-      expect(await verdictsAt(SEEDED_AT)).toEqual(expected);
+    it.skipIf(skip)(
+      "gives every order the expected verdict at the sandbox clock's reading: each kind once at least, most matched",
+      async () => {
+        const expected = expectedAt(SEEDED_AT);
+        expect(await verdictsAt(SEEDED_AT)).toEqual(expected);
 
-      const statuses = Object.values(expected);
-      expect(new Set(statuses)).toEqual(new Set([
-        'matched', 'pending', 'unknown_order', 'currency_mismatch', 'duplicate_payment', 'status_mismatch', 'amount_mismatch',
-        'approval_expired', 'capture_expired', 'capture_at_risk', 'missing_at_provider',
-      ]));
-      expect(statuses.filter((status) => status === 'matched').length).toBeGreaterThan(statuses.length / 2);
-      // Young orders of both kinds: the money in is matched at once, the money awaited (no approval wait either) is
-      // pending.
-      const young = scenarioOrders(sandbox.store, sandbox.scenario!, SEEDED_AT).filter(({ order }) => order && SEEDED_AT.getTime() - order.createdAt.getTime() < DAY);
-      const codes = (orderId: string) => sandbox.store.byOrderId(orderId).map((transaction) => transaction.execCode);
-      expect(young.some(({ orderId, expected }) => expected === 'matched' && codes(orderId).includes('0000'))).toBe(true);
-      expect(young.some(({ orderId, expected }) => expected === 'pending' && !codes(orderId).some((code) => code === '0000' || code === '0003'))).toBe(true);
-    });
+        const statuses = Object.values(expected);
+        expect(new Set(statuses)).toEqual(
+          new Set([
+            'matched',
+            'pending',
+            'unknown_order',
+            'currency_mismatch',
+            'duplicate_payment',
+            'status_mismatch',
+            'amount_mismatch',
+            'approval_expired',
+            'capture_expired',
+            'capture_at_risk',
+            'missing_at_provider',
+          ]),
+        );
+        expect(statuses.filter((status) => status === 'matched').length).toBeGreaterThan(statuses.length / 2);
+        // Young orders of both kinds: the money in is matched at once, the money awaited (no approval wait either) is
+        // pending.
+        const young = scenarioOrders(sandbox.store, sandbox.scenario!, SEEDED_AT).filter(
+          ({ order }) => order && SEEDED_AT.getTime() - order.createdAt.getTime() < DAY,
+        );
+        const codes = (orderId: string) => sandbox.store.byOrderId(orderId).map((transaction) => transaction.execCode);
+        expect(young.some(({ orderId, expected }) => expected === 'matched' && codes(orderId).includes('0000'))).toBe(
+          true,
+        );
+        expect(
+          young.some(
+            ({ orderId, expected }) =>
+              expected === 'pending' && !codes(orderId).some((code) => code === '0000' || code === '0003'),
+          ),
+        ).toBe(true);
+      },
+    );
 
     it.skipIf(skip)('keeps agreeing as the orders age: 2, 8 and 30 days later', async () => {
       for (const days of [2, 8, 30]) {

@@ -7,7 +7,14 @@ import { importOrderFiles } from '../../pipelines/import-orders.ts';
 import { createPaymentClient } from '../../src/client/payment-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { verifyHash } from '@recon/protocol';
-import { createSandbox, createSandboxClock, formatOrdersCsv, scenarioOrders, type Sandbox, type ScenarioOrder } from '@recon/sandbox';
+import {
+  createSandbox,
+  createSandboxClock,
+  formatOrdersCsv,
+  scenarioOrders,
+  type Sandbox,
+  type ScenarioOrder,
+} from '@recon/sandbox';
 import { SECRET, startTestReceiver, type TestReceiver } from '../receive/receiver-harness.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
@@ -19,7 +26,7 @@ import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '..
 const IDENTIFIER = 'NOTIFIED-SHOP';
 const SEEDED_AT = new Date('2026-11-02T06:00:00Z');
 
-describe.each(BACKENDS)('the seeded scenario notifies recon\'s receiver, on %s', (backend) => {
+describe.each(BACKENDS)("the seeded scenario notifies recon's receiver, on %s", (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
   let testDb: TestDatabase;
   let receiver: TestReceiver;
@@ -63,42 +70,66 @@ describe.each(BACKENDS)('the seeded scenario notifies recon\'s receiver, on %s',
       .orderBy('notification_id')
       .execute();
 
-  it.skipIf(skip)('stores every notification of the scenario, each with a valid HASH, the left-out order\'s among them', async () => {
-    const deliveries = sandbox.notifications.deliveries();
-    expect(deliveries.length).toBeGreaterThan(60);
-    expect(deliveries.filter((delivery) => delivery.state !== 'delivered')).toEqual([]);
-    const stored = await storedNotifications();
-    expect(stored).toHaveLength(deliveries.length);
-    expect(stored.filter((row) => !row.hash_valid)).toEqual([]);
-    for (const row of stored) expect(verifyHash(SECRET, row.params as Record<string, string>)).toBe(true);
+  it.skipIf(skip)(
+    "stores every notification of the scenario, each with a valid HASH, the left-out order's among them",
+    async () => {
+      const deliveries = sandbox.notifications.deliveries();
+      expect(deliveries.length).toBeGreaterThan(60);
+      expect(deliveries.filter((delivery) => delivery.state !== 'delivered')).toEqual([]);
+      const stored = await storedNotifications();
+      expect(stored).toHaveLength(deliveries.length);
+      expect(stored.filter((row) => !row.hash_valid)).toEqual([]);
+      for (const row of stored) expect(verifyHash(SECRET, row.params as Record<string, string>)).toBe(true);
 
-    // Each succeeded operation of the left-out order, notified with its EXECCODE and AMOUNT.
-    const succeeded = sandbox.store.byOrderId(leftOut).filter((transaction) => transaction.execCode === '0000');
-    expect(succeeded.length).toBeGreaterThan(0);
-    const ofLeftOut = stored.filter((row) => row.order_id === leftOut && row.exec_code === '0000');
-    expect(ofLeftOut.map((row) => [row.transaction_id, String(row.amount_minor)]).toSorted()).toEqual(
-      succeeded.map((transaction) => [transaction.transactionId, String(transaction.amount)]).toSorted(),
-    );
-  });
+      // Each succeeded operation of the left-out order, notified with its EXECCODE and AMOUNT.
+      const succeeded = sandbox.store.byOrderId(leftOut).filter((transaction) => transaction.execCode === '0000');
+      expect(succeeded.length).toBeGreaterThan(0);
+      const ofLeftOut = stored.filter((row) => row.order_id === leftOut && row.exec_code === '0000');
+      expect(ofLeftOut.map((row) => [row.transaction_id, String(row.amount_minor)]).toSorted()).toEqual(
+        succeeded.map((transaction) => [transaction.transactionId, String(transaction.amount)]).toSorted(),
+      );
+    },
+  );
 
-  it.skipIf(skip)('lets a run find the left-out ORDERID among the notifications and judge it unknown_order, every other verdict as before', async () => {
-    const notified = await testDb.database.db
-      .selectFrom('recon.notifications as n')
-      .select('n.order_id')
-      .distinct()
-      .where('n.hash_valid', '=', true)
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('recon.orders as o').select('o.order_id').whereRef('o.order_id', '=', 'n.order_id'))))
-      .execute();
-    expect(notified.map((row) => row.order_id)).toEqual([leftOut]);
+  it.skipIf(skip)(
+    'lets a run find the left-out ORDERID among the notifications and judge it unknown_order, every other verdict as before',
+    async () => {
+      const notified = await testDb.database.db
+        .selectFrom('recon.notifications as n')
+        .select('n.order_id')
+        .distinct()
+        .where('n.hash_valid', '=', true)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('recon.orders as o').select('o.order_id').whereRef('o.order_id', '=', 'n.order_id'))),
+        )
+        .execute();
+      expect(notified.map((row) => row.order_id)).toEqual([leftOut]);
 
-    // A run over the merchant's orders and that ORDERID, as a nightly run that asks about notified ORDERIDs makes.
-    const orderIds = [...orders.filter((order) => order.order).map((order) => order.orderId), leftOut];
-    const client = createPaymentClient({ baseUrl: await sandbox.listen(0), identifier: IDENTIFIER, secret: SECRET, timeoutMs: 5_000, retry: { attempts: 1, baseDelayMs: 10 } });
-    const result = await backfill(testDb.database, client, { orderIds, batchSize: 200, toleranceMinor: 0n, graceHours: 24, now: () => SEEDED_AT });
-    const expected = scenarioOrders(sandbox.store, sandbox.scenario!, SEEDED_AT, { scope: { kind: 'orders', orderIds } });
-    expect(new Map(result.verdicts.map((verdict) => [verdict.orderId, verdict.status]))).toEqual(new Map(expected.map((order) => [order.orderId, order.expected])));
-    expect(result.verdicts.find((verdict) => verdict.orderId === leftOut)!.status).toBe('unknown_order');
-    // The notifications agree with the export: none makes a conflict.
-    expect(result.run.counts.notification_conflict).toBe(0);
-  });
+      // A run over the merchant's orders and that ORDERID, as a nightly run that asks about notified ORDERIDs makes.
+      const orderIds = [...orders.filter((order) => order.order).map((order) => order.orderId), leftOut];
+      const client = createPaymentClient({
+        baseUrl: await sandbox.listen(0),
+        identifier: IDENTIFIER,
+        secret: SECRET,
+        timeoutMs: 5_000,
+        retry: { attempts: 1, baseDelayMs: 10 },
+      });
+      const result = await backfill(testDb.database, client, {
+        orderIds,
+        batchSize: 200,
+        toleranceMinor: 0n,
+        graceHours: 24,
+        now: () => SEEDED_AT,
+      });
+      const expected = scenarioOrders(sandbox.store, sandbox.scenario!, SEEDED_AT, {
+        scope: { kind: 'orders', orderIds },
+      });
+      expect(new Map(result.verdicts.map((verdict) => [verdict.orderId, verdict.status]))).toEqual(
+        new Map(expected.map((order) => [order.orderId, order.expected])),
+      );
+      expect(result.verdicts.find((verdict) => verdict.orderId === leftOut)!.status).toBe('unknown_order');
+      // The notifications agree with the export: none makes a conflict.
+      expect(result.run.counts.notification_conflict).toBe(0);
+    },
+  );
 });

@@ -21,7 +21,8 @@ describe.each(BACKENDS)('openJobQueue on %s', (backend) => {
     for (const heartbeatSeconds of [10, 25]) {
       const boss = await openJobQueue(testDb.database, { heartbeatSeconds });
       try {
-        for (const name of Object.values(QUEUES)) expect((await boss.getQueue(name))?.heartbeatSeconds).toBe(heartbeatSeconds);
+        for (const name of Object.values(QUEUES))
+          expect((await boss.getQueue(name))?.heartbeatSeconds).toBe(heartbeatSeconds);
       } finally {
         await boss.stop({ graceful: false, close: false });
       }
@@ -34,33 +35,52 @@ describe.each(BACKENDS)('openJobQueue on %s', (backend) => {
  * install pg-boss's schema, and one failed now and then; the test holds the lock openJobQueue serializes on, sees
  * both processes wait for it before touching the queue's schema, then lets them go one after the other.
  */
-describe.skipIf(!hasPostgres)('two processes opening the job queue at once on a fresh database (PostgreSQL only)', () => {
-  let testDb: TestDatabase;
-  beforeAll(async () => {
-    testDb = await createTestDatabase('postgres');
-  });
-  afterAll(async () => {
-    await testDb?.drop();
-  });
+describe.skipIf(!hasPostgres)(
+  'two processes opening the job queue at once on a fresh database (PostgreSQL only)',
+  () => {
+    let testDb: TestDatabase;
+    beforeAll(async () => {
+      testDb = await createTestDatabase('postgres');
+    });
+    afterAll(async () => {
+      await testDb?.drop();
+    });
 
-  it('both wait their turn before looking for the queue, then both open it', async () => {
-    const databaseUrl = testDb.env.DATABASE_URL!;
-    const held = await holdTransaction(databaseUrl, [`SELECT pg_advisory_xact_lock(${QUEUE_INSTALL_LOCK})`]);
-    const handles: Database[] = [];
-    try {
-      for (const index of [0, 1]) handles.push(await openDatabase({ databaseUrl: withApplicationName(databaseUrl, `queue-${index}`), dataDir: '/nonexistent' }));
-      const opening = handles.map((handle) => openJobQueue(handle, { heartbeatSeconds: 10 }));
-      await waitUntil('both processes waiting for their turn', async () =>
-        (await lockWaiters(testDb.database.db)).filter((waiter) => waiter.applicationName.startsWith('queue-')).length === 2);
-      const { rows } = await sql<{ schema: string | null }>`SELECT to_regnamespace('recon_queue')::text AS schema`.execute(testDb.database.db);
-      expect(rows[0]!.schema).toBeNull();
-      await held.release();
-      const opened = await Promise.allSettled(opening);
-      expect(opened.map((result) => (result.status === 'rejected' ? String(result.reason) : 'opened'))).toEqual(['opened', 'opened']);
-      for (const result of opened) if (result.status === 'fulfilled') await result.value.stop({ graceful: false, close: false });
-    } finally {
-      await held.release();
-      for (const handle of handles) await handle.close();
-    }
-  });
-});
+    it('both wait their turn before looking for the queue, then both open it', async () => {
+      const databaseUrl = testDb.env.DATABASE_URL!;
+      const held = await holdTransaction(databaseUrl, [`SELECT pg_advisory_xact_lock(${QUEUE_INSTALL_LOCK})`]);
+      const handles: Database[] = [];
+      try {
+        for (const index of [0, 1])
+          handles.push(
+            await openDatabase({
+              databaseUrl: withApplicationName(databaseUrl, `queue-${index}`),
+              dataDir: '/nonexistent',
+            }),
+          );
+        const opening = handles.map((handle) => openJobQueue(handle, { heartbeatSeconds: 10 }));
+        await waitUntil(
+          'both processes waiting for their turn',
+          async () =>
+            (await lockWaiters(testDb.database.db)).filter((waiter) => waiter.applicationName.startsWith('queue-'))
+              .length === 2,
+        );
+        const { rows } = await sql<{
+          schema: string | null;
+        }>`SELECT to_regnamespace('recon_queue')::text AS schema`.execute(testDb.database.db);
+        expect(rows[0]!.schema).toBeNull();
+        await held.release();
+        const opened = await Promise.allSettled(opening);
+        expect(opened.map((result) => (result.status === 'rejected' ? String(result.reason) : 'opened'))).toEqual([
+          'opened',
+          'opened',
+        ]);
+        for (const result of opened)
+          if (result.status === 'fulfilled') await result.value.stop({ graceful: false, close: false });
+      } finally {
+        await held.release();
+        for (const handle of handles) await handle.close();
+      }
+    });
+  },
+);

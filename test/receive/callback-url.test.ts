@@ -5,12 +5,24 @@ import { expectReconError } from '../support/expect-recon-error.ts';
 
 describe('callbackEndpoint', () => {
   it('gives every character the base URL leaves of the 32 to the token', () => {
-    expect(callbackEndpoint('https://shop.example/cb/')).toEqual({ base: 'https://shop.example/cb/', path: '/cb/', tokenLength: 8 });
-    expect(callbackEndpoint('http://10.0.0.7:8090/')).toEqual({ base: 'http://10.0.0.7:8090/', path: '/', tokenLength: 11 });
+    expect(callbackEndpoint('https://shop.example/cb/')).toEqual({
+      base: 'https://shop.example/cb/',
+      path: '/cb/',
+      tokenLength: 8,
+    });
+    expect(callbackEndpoint('http://10.0.0.7:8090/')).toEqual({
+      base: 'http://10.0.0.7:8090/',
+      path: '/',
+      tokenLength: 11,
+    });
   });
 
   it('spells the base as a URL does, so that base + token is one', () => {
-    expect(callbackEndpoint('https://SHOP.example')).toEqual({ base: 'https://shop.example/', path: '/', tokenLength: 11 });
+    expect(callbackEndpoint('https://SHOP.example')).toEqual({
+      base: 'https://shop.example/',
+      path: '/',
+      tokenLength: 11,
+    });
     expect(callbackEndpoint('https://a.example/x').path).toBe('/x');
   });
 

@@ -26,24 +26,45 @@ describe.each(BACKENDS)('concurrent deliveries on one token on %s', (backend) =>
   });
 
   const deliveriesOf = (requestId: string) =>
-    testDb.database.db.selectFrom('recon.deliveries').select(['delivery_id', 'bytes']).where('request_id', '=', requestId).execute();
+    testDb.database.db
+      .selectFrom('recon.deliveries')
+      .select(['delivery_id', 'bytes'])
+      .where('request_id', '=', requestId)
+      .execute();
 
   async function raceOnOneToken(first: Buffer, second: Buffer) {
     const issued = await receiver.issue();
     const headers = { 'content-type': 'application/gzip' };
     if (testDb.backend === 'pglite') {
-      const answers = await Promise.all([send(issued.callbackUrl, { headers, body: first }), send(issued.callbackUrl, { headers, body: second })]);
-      return { answers: answers.map(({ status, text }) => ({ status, text })), deliveries: await deliveriesOf(issued.requestId) };
+      const answers = await Promise.all([
+        send(issued.callbackUrl, { headers, body: first }),
+        send(issued.callbackUrl, { headers, body: second }),
+      ]);
+      return {
+        answers: answers.map(({ status, text }) => ({ status, text })),
+        deliveries: await deliveriesOf(issued.requestId),
+      };
     }
-    const holder = await holdTransaction(testDb.env.DATABASE_URL!, [`SELECT 1 FROM recon.export_requests WHERE request_id = ${issued.requestId} FOR UPDATE`]);
+    const holder = await holdTransaction(testDb.env.DATABASE_URL!, [
+      `SELECT 1 FROM recon.export_requests WHERE request_id = ${issued.requestId} FOR UPDATE`,
+    ]);
     try {
       const firstAnswer = send(issued.callbackUrl, { headers, body: first });
-      await waitUntil('the first delivery to wait for the token', async () => (await lockWaiters(testDb.database.db)).length === 1);
+      await waitUntil(
+        'the first delivery to wait for the token',
+        async () => (await lockWaiters(testDb.database.db)).length === 1,
+      );
       const secondAnswer = send(issued.callbackUrl, { headers, body: second });
-      await waitUntil('both deliveries to wait for the token', async () => (await lockWaiters(testDb.database.db)).length === 2);
+      await waitUntil(
+        'both deliveries to wait for the token',
+        async () => (await lockWaiters(testDb.database.db)).length === 2,
+      );
       await holder.release();
       const answers = await Promise.all([firstAnswer, secondAnswer]);
-      return { answers: answers.map(({ status, text }) => ({ status, text })), deliveries: await deliveriesOf(issued.requestId) };
+      return {
+        answers: answers.map(({ status, text }) => ({ status, text })),
+        deliveries: await deliveriesOf(issued.requestId),
+      };
     } finally {
       await holder.release();
     }
@@ -68,25 +89,44 @@ describe.each(BACKENDS)('concurrent deliveries on one token on %s', (backend) =>
     expect(deliveries).toEqual([{ delivery_id: expect.any(String), bytes: '5000' }]);
   });
 
-  it.skipIf(skip || backend === 'pglite')('survives a second upload whose sender goes away while it waits for the first, which is stored', async () => {
-    const issued = await receiver.issue();
-    const content = randomBytes(5000);
-    const holder = await holdTransaction(testDb.env.DATABASE_URL!, [`SELECT 1 FROM recon.export_requests WHERE request_id = ${issued.requestId} FOR UPDATE`]);
-    try {
-      const firstAnswer = send(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' }, body: content });
-      await waitUntil('the first delivery to wait for the token', async () => (await lockWaiters(testDb.database.db)).length === 1);
-      const second = open(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' } });
-      second.answer.catch(() => {});
-      second.request.end(content);
-      await waitUntil('the second delivery to wait too', async () => (await lockWaiters(testDb.database.db)).length === 2);
-      second.request.destroy();
-      await holder.release();
-      expect(await firstAnswer).toMatchObject({ status: 200, text: 'OK' });
-      await receiver.until(() => receiver.events.filter((event) => event.type === 'delivery-accepted' && event.requestId === issued.requestId).length === 2);
-      expect(await deliveriesOf(issued.requestId)).toHaveLength(1);
-      expect(receiver.events.some((event) => event.type === 'internal-error')).toBe(false);
-    } finally {
-      await holder.release();
-    }
-  });
+  it.skipIf(skip || backend === 'pglite')(
+    'survives a second upload whose sender goes away while it waits for the first, which is stored',
+    async () => {
+      const issued = await receiver.issue();
+      const content = randomBytes(5000);
+      const holder = await holdTransaction(testDb.env.DATABASE_URL!, [
+        `SELECT 1 FROM recon.export_requests WHERE request_id = ${issued.requestId} FOR UPDATE`,
+      ]);
+      try {
+        const firstAnswer = send(issued.callbackUrl, {
+          headers: { 'content-type': 'application/gzip' },
+          body: content,
+        });
+        await waitUntil(
+          'the first delivery to wait for the token',
+          async () => (await lockWaiters(testDb.database.db)).length === 1,
+        );
+        const second = open(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' } });
+        second.answer.catch(() => {});
+        second.request.end(content);
+        await waitUntil(
+          'the second delivery to wait too',
+          async () => (await lockWaiters(testDb.database.db)).length === 2,
+        );
+        second.request.destroy();
+        await holder.release();
+        expect(await firstAnswer).toMatchObject({ status: 200, text: 'OK' });
+        await receiver.until(
+          () =>
+            receiver.events.filter(
+              (event) => event.type === 'delivery-accepted' && event.requestId === issued.requestId,
+            ).length === 2,
+        );
+        expect(await deliveriesOf(issued.requestId)).toHaveLength(1);
+        expect(receiver.events.some((event) => event.type === 'internal-error')).toBe(false);
+      } finally {
+        await holder.release();
+      }
+    },
+  );
 });

@@ -26,7 +26,10 @@ export interface TestReceiver {
   close(): Promise<void>;
 }
 
-export async function startTestReceiver(database: Database, options: Partial<ReceiverOptions> = {}): Promise<TestReceiver> {
+export async function startTestReceiver(
+  database: Database,
+  options: Partial<ReceiverOptions> = {},
+): Promise<TestReceiver> {
   const events: ReceiverEvent[] = [];
   const delivered: string[] = [];
   const arrivals = createArrivals();
@@ -89,7 +92,12 @@ export interface Answer {
 /** One request over a fresh connection (no keep-alive pool between tests). */
 export function send(
   url: string,
-  options: { method?: string; headers?: Record<string, string | number>; body?: Buffer | string; localAddress?: string } = {},
+  options: {
+    method?: string;
+    headers?: Record<string, string | number>;
+    body?: Buffer | string;
+    localAddress?: string;
+  } = {},
 ): Promise<Answer> {
   const { request, answer } = open(url, options);
   request.end(options.body);
@@ -111,14 +119,22 @@ export function open(
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, text: Buffer.concat(chunks).toString('utf8'), headers: response.headers }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode!,
+          text: Buffer.concat(chunks).toString('utf8'),
+          headers: response.headers,
+        }),
+      );
     });
   });
   return { request, answer };
 }
 
 /** A multipart/form-data body built by hand, so that tests choose every part's name, filename and type. */
-export function multipart(parts: readonly { name: string; value: string | Buffer; filename?: string; type?: string }[]): {
+export function multipart(
+  parts: readonly { name: string; value: string | Buffer; filename?: string; type?: string }[],
+): {
   body: Buffer;
   contentType: string;
 } {
@@ -127,7 +143,9 @@ export function multipart(parts: readonly { name: string; value: string | Buffer
   for (const part of parts) {
     const filename = part.filename === undefined ? '' : `; filename="${part.filename}"`;
     const type = part.type === undefined ? '' : `\r\ncontent-type: ${part.type}`;
-    pieces.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${part.name}"${filename}${type}\r\n\r\n`));
+    pieces.push(
+      Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${part.name}"${filename}${type}\r\n\r\n`),
+    );
     pieces.push(Buffer.from(part.value));
     pieces.push(Buffer.from('\r\n'));
   }

@@ -46,14 +46,21 @@ describe.each(BACKENDS)('startReceiver on %s', (backend) => {
         nightlyRunId: null,
         expiresAt: new Date(Date.now() + 60_000),
       });
-      const receiving = () => arrivals.until(() => events.some((e) => e.type === 'delivery-receiving' && e.requestId === issued.requestId));
+      const receiving = () =>
+        arrivals.until(() => events.some((e) => e.type === 'delivery-receiving' && e.requestId === issued.requestId));
       return { ...issued, receiving };
     };
     return { running, events, issue, until: (condition: () => boolean) => arrivals.until(condition) };
   }
 
   const deliveryCount = async (requestId: string) =>
-    (await testDb.database.db.selectFrom('recon.deliveries').select('delivery_id').where('request_id', '=', requestId).execute()).length;
+    (
+      await testDb.database.db
+        .selectFrom('recon.deliveries')
+        .select('delivery_id')
+        .where('request_id', '=', requestId)
+        .execute()
+    ).length;
 
   it.skipIf(skip)('answers /healthz with OK', async () => {
     const { running } = await start();
@@ -67,8 +74,17 @@ describe.each(BACKENDS)('startReceiver on %s', (backend) => {
 
   it.skipIf(skip)('answers /healthz 503 naming the failure when the database does not answer', async () => {
     const { baseUrl } = await refusingBaseUrl();
-    const unreachable = await openDatabase({ databaseUrl: `postgres://recon@${new URL(baseUrl).host}/nowhere`, dataDir: '/nonexistent' });
-    const receiver = createReceiver({ db: unreachable.db, secret: SECRET, callbackBaseUrl: 'http://127.0.0.1:9/', maxFileBytes: 1, metrics: createMetricsRegistry() });
+    const unreachable = await openDatabase({
+      databaseUrl: `postgres://recon@${new URL(baseUrl).host}/nowhere`,
+      dataDir: '/nonexistent',
+    });
+    const receiver = createReceiver({
+      db: unreachable.db,
+      secret: SECRET,
+      callbackBaseUrl: 'http://127.0.0.1:9/',
+      maxFileBytes: 1,
+      metrics: createMetricsRegistry(),
+    });
     const server = createServer(receiver.handle);
     const url = await listenOnLoopback(server);
     try {
@@ -82,7 +98,13 @@ describe.each(BACKENDS)('startReceiver on %s', (backend) => {
   });
 
   it.skipIf(skip)('answers /healthz 503 once the receiver drains before closing', async () => {
-    const receiver = createReceiver({ db: testDb.database.db, secret: SECRET, callbackBaseUrl: 'http://127.0.0.1:9/', maxFileBytes: 1, metrics: createMetricsRegistry() });
+    const receiver = createReceiver({
+      db: testDb.database.db,
+      secret: SECRET,
+      callbackBaseUrl: 'http://127.0.0.1:9/',
+      maxFileBytes: 1,
+      metrics: createMetricsRegistry(),
+    });
     const server = createServer(receiver.handle);
     const url = await listenOnLoopback(server);
     try {
@@ -93,46 +115,54 @@ describe.each(BACKENDS)('startReceiver on %s', (backend) => {
     }
   });
 
-  it.skipIf(skip)('serves /metrics in Prometheus text format: what the receiver counted, and gauges read at scrape time', async () => {
-    const metrics = createMetricsRegistry();
-    let queueDepth = 3;
-    metrics.gaugeFromCallback('recon_queue_depth', 'Jobs waiting.', () => queueDepth);
-    const { running, issue } = await start(metrics);
-    try {
-      const issued = await issue();
-      await send(issued.callbackUrl, { body: Buffer.from('a;b\n1;2\n') });
-      await send(`${running.url}/UNKNOWNTOKEN`, { body: 'x' });
-      await send(`${running.url}/notify`, { method: 'POST', body: encodeNotification({ TRANSACTIONID: 'T1' }, SECRET) });
-      await send(`${running.url}/notify?TRANSACTIONID=T2&HASH=00`, { method: 'GET' });
+  it.skipIf(skip)(
+    'serves /metrics in Prometheus text format: what the receiver counted, and gauges read at scrape time',
+    async () => {
+      const metrics = createMetricsRegistry();
+      let queueDepth = 3;
+      metrics.gaugeFromCallback('recon_queue_depth', 'Jobs waiting.', () => queueDepth);
+      const { running, issue } = await start(metrics);
+      try {
+        const issued = await issue();
+        await send(issued.callbackUrl, { body: Buffer.from('a;b\n1;2\n') });
+        await send(`${running.url}/UNKNOWNTOKEN`, { body: 'x' });
+        await send(`${running.url}/notify`, {
+          method: 'POST',
+          body: encodeNotification({ TRANSACTIONID: 'T1' }, SECRET),
+        });
+        await send(`${running.url}/notify?TRANSACTIONID=T2&HASH=00`, { method: 'GET' });
 
-      const scrape = await send(`${running.url}/metrics`, { method: 'GET' });
-      expect(scrape.status).toBe(200);
-      expect(scrape.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
-      const lines = scrape.text.split('\n');
-      expect(lines).toEqual(
-        expect.arrayContaining([
-          '# TYPE recon_deliveries_accepted_total counter',
-          'recon_deliveries_accepted_total{outcome="stored"} 1',
-          'recon_deliveries_accepted_total{outcome="repeated"} 0',
-          'recon_deliveries_refused_total{reason="unknown_token"} 1',
-          'recon_delivered_bytes_total 8',
-          'recon_notifications_total{hash="valid"} 1',
-          'recon_notifications_total{hash="invalid"} 1',
-          '# HELP recon_queue_depth Jobs waiting.',
-          '# TYPE recon_queue_depth gauge',
-          'recon_queue_depth 3',
-        ]),
-      );
-      queueDepth = 0;
-      expect((await send(`${running.url}/metrics`, { method: 'GET' })).text).toContain('\nrecon_queue_depth 0\n');
-    } finally {
-      await running.close();
-    }
-  });
+        const scrape = await send(`${running.url}/metrics`, { method: 'GET' });
+        expect(scrape.status).toBe(200);
+        expect(scrape.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+        const lines = scrape.text.split('\n');
+        expect(lines).toEqual(
+          expect.arrayContaining([
+            '# TYPE recon_deliveries_accepted_total counter',
+            'recon_deliveries_accepted_total{outcome="stored"} 1',
+            'recon_deliveries_accepted_total{outcome="repeated"} 0',
+            'recon_deliveries_refused_total{reason="unknown_token"} 1',
+            'recon_delivered_bytes_total 8',
+            'recon_notifications_total{hash="valid"} 1',
+            'recon_notifications_total{hash="invalid"} 1',
+            '# HELP recon_queue_depth Jobs waiting.',
+            '# TYPE recon_queue_depth gauge',
+            'recon_queue_depth 3',
+          ]),
+        );
+        queueDepth = 0;
+        expect((await send(`${running.url}/metrics`, { method: 'GET' })).text).toContain('\nrecon_queue_depth 0\n');
+      } finally {
+        await running.close();
+      }
+    },
+  );
 
   it.skipIf(skip)('answers /metrics 500 with one line naming the gauge whose callback failed', async () => {
     const metrics = createMetricsRegistry();
-    metrics.gaugeFromCallback('recon_run_lag_seconds', 'Since the last nightly run.', () => Promise.reject(new Error('relation "recon.nightly_runs" does not exist')));
+    metrics.gaugeFromCallback('recon_run_lag_seconds', 'Since the last nightly run.', () =>
+      Promise.reject(new Error('relation "recon.nightly_runs" does not exist')),
+    );
     const { running } = await start(metrics);
     try {
       expect(await send(`${running.url}/metrics`, { method: 'GET' })).toMatchObject({
@@ -144,22 +174,25 @@ describe.each(BACKENDS)('startReceiver on %s', (backend) => {
     }
   });
 
-  it.skipIf(skip)('closes gracefully: stops accepting connections, finishes the upload in flight, then resolves', async () => {
-    const { running, issue } = await start();
-    const issued = await issue();
-    const upload = open(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' } });
-    upload.request.write(Buffer.from([0x1f, 0x8b, 0x08, 0x00]));
-    await issued.receiving();
+  it.skipIf(skip)(
+    'closes gracefully: stops accepting connections, finishes the upload in flight, then resolves',
+    async () => {
+      const { running, issue } = await start();
+      const issued = await issue();
+      const upload = open(issued.callbackUrl, { headers: { 'content-type': 'application/gzip' } });
+      upload.request.write(Buffer.from([0x1f, 0x8b, 0x08, 0x00]));
+      await issued.receiving();
 
-    let closed = false;
-    const closing = running.close().then(() => (closed = true));
-    await expect(connectTo(running.port)).rejects.toThrow(/ECONNREFUSED/);
-    expect(closed).toBe(false);
-    upload.request.end(Buffer.from('rest of the file'));
-    expect(await upload.answer).toMatchObject({ status: 200, text: 'OK' });
-    await closing;
-    expect(await deliveryCount(issued.requestId)).toBe(1);
-  });
+      let closed = false;
+      const closing = running.close().then(() => (closed = true));
+      await expect(connectTo(running.port)).rejects.toThrow(/ECONNREFUSED/);
+      expect(closed).toBe(false);
+      upload.request.end(Buffer.from('rest of the file'));
+      expect(await upload.answer).toMatchObject({ status: 200, text: 'OK' });
+      await closing;
+      expect(await deliveryCount(issued.requestId)).toBe(1);
+    },
+  );
 
   it.skipIf(skip)('cuts the uploads still open after forceAfterMs, which roll back', async () => {
     const { running, issue, events, until } = await start();

@@ -66,7 +66,11 @@ export async function insertOrders(database: Database, orders: readonly TestOrde
 let exportCount = 0;
 
 /** Writes the transactions as a service export (`;`, UTC wall time) in `dir` and ingests it. */
-export async function ingestTransactions(database: Database, dir: string, transactions: readonly TestTransaction[]): Promise<string> {
+export async function ingestTransactions(
+  database: Database,
+  dir: string,
+  transactions: readonly TestTransaction[],
+): Promise<string> {
   const header = 'TRANSACTIONID;ORDERID;OPERATIONTYPE;DATE;AMOUNT;CURRENCY;EXECCODE;SCHEDULE';
   const lines = transactions.map((t) =>
     [t.id, t.orderId, t.type, wallTime(t.at), t.amount, t.currency ?? 'EUR', t.exec, t.schedule ?? ''].join(';'),
@@ -74,7 +78,8 @@ export async function ingestTransactions(database: Database, dir: string, transa
   const file = path.join(dir, `export-${process.pid}-${++exportCount}.csv`);
   await writeFile(file, [header, ...lines, ''].join('\n'));
   const [result] = await ingestFiles(database, [file], { timezone: 'UTC', limits: loadConfig({}).limits });
-  if (result?.status !== 'loaded' || result.rejected > 0) throw new Error(`test export did not load: ${JSON.stringify(result)}`);
+  if (result?.status !== 'loaded' || result.rejected > 0)
+    throw new Error(`test export did not load: ${JSON.stringify(result)}`);
   return file;
 }
 

@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile, type ReconcileOptions } from '../../src/reconcile/reconcile.ts';
 import { sliceRanges } from '../../src/reconcile/slice-ranges.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
-import { ago, DAY, HOUR, ingestTransactions, insertOrders, type TestOrder, type TestTransaction } from './reconcile-scenario.ts';
+import {
+  ago,
+  DAY,
+  HOUR,
+  ingestTransactions,
+  insertOrders,
+  type TestOrder,
+  type TestTransaction,
+} from './reconcile-scenario.ts';
 
 const AS_OF = new Date('2026-11-20T12:00:00Z');
 
@@ -36,7 +44,13 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
   }
 
   const run = (testDb: TestDatabase, overrides: Partial<ReconcileOptions> = {}) =>
-    reconcile(testDb.database, { scope: { kind: 'all' }, asOf: AS_OF, toleranceMinor: 0n, graceHours: 24, ...overrides });
+    reconcile(testDb.database, {
+      scope: { kind: 'all' },
+      asOf: AS_OF,
+      toleranceMinor: 0n,
+      graceHours: 24,
+      ...overrides,
+    });
   const sliced = { connections: 3, minOrdersPerSlice: 1 } as const;
 
   /** Orders of every kind, spread over the ORDERID space so that each slice holds some of each. */
@@ -47,21 +61,76 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
       const id = `O${String(i).padStart(4, '0')}`;
       const createdAt = ago(AS_OF, 10 * DAY);
       const kind = i % 5;
-      orders.push({ id, amount: 10000n, status: kind === 3 ? 'authorized' : 'paid', createdAt, method: kind === 4 ? 'instalment' : 'wallet' });
-      if (kind === 0) transactions.push({ id: `${id}-p`, orderId: id, type: 'payment', amount: '100.00', exec: '0000', at: ago(AS_OF, 9 * DAY) });
-      if (kind === 1) transactions.push({ id: `${id}-p`, orderId: id, type: 'payment', amount: '90.00', exec: '0000', at: ago(AS_OF, 9 * DAY) });
-      if (kind === 3) transactions.push({ id: `${id}-a`, orderId: id, type: 'authorization', amount: '100.00', exec: '0000', at: ago(AS_OF, 8 * DAY) });
-      if (kind === 4) transactions.push({ id: `${id}-w`, orderId: id, type: 'authorization', amount: '100.00', exec: '0003', at: ago(AS_OF, 2 * DAY) });
+      orders.push({
+        id,
+        amount: 10000n,
+        status: kind === 3 ? 'authorized' : 'paid',
+        createdAt,
+        method: kind === 4 ? 'instalment' : 'wallet',
+      });
+      if (kind === 0)
+        transactions.push({
+          id: `${id}-p`,
+          orderId: id,
+          type: 'payment',
+          amount: '100.00',
+          exec: '0000',
+          at: ago(AS_OF, 9 * DAY),
+        });
+      if (kind === 1)
+        transactions.push({
+          id: `${id}-p`,
+          orderId: id,
+          type: 'payment',
+          amount: '90.00',
+          exec: '0000',
+          at: ago(AS_OF, 9 * DAY),
+        });
+      if (kind === 3)
+        transactions.push({
+          id: `${id}-a`,
+          orderId: id,
+          type: 'authorization',
+          amount: '100.00',
+          exec: '0000',
+          at: ago(AS_OF, 8 * DAY),
+        });
+      if (kind === 4)
+        transactions.push({
+          id: `${id}-w`,
+          orderId: id,
+          type: 'authorization',
+          amount: '100.00',
+          exec: '0003',
+          at: ago(AS_OF, 2 * DAY),
+        });
     }
     // And an ORDERID that no order has.
-    transactions.push({ id: 'U-1', orderId: 'UNKNOWN-1', type: 'payment', amount: '5.00', exec: '0000', at: ago(AS_OF, HOUR) });
+    transactions.push({
+      id: 'U-1',
+      orderId: 'UNKNOWN-1',
+      type: 'payment',
+      amount: '5.00',
+      exec: '0000',
+      at: ago(AS_OF, HOUR),
+    });
     return { orders, transactions };
   }
 
   async function verdictsOf(testDb: TestDatabase, runId: string) {
     return testDb.database.db
       .selectFrom('recon.verdicts')
-      .select(['order_id', 'status', 'expected_minor', 'settled_minor', 'delta_minor', 'currency', 'transaction_ids', 'warnings', 'explanation'])
+      .select([
+        'order_id',
+        'status',
+        'expected_minor',
+        'settled_minor',
+        'delta_minor',
+        'currency',
+        'transaction_ids',
+        'warnings',
+        'explanation',
+      ])
       .where('run_id', '=', runId)
       .orderBy('order_id')
       .execute();
@@ -78,7 +147,9 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
     // Each range holds about a third of the orders.
     for (const range of ranges) {
       const { rows } = await sql<{ n: number }>`SELECT count(*)::integer AS n FROM recon.orders
-        WHERE (${range.from}::text IS NULL OR order_id >= ${range.from}) AND (${range.below}::text IS NULL OR order_id < ${range.below})`.execute(testDb.database.db);
+        WHERE (${range.from}::text IS NULL OR order_id >= ${range.from}) AND (${range.below}::text IS NULL OR order_id < ${range.below})`.execute(
+        testDb.database.db,
+      );
       expect(rows[0]!.n).toBeGreaterThan(50);
     }
     expect(await sliceRanges(testDb.database.db, 3)).toEqual([{ from: null, below: null }]);
@@ -92,13 +163,21 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
     expect(split.counts).toEqual(whole.counts);
     expect(split.totals).toEqual(whole.totals);
     expect(split.ordersInScope).toBe(301);
-    expect(new Set(Object.entries(split.counts).filter(([, n]) => n > 0).map(([status]) => status))).toEqual(
+    expect(
+      new Set(
+        Object.entries(split.counts)
+          .filter(([, n]) => n > 0)
+          .map(([status]) => status),
+      ),
+    ).toEqual(
       new Set(['matched', 'amount_mismatch', 'missing_at_provider', 'capture_expired', 'pending', 'unknown_order']),
     );
     expect(await verdictsOf(testDb, split.runId)).toEqual(await verdictsOf(testDb, whole.runId));
     // The lifecycle runs across slices as across runs: every exception of the first run persists.
     expect(split.lifecycle).toEqual({ new: 0, persisting: whole.lifecycle.new, resolved: 0 });
-    const { rows } = await sql<{ runs: number }>`SELECT count(DISTINCT run_id)::integer AS runs FROM reporting.reconciliation`.execute(testDb.database.db);
+    const { rows } = await sql<{
+      runs: number;
+    }>`SELECT count(DISTINCT run_id)::integer AS runs FROM reporting.reconciliation`.execute(testDb.database.db);
     expect(rows[0]!.runs).toBe(1);
   });
 
@@ -107,7 +186,14 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
     // Two payments whose sum passes a bigint: the statement of the last slice fails on them.
     orders.push({ id: 'Z-overflow', amount: 10000n, status: 'paid', createdAt: ago(AS_OF, 10 * DAY) });
     for (const n of [1, 2]) {
-      transactions.push({ id: `Z-${n}`, orderId: 'Z-overflow', type: 'payment', amount: '50000000000000000.00', exec: '0000', at: ago(AS_OF, 9 * DAY) });
+      transactions.push({
+        id: `Z-${n}`,
+        orderId: 'Z-overflow',
+        type: 'payment',
+        amount: '50000000000000000.00',
+        exec: '0000',
+        at: ago(AS_OF, 9 * DAY),
+      });
     }
     const testDb = await databaseWith(orders, transactions);
     await expect(run(testDb, sliced)).rejects.toThrow(/bigint out of range/);
@@ -125,22 +211,43 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
     // What a process killed in the middle of a run leaves: its run row, unfinished, and the slices it committed.
     const { run_id: cutShort } = await db
       .insertInto('recon.reconciliation_runs')
-      .values({ as_of: AS_OF, scope: '{"kind":"all"}', description: 'all orders and unknown ORDERIDs', tolerance_minor: '0', grace_hours: 24 })
+      .values({
+        as_of: AS_OF,
+        scope: '{"kind":"all"}',
+        description: 'all orders and unknown ORDERIDs',
+        tolerance_minor: '0',
+        grace_hours: 24,
+      })
       .returning('run_id')
       .executeTakeFirstOrThrow();
     await sql`INSERT INTO recon.verdicts (run_id, order_id, known_order, status, expected_minor, settled_minor, delta_minor, transaction_ids, explanation)
-      SELECT ${cutShort}::bigint, order_id, true, 'missing_at_provider', 0, 0, 0, '{}', '{}' FROM recon.orders WHERE order_id < 'O0100'`.execute(db);
+      SELECT ${cutShort}::bigint, order_id, true, 'missing_at_provider', 0, 0, 0, '{}', '{}' FROM recon.orders WHERE order_id < 'O0100'`.execute(
+      db,
+    );
 
-    const current = await sql<{ run_id: string; n: number }>`SELECT run_id::text, count(*)::integer AS n FROM reporting.reconciliation GROUP BY run_id`.execute(db);
+    const current = await sql<{
+      run_id: string;
+      n: number;
+    }>`SELECT run_id::text, count(*)::integer AS n FROM reporting.reconciliation GROUP BY run_id`.execute(db);
     expect(current.rows).toEqual([{ run_id: finished.runId, n: 301 }]);
-    const daily = await sql<{ exceptions: number }>`SELECT sum(exceptions)::integer AS exceptions FROM reporting.daily_summary`.execute(db);
-    expect(daily.rows[0]!.exceptions).toBe(finished.ordersInScope - finished.counts.matched - finished.counts.pending - finished.counts.unknown_order);
+    const daily = await sql<{
+      exceptions: number;
+    }>`SELECT sum(exceptions)::integer AS exceptions FROM reporting.daily_summary`.execute(db);
+    expect(daily.rows[0]!.exceptions).toBe(
+      finished.ordersInScope - finished.counts.matched - finished.counts.pending - finished.counts.unknown_order,
+    );
 
     const next = await run(testDb, sliced);
-    expect(await db.selectFrom('recon.reconciliation_runs').select('run_id').orderBy('run_id').execute()).toEqual([
-      { run_id: finished.runId }, { run_id: next.runId },
-    ].map(({ run_id }) => ({ run_id: expect.toSatisfy((value: unknown) => String(value) === run_id) })));
-    const left = await db.selectFrom('recon.verdicts').select(sql<number>`count(*)::integer`.as('n')).where('run_id', '=', String(cutShort)).executeTakeFirstOrThrow();
+    expect(await db.selectFrom('recon.reconciliation_runs').select('run_id').orderBy('run_id').execute()).toEqual(
+      [{ run_id: finished.runId }, { run_id: next.runId }].map(({ run_id }) => ({
+        run_id: expect.toSatisfy((value: unknown) => String(value) === run_id),
+      })),
+    );
+    const left = await db
+      .selectFrom('recon.verdicts')
+      .select(sql<number>`count(*)::integer`.as('n'))
+      .where('run_id', '=', String(cutShort))
+      .executeTakeFirstOrThrow();
     expect(left.n).toBe(0);
     // The run cut short never counted: the next run's exceptions persist from the finished one.
     expect(next.lifecycle.new).toBe(0);

@@ -23,7 +23,9 @@ describe('the html report in headless Chromium', () => {
   let reportFile: string;
   beforeAll(async () => {
     await access(CHROMIUM).catch(() => {
-      throw new Error(`${CHROMIUM} not found: install Debian's chromium package (apt-get install -y chromium) to test the html report`);
+      throw new Error(
+        `${CHROMIUM} not found: install Debian's chromium package (apt-get install -y chromium) to test the html report`,
+      );
     });
     tmp = await mkdtemp(path.join(os.tmpdir(), 'recon-html-report-'));
     testDb = await createTestDatabase('pglite');
@@ -34,8 +36,16 @@ describe('the html report in headless Chromium', () => {
     expect(result).toEqual({ code: 0, stdout: `${reportFile}\n`, stderr: '' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -60,7 +70,14 @@ describe('the html report in headless Chromium', () => {
     expect(await page.title()).toBe('Reconciliation run 2 · as of 2026-11-20 12:00 UTC');
     expect(await page.locator('.card .value').allInnerTexts()).toEqual(['16', '10', '1', '5', '1']);
     const bridge = await page.locator('#bridge tbody tr').allInnerTexts();
-    expect(bridge.map((row) => row.split('\t').map((cell) => cell.trim()).slice(0, 6))).toEqual([
+    expect(
+      bridge.map((row) =>
+        row
+          .split('\t')
+          .map((cell) => cell.trim())
+          .slice(0, 6),
+      ),
+    ).toEqual([
       ['EUR', '11', '1', '893.00', '795.00', '-98.00'],
       ['JPY', '2', '0', '3,500', '3,500', '0'],
       ['KWD', '2', '0', '13.345', '14.345', '1.000'],

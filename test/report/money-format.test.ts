@@ -31,7 +31,8 @@ describe('money formatting by ISO 4217 exponent', () => {
   });
 
   it('refuses what is not an integer of minor units', () => {
-    for (const bad of ['1.5', '', '1e3', ' 12', '--1', '0x10']) expect(() => minorToDecimal(bad, 'EUR')).toThrow(RangeError);
+    for (const bad of ['1.5', '', '1e3', ' 12', '--1', '0x10'])
+      expect(() => minorToDecimal(bad, 'EUR')).toThrow(RangeError);
   });
 
   it('subtracts exactly', () => {

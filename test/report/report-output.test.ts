@@ -41,7 +41,11 @@ describe('report output', () => {
     const dir = await mkdtemp(path.join(tmp, 'dir-'));
     const target = path.join(dir, 'report.html');
     await mkdir(target);
-    await expectReconError(() => writeFileAtomically(target, ['<html>']), 'OUTPUT_UNWRITABLE', `cannot write ${target}`);
+    await expectReconError(
+      () => writeFileAtomically(target, ['<html>']),
+      'OUTPUT_UNWRITABLE',
+      `cannot write ${target}`,
+    );
     expect(await readdir(dir)).toEqual(['report.html']);
   });
 

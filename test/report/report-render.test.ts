@@ -63,14 +63,32 @@ function exception(orderId: string, overrides: Partial<OpenException> = {}): Ope
     deltaMinor: '-4200',
     explanation: {
       rule: 'missing_at_provider',
-      reason: '=cmd|\' /C calc\'!A0 <b onmouseover=alert(3)>',
-      transactions: [{
-        transaction_id: '<svg onload=alert(4)>', operation_type: 'payment', exec_code: '0002', amount_minor: '4200', currency: 'EUR',
-        occurred_at: '2026-11-19T10:00:00+00:00', source_file: '"><script>alert(5)</script>.zip', source_entry: 'day.csv', source_line: 3,
-      }],
+      reason: "=cmd|' /C calc'!A0 <b onmouseover=alert(3)>",
+      transactions: [
+        {
+          transaction_id: '<svg onload=alert(4)>',
+          operation_type: 'payment',
+          exec_code: '0002',
+          amount_minor: '4200',
+          currency: 'EUR',
+          occurred_at: '2026-11-19T10:00:00+00:00',
+          source_file: '"><script>alert(5)</script>.zip',
+          source_entry: 'day.csv',
+          source_line: 3,
+        },
+      ],
       warnings: ['-2+3 <i>abandoned</i>'],
       figures: { expected: '4200', settled: '0', bogus: 1.5 },
-      conflicts: [{ transaction_id: '<u>T9</u>', export_exec_code: '0000', notified_exec_code: '0000', export_amount_minor: '4200', notified_amount_minor: '4300', notification_id: '1' }],
+      conflicts: [
+        {
+          transaction_id: '<u>T9</u>',
+          export_exec_code: '0000',
+          notified_exec_code: '0000',
+          export_amount_minor: '4200',
+          notified_amount_minor: '4300',
+          notification_id: '1',
+        },
+      ],
     },
     ...overrides,
   };
@@ -79,7 +97,14 @@ function exception(orderId: string, overrides: Partial<OpenException> = {}): Ope
 const EXCEPTIONS = [
   exception(SCRIPT_ID),
   exception(FORMULA_ID, { lifecycle: 'persisting' }),
-  exception('U-\u001b[31mred\u001b[0m', { knownOrder: false, status: 'unknown_order', currency: 'JPY', expectedMinor: '0', settledMinor: '500', deltaMinor: '500' }),
+  exception('U-\u001b[31mred\u001b[0m', {
+    knownOrder: false,
+    status: 'unknown_order',
+    currency: 'JPY',
+    expectedMinor: '0',
+    settledMinor: '500',
+    deltaMinor: '500',
+  }),
 ];
 
 async function* pages<T>(items: readonly T[], size: number): AsyncGenerator<T[]> {
@@ -92,9 +117,45 @@ async function collect(chunks: AsyncIterable<string>): Promise<string> {
   return text;
 }
 
-const HTML_TAGS = new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'main', 'header', 'div', 'h1', 'h2', 'br', 'span',
-  'section', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'strong', 'p', 'code', 'details', 'summary', 'ul', 'li',
-  'dl', 'dt', 'dd', 'svg', 'g', 'title', 'rect', 'line', 'text']);
+const HTML_TAGS = new Set([
+  'html',
+  'head',
+  'meta',
+  'title',
+  'style',
+  'body',
+  'main',
+  'header',
+  'div',
+  'h1',
+  'h2',
+  'br',
+  'span',
+  'section',
+  'table',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'th',
+  'td',
+  'strong',
+  'p',
+  'code',
+  'details',
+  'summary',
+  'ul',
+  'li',
+  'dl',
+  'dt',
+  'dd',
+  'svg',
+  'g',
+  'title',
+  'rect',
+  'line',
+  'text',
+]);
 
 describe('html report', () => {
   const page = renderHtml(report(), EXCEPTIONS.slice(0, 2), { generatedAt: GENERATED_AT });
@@ -115,14 +176,18 @@ describe('html report', () => {
   it('loads nothing: a CSP forbids every fetch and allows the inline stylesheet by its hash', () => {
     const style = page.match(/<style>([\s\S]*)<\/style>/)![1]!;
     const hash = createHash('sha256').update(style).digest('base64');
-    expect(page).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;sha256-${hash}&#39;;`);
+    expect(page).toContain(
+      `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;sha256-${hash}&#39;;`,
+    );
     expect(page).not.toMatch(/\s(src|href|action|srcset)="/i);
     expect(page).not.toMatch(/@import|url\(/);
   });
 
-  it('shows the totals, the bridge in each currency\'s units, the chart and how many exceptions are not listed', () => {
+  it("shows the totals, the bridge in each currency's units, the chart and how many exceptions are not listed", () => {
     expect(page).toContain('<title>Reconciliation run 7 · as of 2026-11-20 12:00 UTC</title>');
-    expect(page).toMatch(/<td class="num">100\.00<\/td><td class="num">-2\.50<\/td>\s*<td class="num neg">-102\.50<\/td>/);
+    expect(page).toMatch(
+      /<td class="num">100\.00<\/td><td class="num">-2\.50<\/td>\s*<td class="num neg">-102\.50<\/td>/,
+    );
     expect(page).toContain('<td class="num">1,234,567</td>');
     expect(page).toContain('<td class="num neg">-1.234</td>');
     expect(page.match(/<rect class="bar /g)).toHaveLength(4);
@@ -132,9 +197,15 @@ describe('html report', () => {
   });
 
   it('flags a suspect run in the title and a banner', () => {
-    const suspect = renderHtml(report({ suspect: true, suspectReason: '3 orders in scope expect money but no transaction at all was found' }), [], { generatedAt: GENERATED_AT });
+    const suspect = renderHtml(
+      report({ suspect: true, suspectReason: '3 orders in scope expect money but no transaction at all was found' }),
+      [],
+      { generatedAt: GENERATED_AT },
+    );
     expect(suspect).toContain('<title>SUSPECT · Reconciliation run 7');
-    expect(suspect).toContain('<div class="banner suspect" role="alert"><strong>SUSPECT RUN</strong>3 orders in scope expect money');
+    expect(suspect).toContain(
+      '<div class="banner suspect" role="alert"><strong>SUSPECT RUN</strong>3 orders in scope expect money',
+    );
   });
 });
 
@@ -146,12 +217,16 @@ describe('csv report', () => {
     expect(rows).toContain('EUR,4,1,100.00,-2.50,-102.50');
     expect(rows).toContain('JPY,1,0,1234567,1234567,0');
     expect(rows).toContain('KWD,1,0,1.234,0.000,-1.234');
-    const exceptions = rows.slice(rows.indexOf('order_id,known_order,status,lifecycle,first_seen_at,first_seen_run_id,currency,expected,settled,delta,rule,reason,transactions,warnings,figures,conflicts') + 1);
+    const exceptions = rows.slice(
+      rows.indexOf(
+        'order_id,known_order,status,lifecycle,first_seen_at,first_seen_run_id,currency,expected,settled,delta,rule,reason,transactions,warnings,figures,conflicts',
+      ) + 1,
+    );
     expect(exceptions[0]).toBe(
-      '<script>alert(1)</script>,yes,missing_at_provider,new,2026-11-20T12:00:00Z,7,EUR,42.00,0.00,-42.00,missing_at_provider,'
-        + `'=cmd|' /C calc'!A0 <b onmouseover=alert(3)>,`
-        + `"<svg onload=alert(4)> payment 0002 42.00 EUR 2026-11-19 10:00 UTC (""><script>alert(5)</script>.zip!day.csv:3)",`
-        + `'-2+3 <i>abandoned</i>,"expected=42.00; settled=0.00","<u>T9</u>: export 0000 42.00, notification 0000 43.00"`,
+      '<script>alert(1)</script>,yes,missing_at_provider,new,2026-11-20T12:00:00Z,7,EUR,42.00,0.00,-42.00,missing_at_provider,' +
+        `'=cmd|' /C calc'!A0 <b onmouseover=alert(3)>,` +
+        `"<svg onload=alert(4)> payment 0002 42.00 EUR 2026-11-19 10:00 UTC (""><script>alert(5)</script>.zip!day.csv:3)",` +
+        `'-2+3 <i>abandoned</i>,"expected=42.00; settled=0.00","<u>T9</u>: export 0000 42.00, notification 0000 43.00"`,
     );
     expect(exceptions[1]).toMatch(/^"'=HYPERLINK\(""http:\/\/evil\.test"",""x""\)",yes,/);
     // csv cells are data, not terminal output: the escape characters stay as they were.
@@ -160,24 +235,55 @@ describe('csv report', () => {
     expect(exceptions.slice(3)).toEqual(['']);
   });
 
-  it('puts a suspect run\'s warning before anything else', async () => {
-    const csv = await collect(renderCsv(report({ suspect: true, suspectReason: 'no transaction at all' }), pages([], 2), { generatedAt: GENERATED_AT }));
+  it("puts a suspect run's warning before anything else", async () => {
+    const csv = await collect(
+      renderCsv(report({ suspect: true, suspectReason: 'no transaction at all' }), pages([], 2), {
+        generatedAt: GENERATED_AT,
+      }),
+    );
     expect(csv.split('\r\n')[1]).toBe('WARNING,SUSPECT RUN: no transaction at all');
   });
 });
 
 describe('json report', () => {
   it('is one document with amounts as strings of minor units and every exception, page after page', async () => {
-    const json = JSON.parse(await collect(renderJson(report({ suspect: true, suspectReason: 'empty' }), pages(EXCEPTIONS, 2), { generatedAt: GENERATED_AT })));
+    const json = JSON.parse(
+      await collect(
+        renderJson(report({ suspect: true, suspectReason: 'empty' }), pages(EXCEPTIONS, 2), {
+          generatedAt: GENERATED_AT,
+        }),
+      ),
+    );
     expect(json.warnings).toEqual(['SUSPECT RUN: empty']);
     expect(json.run).toMatchObject({ runId: '7', asOf: '2026-11-20T12:00:00Z', suspect: true, toleranceMinor: '0' });
-    expect(json.bridge[0]).toEqual({ currency: 'EUR', exponent: 2, orders: 4, unknownOrders: 1, expectedMinor: '10000', settledMinor: '-250', differenceMinor: '-10250' });
+    expect(json.bridge[0]).toEqual({
+      currency: 'EUR',
+      exponent: 2,
+      orders: 4,
+      unknownOrders: 1,
+      expectedMinor: '10000',
+      settledMinor: '-250',
+      differenceMinor: '-10250',
+    });
     expect(json.bridge[2]).toMatchObject({ currency: 'KWD', exponent: 3 });
-    expect(json.totals).toMatchObject({ verdicts: 6, matched: 2, pending: 1, exceptions: 3, unknownOrders: 1, lifecycle: { new: 2, persisting: 1, resolved: 0 } });
+    expect(json.totals).toMatchObject({
+      verdicts: 6,
+      matched: 2,
+      pending: 1,
+      exceptions: 3,
+      unknownOrders: 1,
+      lifecycle: { new: 2, persisting: 1, resolved: 0 },
+    });
     expect(json.undatedVerdicts).toBe(1);
     expect(json.openExceptions.total).toBe(3);
-    expect(json.openExceptions.items.map((item: { orderId: string }) => item.orderId)).toEqual(EXCEPTIONS.map((e) => e.orderId));
-    expect(json.openExceptions.items[0]).toMatchObject({ expectedMinor: '4200', deltaMinor: '-4200', explanation: EXCEPTIONS[0]!.explanation });
+    expect(json.openExceptions.items.map((item: { orderId: string }) => item.orderId)).toEqual(
+      EXCEPTIONS.map((e) => e.orderId),
+    );
+    expect(json.openExceptions.items[0]).toMatchObject({
+      expectedMinor: '4200',
+      deltaMinor: '-4200',
+      explanation: EXCEPTIONS[0]!.explanation,
+    });
   });
 
   it('stays valid with no exception at all', async () => {
@@ -188,7 +294,9 @@ describe('json report', () => {
 
 describe('table report', () => {
   it('keeps control characters of the data away from the terminal and repeats warnings at the end', () => {
-    const text = renderTable(report({ suspect: true, suspectReason: 'no transaction\nat all' }), EXCEPTIONS, { generatedAt: GENERATED_AT });
+    const text = renderTable(report({ suspect: true, suspectReason: 'no transaction\nat all' }), EXCEPTIONS, {
+      generatedAt: GENERATED_AT,
+    });
     expect(text).not.toContain('\u001b');
     expect(text).toContain('U-\uFFFD[31mred\uFFFD[0m');
     const lines = text.trimEnd().split('\n');

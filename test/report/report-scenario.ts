@@ -18,7 +18,12 @@ export const AS_OF = new Date('2026-11-20T12:00:00Z');
 export async function twoRuns(database: Database, dir: string): Promise<{ first: RunSummary; second: RunSummary }> {
   const created = (days: number) => ago(AS_OF, days * DAY);
   await insertOrders(database, [
-    ...[10, 9, 9, 7, 6, 4, 3].map((days, i) => ({ id: `M-${i + 1}`, amount: 10000n, status: 'paid' as const, createdAt: created(days) })),
+    ...[10, 9, 9, 7, 6, 4, 3].map((days, i) => ({
+      id: `M-${i + 1}`,
+      amount: 10000n,
+      status: 'paid' as const,
+      createdAt: created(days),
+    })),
     { id: 'A-1', amount: 10000n, status: 'paid', createdAt: created(8) },
     { id: 'J-1', amount: 1500n, currency: 'JPY', status: 'paid', createdAt: created(5) },
     { id: 'J-2', amount: 2000n, currency: 'JPY', status: 'paid', createdAt: created(5) },
@@ -28,8 +33,15 @@ export async function twoRuns(database: Database, dir: string): Promise<{ first:
     { id: SCRIPT_ID, amount: 4200n, status: 'paid', createdAt: created(1) },
     { id: FORMULA_ID, amount: 100n, status: 'paid', createdAt: created(1) },
   ]);
-  const paid = (id: string, orderId: string, amount: string, currency: string, days: number) =>
-    ({ id, orderId, type: 'payment' as const, amount, currency, exec: '0000', at: ago(AS_OF, days * DAY - HOUR) });
+  const paid = (id: string, orderId: string, amount: string, currency: string, days: number) => ({
+    id,
+    orderId,
+    type: 'payment' as const,
+    amount,
+    currency,
+    exec: '0000',
+    at: ago(AS_OF, days * DAY - HOUR),
+  });
   await ingestTransactions(database, dir, [
     ...[10, 9, 9, 7, 6, 4, 3].map((days, i) => paid(`TM-${i + 1}`, `M-${i + 1}`, '100.00', 'EUR', days)),
     paid('TA-1', 'A-1', '90.00', 'EUR', 8),

@@ -15,12 +15,20 @@ describe('chart buckets', () => {
     const { unit, buckets } = chartBuckets([day('2026-02-27', 1), day('2026-03-02', 2, 1)]);
     expect(unit).toBe('day');
     expect(buckets.map((bucket) => [bucket.start, bucket.matched, bucket.exceptions])).toEqual([
-      ['2026-02-27', 1, 0], ['2026-02-28', 0, 0], ['2026-03-01', 0, 0], ['2026-03-02', 2, 1],
+      ['2026-02-27', 1, 0],
+      ['2026-02-28', 0, 0],
+      ['2026-03-01', 0, 0],
+      ['2026-03-02', 2, 1],
     ]);
   });
 
   it('groups a longer span by ISO week (from Monday), a span of years by month', () => {
-    const weeks = chartBuckets([day('2026-01-01', 1), day('2026-01-04', 2), day('2026-01-05', 4), day('2026-06-30', 8, 1)]);
+    const weeks = chartBuckets([
+      day('2026-01-01', 1),
+      day('2026-01-04', 2),
+      day('2026-01-05', 4),
+      day('2026-06-30', 8, 1),
+    ]);
     expect(weeks.unit).toBe('week');
     expect(weeks.buckets[0]).toMatchObject({ start: '2025-12-29', matched: 3 });
     expect(weeks.buckets[1]).toMatchObject({ start: '2026-01-05', matched: 4 });
@@ -43,7 +51,9 @@ describe('chart svg', () => {
   it('stacks a bar per series with counts, at least a pixel high, and a title per bucket', () => {
     const { unit, buckets } = chartBuckets([day('2026-03-01', 10000, 1), day('2026-03-03', 5)]);
     const svg = renderVerdictChart(unit, buckets).text;
-    const bars = [...svg.matchAll(/<rect class="bar (\w+)" x="[\d.]+" y="[\d.]+" width="([\d.]+)" height="([\d.]+)"\/>/g)];
+    const bars = [
+      ...svg.matchAll(/<rect class="bar (\w+)" x="[\d.]+" y="[\d.]+" width="([\d.]+)" height="([\d.]+)"\/>/g),
+    ];
     expect(bars.map((bar) => bar[1])).toEqual(['matched', 'exceptions', 'matched']);
     for (const bar of bars) {
       expect(Number(bar[2])).toBeGreaterThan(0);

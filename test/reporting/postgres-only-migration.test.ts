@@ -13,10 +13,19 @@ describe.each(BACKENDS)('the -- recon:postgres-only migration marker on %s', (ba
     if (skip) return;
     testDb = await createTestDatabase(backend);
     dir = await mkdtemp(path.join(os.tmpdir(), 'recon-migrations-'));
-    await writeFile(path.join(dir, '9001_marked.sql'), '-- recon:postgres-only\nCREATE TABLE recon.marked_probe (id integer);\n');
-    await writeFile(path.join(dir, '9002_marked_crlf.sql'), '-- recon:postgres-only  \r\nCREATE TABLE recon.marked_crlf_probe (id integer);\r\n');
+    await writeFile(
+      path.join(dir, '9001_marked.sql'),
+      '-- recon:postgres-only\nCREATE TABLE recon.marked_probe (id integer);\n',
+    );
+    await writeFile(
+      path.join(dir, '9002_marked_crlf.sql'),
+      '-- recon:postgres-only  \r\nCREATE TABLE recon.marked_crlf_probe (id integer);\r\n',
+    );
     // The marker counts on the first line only: further down it is an ordinary comment.
-    await writeFile(path.join(dir, '9003_not_first_line.sql'), '-- a probe\n-- recon:postgres-only\nCREATE TABLE recon.unmarked_probe (id integer);\n');
+    await writeFile(
+      path.join(dir, '9003_not_first_line.sql'),
+      '-- a probe\n-- recon:postgres-only\nCREATE TABLE recon.unmarked_probe (id integer);\n',
+    );
   });
   afterAll(async () => {
     await testDb?.drop();
@@ -24,7 +33,11 @@ describe.each(BACKENDS)('the -- recon:postgres-only migration marker on %s', (ba
   });
 
   it.skipIf(skip)(`records marked files as applied and ${backend === 'pglite' ? 'skips' : 'runs'} them`, async () => {
-    expect(await migrate(testDb.database, dir)).toEqual(['9001_marked.sql', '9002_marked_crlf.sql', '9003_not_first_line.sql']);
+    expect(await migrate(testDb.database, dir)).toEqual([
+      '9001_marked.sql',
+      '9002_marked_crlf.sql',
+      '9003_not_first_line.sql',
+    ]);
     const { rows } = await testDb.database.transaction((c) =>
       c.query<{ table_name: string }>(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'recon' AND table_name LIKE '%probe' ORDER BY table_name",

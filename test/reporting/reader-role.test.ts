@@ -71,7 +71,9 @@ describe.skipIf(!hasPostgres)('recon_reader on postgres', () => {
     const { rows } = await recon.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'recon' ORDER BY table_name",
     );
-    expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(['files', 'orders', 'transactions', 'verdicts', 'schema_migrations']));
+    expect(rows.map((r) => r.table_name)).toEqual(
+      expect.arrayContaining(['files', 'orders', 'transactions', 'verdicts', 'schema_migrations']),
+    );
     for (const { table_name: table } of rows) {
       expect(await outcome(reader, `SELECT * FROM recon.${table} LIMIT 1`), table).toBe(INSUFFICIENT_PRIVILEGE);
     }
@@ -88,15 +90,21 @@ describe.skipIf(!hasPostgres)('recon_reader on postgres', () => {
       // A view of one table (run_totals) would be updatable by its owner: the reader is stopped by privileges;
       // a view over a join or an aggregate is not updatable at all (55000) for anyone.
       const refused = [INSUFFICIENT_PRIVILEGE, '55000'];
-      expect(refused, `INSERT ${view}`).toContain(await outcome(reader, `INSERT INTO reporting.${view} DEFAULT VALUES`));
+      expect(refused, `INSERT ${view}`).toContain(
+        await outcome(reader, `INSERT INTO reporting.${view} DEFAULT VALUES`),
+      );
       expect(refused, `DELETE ${view}`).toContain(await outcome(reader, `DELETE FROM reporting.${view}`));
       // The last column: never an identity column, which only DEFAULT may update.
       const column = (await recon.query(`SELECT * FROM reporting.${view} LIMIT 0`)).fields.at(-1)!.name;
-      expect(refused, `UPDATE ${view}`).toContain(await outcome(reader, `UPDATE reporting.${view} SET ${column} = ${column}`));
+      expect(refused, `UPDATE ${view}`).toContain(
+        await outcome(reader, `UPDATE reporting.${view} SET ${column} = ${column}`),
+      );
     }
     expect(await outcome(reader, 'DELETE FROM reporting.run_totals')).toBe(INSUFFICIENT_PRIVILEGE);
     for (const schema of ['public', 'reporting', 'recon']) {
-      expect(await outcome(reader, `CREATE TABLE ${schema}.acct_scratch (id integer)`), schema).toBe(INSUFFICIENT_PRIVILEGE);
+      expect(await outcome(reader, `CREATE TABLE ${schema}.acct_scratch (id integer)`), schema).toBe(
+        INSUFFICIENT_PRIVILEGE,
+      );
     }
     expect(await outcome(reader, 'CREATE SCHEMA acct_scratch')).toBe(INSUFFICIENT_PRIVILEGE);
     expect(await outcome(reader, 'CREATE VIEW reporting.acct_scratch AS SELECT 1')).toBe(INSUFFICIENT_PRIVILEGE);
@@ -132,13 +140,19 @@ describe.skipIf(!hasPostgres)('0006_reporting_reader.sql on two databases at onc
   });
 
   it('tolerates the role being created by the other database meanwhile', async () => {
-    const script = (await readFile(path.join(migrationsDir(), '0006_reporting_reader.sql'), 'utf8')).replaceAll('recon_reader', role);
+    const script = (await readFile(path.join(migrationsDir(), '0006_reporting_reader.sql'), 'utf8')).replaceAll(
+      'recon_reader',
+      role,
+    );
     const [a, b] = clients as [pg.Client, pg.Client];
     await a.query('BEGIN');
     await a.query(script);
     await b.query('BEGIN');
     const bPid = (await b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-    const bDone = b.query(script).then(() => 'ok', (error: unknown) => (error as Error).message);
+    const bDone = b.query(script).then(
+      () => 'ok',
+      (error: unknown) => (error as Error).message,
+    );
     await waitUntilBlocked(a, bPid);
     await a.query('COMMIT');
     expect(await bDone).toBe('ok');
@@ -146,7 +160,10 @@ describe.skipIf(!hasPostgres)('0006_reporting_reader.sql on two databases at onc
 
     const { rows } = await a.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_roles WHERE rolname = $1', [role]);
     expect(rows).toEqual([{ n: 1 }]);
-    const readable = await b.query<{ ok: boolean }>("SELECT has_table_privilege($1, 'reporting.exceptions', 'SELECT') AS ok", [role]);
+    const readable = await b.query<{ ok: boolean }>(
+      "SELECT has_table_privilege($1, 'reporting.exceptions', 'SELECT') AS ok",
+      [role],
+    );
     expect(readable.rows).toEqual([{ ok: true }]);
   });
 });

@@ -1,6 +1,12 @@
 import type { Insertable } from 'kysely';
 import type { Connection, Database } from '../../src/db/database.ts';
-import type { FilesTable, OrdersTable, ReconciliationRunsTable, TransactionsTable, VerdictsTable } from '../../src/db/schema.ts';
+import type {
+  FilesTable,
+  OrdersTable,
+  ReconciliationRunsTable,
+  TransactionsTable,
+  VerdictsTable,
+} from '../../src/db/schema.ts';
 
 /** Every view of schema reporting, in name order. */
 export const REPORTING_VIEWS = [
@@ -61,19 +67,46 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
   const file = async (values: Insertable<FilesTable>) =>
     String((await db.insertInto('recon.files').values(values).returning('file_id').executeTakeFirstOrThrow()).file_id);
   const fileA = await file({
-    name: 'exports/2026-03-02.csv', arrival: 'ingest', sha256: 'a'.repeat(64), size_bytes: 512, compression: 'none',
-    received_at: '2026-03-02T06:00:00Z', finished_at: '2026-03-02T06:00:01Z', status: 'loaded',
-    rows_total: 4, rows_inserted: 3, rows_updated: 0, rows_unchanged: 0, rows_rejected: 1,
+    name: 'exports/2026-03-02.csv',
+    arrival: 'ingest',
+    sha256: 'a'.repeat(64),
+    size_bytes: 512,
+    compression: 'none',
+    received_at: '2026-03-02T06:00:00Z',
+    finished_at: '2026-03-02T06:00:01Z',
+    status: 'loaded',
+    rows_total: 4,
+    rows_inserted: 3,
+    rows_updated: 0,
+    rows_unchanged: 0,
+    rows_rejected: 1,
   });
   const fileB = await file({
-    name: 'exports/2026-03-03.zip', arrival: 'ingest', sha256: 'b'.repeat(64), size_bytes: 300, compression: 'zip',
-    received_at: '2026-03-03T06:00:00Z', finished_at: '2026-03-03T06:00:02Z', status: 'loaded',
-    rows_total: 3, rows_inserted: 3, rows_updated: 0, rows_unchanged: 0, rows_rejected: 0,
+    name: 'exports/2026-03-03.zip',
+    arrival: 'ingest',
+    sha256: 'b'.repeat(64),
+    size_bytes: 300,
+    compression: 'zip',
+    received_at: '2026-03-03T06:00:00Z',
+    finished_at: '2026-03-03T06:00:02Z',
+    status: 'loaded',
+    rows_total: 3,
+    rows_inserted: 3,
+    rows_updated: 0,
+    rows_unchanged: 0,
+    rows_rejected: 0,
   });
   const fileC = await file({
-    name: 'exports/broken.csv.gz', arrival: 'ingest', sha256: 'c'.repeat(64), size_bytes: 20, compression: 'gzip',
-    received_at: '2026-03-04T06:00:00Z', finished_at: '2026-03-04T06:00:00Z', status: 'failed',
-    error_code: 'ARCHIVE_CORRUPT', error: 'truncated or corrupt gzip data (unexpected end of file)',
+    name: 'exports/broken.csv.gz',
+    arrival: 'ingest',
+    sha256: 'c'.repeat(64),
+    size_bytes: 20,
+    compression: 'gzip',
+    received_at: '2026-03-04T06:00:00Z',
+    finished_at: '2026-03-04T06:00:00Z',
+    status: 'failed',
+    error_code: 'ARCHIVE_CORRUPT',
+    error: 'truncated or corrupt gzip data (unexpected end of file)',
   });
   const { nightly_run_id: nightlyRunD } = await db
     .insertInto('recon.nightly_runs')
@@ -82,151 +115,381 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
     .executeTakeFirstOrThrow();
   const { request_id } = await db
     .insertInto('recon.export_requests')
-    .values({ token: 'seedD0tok', nightly_run_id: nightlyRunD, order_ids: ['O1'], compression: 'gzip', batch: 2, attempt: 2, state: 'ingested', expires_at: '2026-03-05T01:30:00Z' })
+    .values({
+      token: 'seedD0tok',
+      nightly_run_id: nightlyRunD,
+      order_ids: ['O1'],
+      compression: 'gzip',
+      batch: 2,
+      attempt: 2,
+      state: 'ingested',
+      expires_at: '2026-03-05T01:30:00Z',
+    })
     .returning('request_id')
     .executeTakeFirstOrThrow();
   const { delivery_id: deliveryD } = await db
     .insertInto('recon.deliveries')
-    .values({ request_id, received_at: '2026-03-04T02:31:00Z', sha256: 'd'.repeat(64), bytes: 90, filename: 'transactions-0304.csv.gz', state: 'ingested' })
+    .values({
+      request_id,
+      received_at: '2026-03-04T02:31:00Z',
+      sha256: 'd'.repeat(64),
+      bytes: 90,
+      filename: 'transactions-0304.csv.gz',
+      state: 'ingested',
+    })
     .returning('delivery_id')
     .executeTakeFirstOrThrow();
   const fileD = await file({
-    name: `nightly 2026-03-04 batch 2 attempt 2: transactions-0304.csv.gz (delivery ${deliveryD})`, arrival: 'delivery', delivery_id: deliveryD,
-    sha256: 'd'.repeat(64), size_bytes: 90, compression: 'gzip', received_at: '2026-03-04T02:31:05Z', finished_at: '2026-03-04T02:31:06Z',
-    status: 'loaded', rows_total: 1, rows_inserted: 0, rows_updated: 0, rows_unchanged: 1, rows_rejected: 0,
+    name: `nightly 2026-03-04 batch 2 attempt 2: transactions-0304.csv.gz (delivery ${deliveryD})`,
+    arrival: 'delivery',
+    delivery_id: deliveryD,
+    sha256: 'd'.repeat(64),
+    size_bytes: 90,
+    compression: 'gzip',
+    received_at: '2026-03-04T02:31:05Z',
+    finished_at: '2026-03-04T02:31:06Z',
+    status: 'loaded',
+    rows_total: 1,
+    rows_inserted: 0,
+    rows_updated: 0,
+    rows_unchanged: 1,
+    rows_rejected: 0,
   });
   await db.updateTable('recon.deliveries').set({ file_id: fileD }).where('delivery_id', '=', deliveryD).execute();
   const fileE = await file({
-    name: 'backfill:getTransactions 2026-03-05T10:00:00Z O2', arrival: 'backfill', sha256: 'e'.repeat(64), size_bytes: 120, compression: 'none',
-    received_at: '2026-03-05T10:00:01Z', finished_at: '2026-03-05T10:00:01Z', status: 'loaded',
-    rows_total: 1, rows_inserted: 0, rows_updated: 0, rows_unchanged: 1, rows_rejected: 0,
+    name: 'backfill:getTransactions 2026-03-05T10:00:00Z O2',
+    arrival: 'backfill',
+    sha256: 'e'.repeat(64),
+    size_bytes: 120,
+    compression: 'none',
+    received_at: '2026-03-05T10:00:01Z',
+    finished_at: '2026-03-05T10:00:01Z',
+    status: 'loaded',
+    rows_total: 1,
+    rows_inserted: 0,
+    rows_updated: 0,
+    rows_unchanged: 1,
+    rows_rejected: 0,
   });
 
-  const transaction = (id: string, fileId: string, line: number, fields: Partial<Insertable<TransactionsTable>>): Insertable<TransactionsTable> => ({
+  const transaction = (
+    id: string,
+    fileId: string,
+    line: number,
+    fields: Partial<Insertable<TransactionsTable>>,
+  ): Insertable<TransactionsTable> => ({
     // Loaded before every run below: an explanation marks a transaction changed after its run.
-    transaction_id: id, identifier: 'merchant', extra: '{}', file_id: fileId, line, updated_at: '2026-03-03T06:00:02Z', ...fields,
+    transaction_id: id,
+    identifier: 'merchant',
+    extra: '{}',
+    file_id: fileId,
+    line,
+    updated_at: '2026-03-03T06:00:02Z',
+    ...fields,
   });
   await db
     .insertInto('recon.transactions')
     .values([
       transaction('T1', fileA, 2, {
-        order_id: 'O1', operation_type: 'payment', occurred_at: '2026-03-01T23:35:00Z', amount_minor: '1000',
-        currency: 'EUR', exec_code: '0000', fees_minor: '25', schedule_index: 1, schedule_count: 3, card_type: 'CB',
-        card_country: 'FR', client_email: 'someone@example.org',
+        order_id: 'O1',
+        operation_type: 'payment',
+        occurred_at: '2026-03-01T23:35:00Z',
+        amount_minor: '1000',
+        currency: 'EUR',
+        exec_code: '0000',
+        fees_minor: '25',
+        schedule_index: 1,
+        schedule_count: 3,
+        card_type: 'CB',
+        card_country: 'FR',
+        client_email: 'someone@example.org',
       }),
       transaction('T2', fileB, 3, {
-        order_id: 'O4', operation_type: 'payment', occurred_at: '2026-03-01T12:05:00Z', amount_minor: BIG.toString(),
-        currency: 'EUR', exec_code: '0000', entry: 'export.csv',
+        order_id: 'O4',
+        operation_type: 'payment',
+        occurred_at: '2026-03-01T12:05:00Z',
+        amount_minor: BIG.toString(),
+        currency: 'EUR',
+        exec_code: '0000',
+        entry: 'export.csv',
       }),
       transaction('T3', fileB, 4, {
-        order_id: 'O2', operation_type: 'authorization', occurred_at: '2026-03-02T00:15:00Z', amount_minor: '3000',
-        currency: 'EUR', exec_code: '0002', retry_index: 1, retry_count: 2, entry: 'export.csv',
+        order_id: 'O2',
+        operation_type: 'authorization',
+        occurred_at: '2026-03-02T00:15:00Z',
+        amount_minor: '3000',
+        currency: 'EUR',
+        exec_code: '0002',
+        retry_index: 1,
+        retry_count: 2,
+        entry: 'export.csv',
       }),
       transaction('T4', fileA, 3, {
-        order_id: 'UNK-9', operation_type: 'payment', occurred_at: '2026-03-01T08:00:00Z', amount_minor: '700',
-        currency: 'EUR', exec_code: '0000',
+        order_id: 'UNK-9',
+        operation_type: 'payment',
+        occurred_at: '2026-03-01T08:00:00Z',
+        amount_minor: '700',
+        currency: 'EUR',
+        exec_code: '0000',
       }),
       transaction('T5', fileA, 4, {}),
       transaction('T6', fileB, 5, {
-        order_id: 'UNK-0', operation_type: 'payment', occurred_at: '2026-03-02T09:00:00Z', amount_minor: '400',
-        currency: 'EUR', exec_code: '0000', entry: 'export.csv',
+        order_id: 'UNK-0',
+        operation_type: 'payment',
+        occurred_at: '2026-03-02T09:00:00Z',
+        amount_minor: '400',
+        currency: 'EUR',
+        exec_code: '0000',
+        entry: 'export.csv',
       }),
     ])
     .execute();
-  await db.insertInto('recon.rejected_rows').values({ file_id: fileA, line: 5, raw: 'T7;O1;payment;x', reason: 'AMOUNT: not a decimal number' }).execute();
+  await db
+    .insertInto('recon.rejected_rows')
+    .values({ file_id: fileA, line: 5, raw: 'T7;O1;payment;x', reason: 'AMOUNT: not a decimal number' })
+    .execute();
 
   const orderImport = async (source: 'file' | 'database', name: string) =>
     String(
       (
         await db
           .insertInto('recon.order_imports')
-          .values({ source, name, status: 'loaded', started_at: '2026-03-02T05:00:00Z', finished_at: '2026-03-02T05:00:01Z' })
+          .values({
+            source,
+            name,
+            status: 'loaded',
+            started_at: '2026-03-02T05:00:00Z',
+            finished_at: '2026-03-02T05:00:01Z',
+          })
           .returning('import_id')
           .executeTakeFirstOrThrow()
       ).import_id,
     );
   const importFile = await orderImport('file', 'orders/march.csv');
   const importDb = await orderImport('database', 'shop-db.internal/shop');
-  const order = (id: string, fields: Pick<Insertable<OrdersTable>, 'amount_minor' | 'status' | 'created_at'> & Partial<Insertable<OrdersTable>>): Insertable<OrdersTable> => ({
-    order_id: id, currency: 'EUR', refunded_minor: '0', payment_method: 'wallet', updated_at: '2026-03-02T05:00:01Z',
-    import_id: importDb, line: null, ...fields,
+  const order = (
+    id: string,
+    fields: Pick<Insertable<OrdersTable>, 'amount_minor' | 'status' | 'created_at'> & Partial<Insertable<OrdersTable>>,
+  ): Insertable<OrdersTable> => ({
+    order_id: id,
+    currency: 'EUR',
+    refunded_minor: '0',
+    payment_method: 'wallet',
+    updated_at: '2026-03-02T05:00:01Z',
+    import_id: importDb,
+    line: null,
+    ...fields,
   });
   await db
     .insertInto('recon.orders')
     .values([
-      order('O1', { amount_minor: '1250', status: 'paid', payment_method: 'instalment', created_at: '2026-03-01T23:30:00Z', import_id: importFile, line: 2 }),
-      order('O2', { amount_minor: '3000', status: 'authorized', created_at: '2026-03-02T00:10:00Z', import_id: importFile, line: 4 }),
+      order('O1', {
+        amount_minor: '1250',
+        status: 'paid',
+        payment_method: 'instalment',
+        created_at: '2026-03-01T23:30:00Z',
+        import_id: importFile,
+        line: 2,
+      }),
+      order('O2', {
+        amount_minor: '3000',
+        status: 'authorized',
+        created_at: '2026-03-02T00:10:00Z',
+        import_id: importFile,
+        line: 4,
+      }),
       order('O3', { amount_minor: '500', currency: 'JPY', status: 'cancelled', created_at: '2026-03-01T10:00:00Z' }),
-      order('O4', { amount_minor: BIG.toString(), status: 'paid', payment_method: 'instalment', created_at: '2026-03-01T12:00:00Z' }),
+      order('O4', {
+        amount_minor: BIG.toString(),
+        status: 'paid',
+        payment_method: 'instalment',
+        created_at: '2026-03-01T12:00:00Z',
+      }),
       // Never judged: no verdict, so no row in the reconciliation views or the daily summary.
       order('O5', { amount_minor: '100', status: 'paid', created_at: '2026-03-01T13:00:00Z' }),
     ])
     .execute();
-  await db.insertInto('recon.rejected_order_rows').values({ import_id: importFile, line: 3, raw: 'O9;1,5;EUR', reason: 'amount: not a decimal number' }).execute();
+  await db
+    .insertInto('recon.rejected_order_rows')
+    .values({ import_id: importFile, line: 3, raw: 'O9;1,5;EUR', reason: 'amount: not a decimal number' })
+    .execute();
 
   const run = async (asOf: Date, fields: Partial<Insertable<ReconciliationRunsTable>>) =>
     String(
       (
         await db
           .insertInto('recon.reconciliation_runs')
-          .values({ as_of: asOf, scope: '{"kind":"all"}', description: 'all orders and unknown ORDERIDs', tolerance_minor: '0', grace_hours: 24, started_at: asOf, ...fields })
+          .values({
+            as_of: asOf,
+            scope: '{"kind":"all"}',
+            description: 'all orders and unknown ORDERIDs',
+            tolerance_minor: '0',
+            grace_hours: 24,
+            started_at: asOf,
+            ...fields,
+          })
           .returning('run_id')
           .executeTakeFirstOrThrow()
       ).run_id,
     );
   const run1 = await run(asOf1, {
-    finished_at: new Date(asOf1.getTime() + 2000), orders_in_scope: 5,
+    finished_at: new Date(asOf1.getTime() + 2000),
+    orders_in_scope: 5,
     counts: JSON.stringify({ amount_mismatch: 1, pending: 1, matched: 1, missing_at_provider: 1, unknown_order: 1 }),
   });
   const run2 = await run(asOf2, {
-    scope: JSON.stringify({ kind: 'orders', count: 4 }), description: '4 orders', tolerance_minor: '5',
-    finished_at: new Date(asOf2.getTime() + 1000), orders_in_scope: 3, not_found: ['NOPE'], not_found_count: 1,
+    scope: JSON.stringify({ kind: 'orders', count: 4 }),
+    description: '4 orders',
+    tolerance_minor: '5',
+    finished_at: new Date(asOf2.getTime() + 1000),
+    orders_in_scope: 3,
+    not_found: ['NOPE'],
+    not_found_count: 1,
     counts: JSON.stringify({ amount_mismatch: 1, matched: 1, unknown_order: 1 }),
   });
-  await db.insertInto('recon.run_scope_orders').values(['O1', 'O4', 'UNK-0', 'NOPE'].map((order_id) => ({ run_id: run2, order_id }))).execute();
+  await db
+    .insertInto('recon.run_scope_orders')
+    .values(['O1', 'O4', 'UNK-0', 'NOPE'].map((order_id) => ({ run_id: run2, order_id })))
+    .execute();
   const run3 = await run(asOf3, {
-    scope: JSON.stringify({ kind: 'created_since', since: '2026-04-01' }), description: 'orders created since 2026-04-01', finished_at: new Date(asOf3.getTime() + 1000),
-    orders_in_scope: 0, counts: '{}', suspect: true, suspect_reason: 'orders expect money but no transaction at all was found',
+    scope: JSON.stringify({ kind: 'created_since', since: '2026-04-01' }),
+    description: 'orders created since 2026-04-01',
+    finished_at: new Date(asOf3.getTime() + 1000),
+    orders_in_scope: 0,
+    counts: '{}',
+    suspect: true,
+    suspect_reason: 'orders expect money but no transaction at all was found',
   });
   const run4 = await run(asOf4, {});
 
-  type VerdictFields = Pick<Insertable<VerdictsTable>, 'status' | 'expected_minor' | 'settled_minor' | 'delta_minor'> & Partial<Insertable<VerdictsTable>>;
+  type VerdictFields = Pick<Insertable<VerdictsTable>, 'status' | 'expected_minor' | 'settled_minor' | 'delta_minor'> &
+    Partial<Insertable<VerdictsTable>>;
   const verdict = (runId: string, orderId: string, fields: VerdictFields): Insertable<VerdictsTable> => ({
-    run_id: runId, order_id: orderId, known_order: true, lifecycle: null, first_seen_run_id: null, first_seen_at: null,
-    currency: 'EUR', transaction_ids: [], warnings: null,
-    explanation: fields.status === 'matched' ? null : JSON.stringify({ rule: fields.status, transactions: [], warnings: [] }), ...fields,
+    run_id: runId,
+    order_id: orderId,
+    known_order: true,
+    lifecycle: null,
+    first_seen_run_id: null,
+    first_seen_at: null,
+    currency: 'EUR',
+    transaction_ids: [],
+    warnings: null,
+    explanation:
+      fields.status === 'matched' ? null : JSON.stringify({ rule: fields.status, transactions: [], warnings: [] }),
+    ...fields,
   });
-  const firstSeen = (runId: string, asOf: Date) => ({ lifecycle: 'new' as const, first_seen_run_id: runId, first_seen_at: asOf });
+  const firstSeen = (runId: string, asOf: Date) => ({
+    lifecycle: 'new' as const,
+    first_seen_run_id: runId,
+    first_seen_at: asOf,
+  });
   await db
     .insertInto('recon.verdicts')
     .values([
-      verdict(run1, 'O1', { status: 'amount_mismatch', ...firstSeen(run1, asOf1), expected_minor: '1250', settled_minor: '1000', delta_minor: '-250' }),
+      verdict(run1, 'O1', {
+        status: 'amount_mismatch',
+        ...firstSeen(run1, asOf1),
+        expected_minor: '1250',
+        settled_minor: '1000',
+        delta_minor: '-250',
+      }),
       verdict(run1, 'O2', { status: 'pending', expected_minor: '3000', settled_minor: '0', delta_minor: '-3000' }),
-      verdict(run1, 'O3', { status: 'matched', currency: 'JPY', expected_minor: '0', settled_minor: '0', delta_minor: '0' }),
-      verdict(run1, 'O4', { status: 'missing_at_provider', ...firstSeen(run1, asOf1), expected_minor: BIG.toString(), settled_minor: '0', delta_minor: (-BIG).toString() }),
-      verdict(run1, 'UNK-9', { status: 'unknown_order', known_order: false, ...firstSeen(run1, asOf1), expected_minor: '0', settled_minor: '700', delta_minor: '700' }),
+      verdict(run1, 'O3', {
+        status: 'matched',
+        currency: 'JPY',
+        expected_minor: '0',
+        settled_minor: '0',
+        delta_minor: '0',
+      }),
+      verdict(run1, 'O4', {
+        status: 'missing_at_provider',
+        ...firstSeen(run1, asOf1),
+        expected_minor: BIG.toString(),
+        settled_minor: '0',
+        delta_minor: (-BIG).toString(),
+      }),
+      verdict(run1, 'UNK-9', {
+        status: 'unknown_order',
+        known_order: false,
+        ...firstSeen(run1, asOf1),
+        expected_minor: '0',
+        settled_minor: '700',
+        delta_minor: '700',
+      }),
       verdict(run2, 'O1', {
-        status: 'amount_mismatch', ...firstSeen(run1, asOf1), lifecycle: 'persisting', expected_minor: '1250', settled_minor: '1000', delta_minor: '-250',
+        status: 'amount_mismatch',
+        ...firstSeen(run1, asOf1),
+        lifecycle: 'persisting',
+        expected_minor: '1250',
+        settled_minor: '1000',
+        delta_minor: '-250',
         transaction_ids: ['T1'],
-        explanation: JSON.stringify({ rule: 'amount_mismatch', warnings: ['instalment SCHEDULE position missing: 2, 3'] }),
+        explanation: JSON.stringify({
+          rule: 'amount_mismatch',
+          warnings: ['instalment SCHEDULE position missing: 2, 3'],
+        }),
       }),
       verdict(run2, 'O4', {
-        status: 'matched', lifecycle: 'resolved', expected_minor: BIG.toString(), settled_minor: BIG.toString(), delta_minor: '0',
-        transaction_ids: ['T2'], warnings: ['abandoned at the redirect step (0002), no money moved: T9'],
+        status: 'matched',
+        lifecycle: 'resolved',
+        expected_minor: BIG.toString(),
+        settled_minor: BIG.toString(),
+        delta_minor: '0',
+        transaction_ids: ['T2'],
+        warnings: ['abandoned at the redirect step (0002), no money moved: T9'],
       }),
-      verdict(run2, 'UNK-0', { status: 'unknown_order', known_order: false, ...firstSeen(run2, asOf2), expected_minor: '0', settled_minor: '400', delta_minor: '400' }),
+      verdict(run2, 'UNK-0', {
+        status: 'unknown_order',
+        known_order: false,
+        ...firstSeen(run2, asOf2),
+        expected_minor: '0',
+        settled_minor: '400',
+        delta_minor: '400',
+      }),
     ])
     .execute();
   await db
     .insertInto('recon.run_totals')
     .values([
-      { run_id: run1, currency: 'EUR', orders: 3, unknown_orders: 1, expected_minor: (1250n + 3000n + BIG).toString(), settled_minor: '1700' },
+      {
+        run_id: run1,
+        currency: 'EUR',
+        orders: 3,
+        unknown_orders: 1,
+        expected_minor: (1250n + 3000n + BIG).toString(),
+        settled_minor: '1700',
+      },
       { run_id: run1, currency: 'JPY', orders: 1, unknown_orders: 0, expected_minor: '0', settled_minor: '0' },
-      { run_id: run2, currency: 'EUR', orders: 2, unknown_orders: 1, expected_minor: (1250n + BIG).toString(), settled_minor: (1000n + BIG + 400n).toString() },
+      {
+        run_id: run2,
+        currency: 'EUR',
+        orders: 2,
+        unknown_orders: 1,
+        expected_minor: (1250n + BIG).toString(),
+        settled_minor: (1000n + BIG + 400n).toString(),
+      },
     ])
     .execute();
 
-  return { asOf1, asOf2, asOf3, asOf4, fileA, fileB, fileC, fileD, fileE, deliveryD: String(deliveryD), nightlyRunD: String(nightlyRunD), importFile, importDb, run1, run2, run3, run4 };
+  return {
+    asOf1,
+    asOf2,
+    asOf3,
+    asOf4,
+    fileA,
+    fileB,
+    fileC,
+    fileD,
+    fileE,
+    deliveryD: String(deliveryD),
+    nightlyRunD: String(nightlyRunD),
+    importFile,
+    importDb,
+    run1,
+    run2,
+    run3,
+    run4,
+  };
 }
 
 type Value = string | number | boolean | null | unknown[] | Record<string, unknown>;

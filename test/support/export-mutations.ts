@@ -80,14 +80,32 @@ function zipFields(bytes: Buffer): Field[] {
   };
   let n = 0;
   for (const at of signatures(bytes, 0x04034b50)) {
-    add(`local[${n++}]`, at, { signature: [0, 4], flags: [6, 2], method: [8, 2], crc: [14, 4], compressedSize: [18, 4], size: [22, 4], nameLength: [26, 2], extraLength: [28, 2] });
+    add(`local[${n++}]`, at, {
+      signature: [0, 4],
+      flags: [6, 2],
+      method: [8, 2],
+      crc: [14, 4],
+      compressedSize: [18, 4],
+      size: [22, 4],
+      nameLength: [26, 2],
+      extraLength: [28, 2],
+    });
   }
   n = 0;
   for (const at of signatures(bytes, 0x02014b50)) {
     const record = `central[${n++}]`;
     add(record, at, {
-      signature: [0, 4], flags: [8, 2], method: [10, 2], crc: [16, 4], compressedSize: [20, 4], size: [24, 4], nameLength: [28, 2],
-      extraLength: [30, 2], commentLength: [32, 2], disk: [34, 2], localHeaderOffset: [42, 4],
+      signature: [0, 4],
+      flags: [8, 2],
+      method: [10, 2],
+      crc: [16, 4],
+      compressedSize: [20, 4],
+      size: [24, 4],
+      nameLength: [28, 2],
+      extraLength: [30, 2],
+      commentLength: [32, 2],
+      disk: [34, 2],
+      localHeaderOffset: [42, 4],
     });
     if (at + 46 > bytes.length) continue;
     // The zip64 extra field: its size, then up to three 64-bit values (sizes and local header offset).
@@ -99,13 +117,29 @@ function zipFields(bytes: Buffer): Field[] {
     }
   }
   for (const at of signatures(bytes, 0x06054b50)) {
-    add('end', at, { signature: [0, 4], disk: [4, 2], directoryDisk: [6, 2], entriesOnDisk: [8, 2], entries: [10, 2], directorySize: [12, 4], directoryOffset: [16, 4], commentLength: [20, 2] });
+    add('end', at, {
+      signature: [0, 4],
+      disk: [4, 2],
+      directoryDisk: [6, 2],
+      entriesOnDisk: [8, 2],
+      entries: [10, 2],
+      directorySize: [12, 4],
+      directoryOffset: [16, 4],
+      commentLength: [20, 2],
+    });
   }
-  for (const at of signatures(bytes, 0x07064b50)) add('zip64Locator', at, { signature: [0, 4], disk: [4, 4], recordOffset: [8, 8], disks: [16, 4] });
+  for (const at of signatures(bytes, 0x07064b50))
+    add('zip64Locator', at, { signature: [0, 4], disk: [4, 4], recordOffset: [8, 8], disks: [16, 4] });
   for (const at of signatures(bytes, 0x06064b50)) {
     add('zip64Record', at, {
-      signature: [0, 4], recordSize: [4, 8], disk: [16, 4], directoryDisk: [20, 4], entriesOnDisk: [24, 8], entries: [32, 8],
-      directorySize: [40, 8], directoryOffset: [48, 8],
+      signature: [0, 4],
+      recordSize: [4, 8],
+      disk: [16, 4],
+      directoryDisk: [20, 4],
+      entriesOnDisk: [24, 8],
+      entries: [32, 8],
+      directorySize: [40, 8],
+      directoryOffset: [48, 8],
     });
   }
   return fields;
@@ -114,7 +148,12 @@ function zipFields(bytes: Buffer): Field[] {
 /** Each member's header (method, flags, FEXTRA length) and trailer (crc-32, ISIZE). */
 function gzipFields(bytes: Buffer): Field[] {
   const starts: number[] = [];
-  for (let at = bytes.indexOf(Buffer.from([0x1f, 0x8b, 0x08])); at >= 0; at = bytes.indexOf(Buffer.from([0x1f, 0x8b, 0x08]), at + 1)) starts.push(at);
+  for (
+    let at = bytes.indexOf(Buffer.from([0x1f, 0x8b, 0x08]));
+    at >= 0;
+    at = bytes.indexOf(Buffer.from([0x1f, 0x8b, 0x08]), at + 1)
+  )
+    starts.push(at);
   const fields: Field[] = [];
   starts.forEach((start, n) => {
     const end = starts[n + 1] ?? bytes.length;
@@ -125,7 +164,11 @@ function gzipFields(bytes: Buffer): Field[] {
       // Read as FEXTRA's length once the flags say so; the mutation sets FEXTRA with it (see fieldMutation).
       { name: `member[${n}].extraLength`, offset: start + 10, width: 2 },
     );
-    if (end - 8 > start + 10) fields.push({ name: `member[${n}].crc`, offset: end - 8, width: 4 }, { name: `member[${n}].isize`, offset: end - 4, width: 4 });
+    if (end - 8 > start + 10)
+      fields.push(
+        { name: `member[${n}].crc`, offset: end - 8, width: 4 },
+        { name: `member[${n}].isize`, offset: end - 4, width: 4 },
+      );
   });
   return fields.filter((field) => field.offset + field.width <= bytes.length);
 }
@@ -139,7 +182,8 @@ const END_MAGIC = 0x177245385090n;
  */
 function bzip2Fields(bytes: Buffer): { bytes: Field[]; bits: BitField[] } {
   const fields: Field[] = [];
-  for (let at = bytes.indexOf('BZh'); at >= 0; at = bytes.indexOf('BZh', at + 1)) fields.push({ name: `stream@${at}.blockSize`, offset: at + 3, width: 1 });
+  for (let at = bytes.indexOf('BZh'); at >= 0; at = bytes.indexOf('BZh', at + 1))
+    fields.push({ name: `stream@${at}.blockSize`, offset: at + 3, width: 1 });
   const bits: BitField[] = [];
   for (let bit = 0; bit + 48 <= bytes.length * 8; bit++) {
     const value = readBits(bytes, bit, 48);
@@ -177,8 +221,23 @@ function hurtfulValues(width: number, original: bigint, fileLength: number, rand
   const bits = BigInt(width * 8);
   const max = (1n << bits) - 1n;
   const length = BigInt(fileLength);
-  const values = [0n, 1n, max, max - 1n, 1n << (bits - 1n), (1n << (bits - 1n)) - 1n, original + 1n, original - 1n, original * 2n, original + 46n,
-    length, length - 1n, length + 1n, length * 2n, BigInt(Math.floor(random() * Number(max > 0xffffffffn ? 0xffffffffn : max)))];
+  const values = [
+    0n,
+    1n,
+    max,
+    max - 1n,
+    1n << (bits - 1n),
+    (1n << (bits - 1n)) - 1n,
+    original + 1n,
+    original - 1n,
+    original * 2n,
+    original + 46n,
+    length,
+    length - 1n,
+    length + 1n,
+    length * 2n,
+    BigInt(Math.floor(random() * Number(max > 0xffffffffn ? 0xffffffffn : max))),
+  ];
   if (width === 8) values.push(2n ** 53n - 1n, 2n ** 53n + 1n, 2n ** 63n - 1n, 2n ** 63n, 2n ** 63n - 100n);
   return values.map((value) => ((value % (max + 1n)) + max + 1n) % (max + 1n));
 }
@@ -188,9 +247,10 @@ function fieldMutation(original: Buffer, fields: { bytes: Field[]; bits: BitFiel
   if (fields.bits.length > 0 && (fields.bytes.length === 0 || random() < 0.7)) {
     const field = pick(random, fields.bits);
     const current = readBits(bytes, field.bit, field.bits);
-    const value = random() < 0.5
-      ? current ^ (1n << BigInt(below(random, field.bits)))
-      : BigInt(Math.floor(random() * 2 ** Math.min(field.bits, 32)));
+    const value =
+      random() < 0.5
+        ? current ^ (1n << BigInt(below(random, field.bits)))
+        : BigInt(Math.floor(random() * 2 ** Math.min(field.bits, 32)));
     writeBits(bytes, field.bit, field.bits, value);
     return { kind: `bzip2 ${field.name} = ${value}`, bytes };
   }
@@ -237,15 +297,24 @@ function byteMutation(original: Buffer, random: () => number): Mutation {
   if (kind === 1) {
     const start = position();
     const end = Math.min(length, start + 1 + below(random, 64));
-    return { kind: `delete ${start}..${end}`, bytes: Buffer.concat([original.subarray(0, start), original.subarray(end)]) };
+    return {
+      kind: `delete ${start}..${end}`,
+      bytes: Buffer.concat([original.subarray(0, start), original.subarray(end)]),
+    };
   }
   if (kind === 2) {
     const at = position();
     const inserted = randomBytes(random, 1 + below(random, 32));
-    return { kind: `insert ${inserted.length} bytes at ${at}`, bytes: Buffer.concat([original.subarray(0, at), inserted, original.subarray(at)]) };
+    return {
+      kind: `insert ${inserted.length} bytes at ${at}`,
+      bytes: Buffer.concat([original.subarray(0, at), inserted, original.subarray(at)]),
+    };
   }
   if (kind === 3) {
-    const appended = random() < 0.5 ? randomBytes(random, 1 + below(random, 64)) : Buffer.from(pick(random, ['B', 'BZ', 'BZh9', 'PK\x05\x06', '\x1f\x8b\x08\x00']));
+    const appended =
+      random() < 0.5
+        ? randomBytes(random, 1 + below(random, 64))
+        : Buffer.from(pick(random, ['B', 'BZ', 'BZh9', 'PK\x05\x06', '\x1f\x8b\x08\x00']));
     return { kind: `append ${appended.length} bytes`, bytes: Buffer.concat([original, appended]) };
   }
   const bytes = Buffer.from(original);

@@ -21,7 +21,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     socket.once('close', () => sockets.delete(socket));
   };
   let server = listening();
-  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
+  const port = await new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)),
+  );
 
   function listening(): net.Server {
     return net.createServer((client) => {

@@ -32,7 +32,10 @@ export interface TestDatabase {
  * A fresh, migrated database of its own: a new PostgreSQL database, or a PGlite directory. `migrationsDir` migrates
  * it with those files instead of the shipped ones (a schema as an earlier version left it).
  */
-export async function createTestDatabase(backend: Backend, options: { migrationsDir?: string } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  backend: Backend,
+  options: { migrationsDir?: string } = {},
+): Promise<TestDatabase> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'recon-test-'));
   let databaseUrl: string | undefined;
   let dbName: string | undefined;

@@ -13,15 +13,49 @@ export interface ZipLayout {
   readonly zip64Record: number | null;
 }
 
-export const LOCAL_FIELDS = { signature: 0, flags: 6, method: 8, crc: 14, compressedSize: 18, size: 22, nameLength: 26, extraLength: 28 } as const;
-export const CENTRAL_FIELDS = {
-  signature: 0, flags: 8, method: 10, crc: 16, compressedSize: 20, size: 24, nameLength: 28, extraLength: 30, commentLength: 32,
-  disk: 34, localHeaderOffset: 42,
+export const LOCAL_FIELDS = {
+  signature: 0,
+  flags: 6,
+  method: 8,
+  crc: 14,
+  compressedSize: 18,
+  size: 22,
+  nameLength: 26,
+  extraLength: 28,
 } as const;
-export const END_FIELDS = { signature: 0, disk: 4, directoryDisk: 6, entriesOnDisk: 8, entries: 10, directorySize: 12, directoryOffset: 16, commentLength: 20 } as const;
+export const CENTRAL_FIELDS = {
+  signature: 0,
+  flags: 8,
+  method: 10,
+  crc: 16,
+  compressedSize: 20,
+  size: 24,
+  nameLength: 28,
+  extraLength: 30,
+  commentLength: 32,
+  disk: 34,
+  localHeaderOffset: 42,
+} as const;
+export const END_FIELDS = {
+  signature: 0,
+  disk: 4,
+  directoryDisk: 6,
+  entriesOnDisk: 8,
+  entries: 10,
+  directorySize: 12,
+  directoryOffset: 16,
+  commentLength: 20,
+} as const;
 export const ZIP64_LOCATOR_FIELDS = { signature: 0, disk: 4, recordOffset: 8, disks: 16 } as const;
 export const ZIP64_RECORD_FIELDS = {
-  signature: 0, recordSize: 4, disk: 16, directoryDisk: 20, entriesOnDisk: 24, entries: 32, directorySize: 40, directoryOffset: 48,
+  signature: 0,
+  recordSize: 4,
+  disk: 16,
+  directoryDisk: 20,
+  entriesOnDisk: 24,
+  entries: 32,
+  directorySize: 40,
+  directoryOffset: 48,
 } as const;
 
 export function zipLayout(zip: Buffer): ZipLayout {

@@ -30,15 +30,33 @@ it("removes the folders of recon processes that are gone, and nothing of a live 
   const dead = deadPid();
   const mine = await makeTempFolder('upload', directory);
   // PID 1 is always running: a folder it owned is a live process's.
-  for (const name of [`recon-${dead}-delivery-AbC123`, `recon-${dead}-upload-XyZ789`, 'recon-1-upload-Live01', 'not-recon-folder', 'recon-notes']) {
+  for (const name of [
+    `recon-${dead}-delivery-AbC123`,
+    `recon-${dead}-upload-XyZ789`,
+    'recon-1-upload-Live01',
+    'not-recon-folder',
+    'recon-notes',
+  ]) {
     await mkdir(path.join(directory, name));
     await writeFile(path.join(directory, name, 'spooled'), 'bytes');
   }
   // A folder of an earlier recon, which did not name its owner: stale only once nothing touched it for an hour.
   await mkdir(path.join(directory, 'recon-delivery-Old123'));
-  await utimes(path.join(directory, 'recon-delivery-Old123'), new Date(Date.now() - 2 * 3600_000), new Date(Date.now() - 2 * 3600_000));
+  await utimes(
+    path.join(directory, 'recon-delivery-Old123'),
+    new Date(Date.now() - 2 * 3600_000),
+    new Date(Date.now() - 2 * 3600_000),
+  );
   await mkdir(path.join(directory, 'recon-delivery-New123'));
 
   expect(await removeStaleTempFolders(directory)).toBe(3);
-  expect((await readdir(directory)).sort()).toEqual(['not-recon-folder', 'recon-1-upload-Live01', 'recon-delivery-New123', 'recon-notes', path.basename(mine.path)].sort());
+  expect((await readdir(directory)).sort()).toEqual(
+    [
+      'not-recon-folder',
+      'recon-1-upload-Live01',
+      'recon-delivery-New123',
+      'recon-notes',
+      path.basename(mine.path),
+    ].sort(),
+  );
 });

@@ -30,7 +30,10 @@ export const DEFAULT_LISTENER_LIMITS: ListenerLimits = {
 };
 
 /** An HTTP server that enforces `limits`; every recon listener (the receiver, the sandbox) is one. */
-export function createBoundedServer(listener: RequestListener, limits: ListenerLimits = DEFAULT_LISTENER_LIMITS): Server {
+export function createBoundedServer(
+  listener: RequestListener,
+  limits: ListenerLimits = DEFAULT_LISTENER_LIMITS,
+): Server {
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,

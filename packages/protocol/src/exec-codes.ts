@@ -9,7 +9,12 @@ export type ExecCodeFamily =
   | 'anti-fraud'; // 6xxx
 
 const FAMILY_BY_DIGIT: Readonly<Record<string, ExecCodeFamily>> = {
-  '0': 'success', '1': 'bad-request', '2': 'bad-reference', '3': 'account', '4': 'refused', '5': 'system',
+  '0': 'success',
+  '1': 'bad-request',
+  '2': 'bad-reference',
+  '3': 'account',
+  '4': 'refused',
+  '5': 'system',
   '6': 'anti-fraud',
 };
 
@@ -77,5 +82,7 @@ export function isRetryableExecCode(code: string): boolean {
 
 export function describeExecCode(code: string): string {
   const normalized = normalizeExecCode(code);
-  return isKnownExecCode(normalized) ? EXEC_CODES[normalized] : `unlisted ${execCodeFamily(normalized) ?? 'unknown'} code`;
+  return isKnownExecCode(normalized)
+    ? EXEC_CODES[normalized]
+    : `unlisted ${execCodeFamily(normalized) ?? 'unknown'} code`;
 }

@@ -41,7 +41,10 @@ export const OPERATION_TYPES = ['authorization', 'payment', 'capture', 'refund',
 export type OperationType = (typeof OPERATION_TYPES)[number];
 
 export const PAYMENT_OPTIONS = [
-  'instalpay-3x', 'instalpay-3xsansfrais', 'instalpay-4x', 'instalpay-4xsansfrais',
+  'instalpay-3x',
+  'instalpay-3xsansfrais',
+  'instalpay-4x',
+  'instalpay-4xsansfrais',
 ] as const;
 export type PaymentOption = (typeof PAYMENT_OPTIONS)[number];
 
@@ -113,8 +116,20 @@ export const FIELD_DICTIONARY = {
   PP_ADDRESS_STATUS: oneOf('none', 'confirmed', 'unconfirmed'),
   PP_PAYER_ID: fixed(13),
   PP_PAYER_STATUS: oneOf(
-    'none', 'canceled-reversal', 'completed', 'denied', 'expired', 'failed', 'in-progress', 'partially-refunded',
-    'pending', 'refunded', 'reversed', 'processed', 'voided', 'completed-funds-held',
+    'none',
+    'canceled-reversal',
+    'completed',
+    'denied',
+    'expired',
+    'failed',
+    'in-progress',
+    'partially-refunded',
+    'pending',
+    'refunded',
+    'reversed',
+    'processed',
+    'voided',
+    'completed-funds-held',
   ),
   PP_PROTECTION_ELIGIBILITY: oneOf('eligible', 'partiallyeligible', 'ineligible'),
   PP_PROTECTION_ELIGIBILITY_TYPE: oneOf('itemnotreceivedeligible', 'unauthorizedpaymenteligible', 'ineligible'),
@@ -129,10 +144,28 @@ export const FIELD_DICTIONARY = {
 export type FieldName = keyof typeof FIELD_DICTIONARY;
 
 export const CART_CATEGORIES = [
-  'computersandsoftware', 'electronics', 'appliances', 'homeandgarden', 'fashion', 'healthandbeauty', 'jewellery',
-  'sport', 'leisureandhobbies', 'carsandmotorbikes', 'furniture', 'kidsandbaby', 'videogamesandconsoles',
-  'toysandgames', 'pets', 'foodanddrink', 'giftandflowers', 'entertainment', 'travel', 'auctionsandgroupbuying',
-  'servicesforindividuals', 'servicesforprofessionals',
+  'computersandsoftware',
+  'electronics',
+  'appliances',
+  'homeandgarden',
+  'fashion',
+  'healthandbeauty',
+  'jewellery',
+  'sport',
+  'leisureandhobbies',
+  'carsandmotorbikes',
+  'furniture',
+  'kidsandbaby',
+  'videogamesandconsoles',
+  'toysandgames',
+  'pets',
+  'foodanddrink',
+  'giftandflowers',
+  'entertainment',
+  'travel',
+  'auctionsandgroupbuying',
+  'servicesforindividuals',
+  'servicesforprofessionals',
 ] as const;
 
 /** The cart item table (`CART[X][FIELD]`). */

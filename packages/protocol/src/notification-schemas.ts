@@ -7,19 +7,43 @@ import { invalidParameter } from './protocol-error.ts';
 
 /** The notification kinds of the spec's Events table, and exactly the fields each carries. */
 export const NOTIFICATION_KINDS = [
-  'instalment-authorization', 'instalment-capture', 'instalment-refund',
-  'wallet-payment', 'wallet-capture', 'wallet-refund',
+  'instalment-authorization',
+  'instalment-capture',
+  'instalment-refund',
+  'wallet-payment',
+  'wallet-capture',
+  'wallet-refund',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 export const COMMON_NOTIFICATION_FIELDS = [
-  'IDENTIFIER', 'OPERATIONTYPE', 'TRANSACTIONID', 'CLIENTIDENT', 'CLIENTEMAIL', 'ORDERID', 'AMOUNT', 'VERSION',
-  'LANGUAGE', 'CURRENCY', 'EXECCODE', 'MESSAGE', 'DESCRIPTOR', 'HASH',
+  'IDENTIFIER',
+  'OPERATIONTYPE',
+  'TRANSACTIONID',
+  'CLIENTIDENT',
+  'CLIENTEMAIL',
+  'ORDERID',
+  'AMOUNT',
+  'VERSION',
+  'LANGUAGE',
+  'CURRENCY',
+  'EXECCODE',
+  'MESSAGE',
+  'DESCRIPTOR',
+  'HASH',
 ] as const satisfies readonly FieldName[];
 
 export const WALLET_NOTIFICATION_FIELDS = [
-  'PP_ADDRESS_STATUS', 'PP_PAYER_ID', 'PP_PAYER_STATUS', 'PP_PROTECTION_ELIGIBILITY', 'PP_PROTECTION_ELIGIBILITY_TYPE',
-  'PP_SHIP_TO_CITY', 'PP_SHIP_TO_COUNTRYCODE', 'PP_SHIP_TO_NAME', 'PP_SHIP_TO_STREET', 'PP_SHIP_TO_ZIP',
+  'PP_ADDRESS_STATUS',
+  'PP_PAYER_ID',
+  'PP_PAYER_STATUS',
+  'PP_PROTECTION_ELIGIBILITY',
+  'PP_PROTECTION_ELIGIBILITY_TYPE',
+  'PP_SHIP_TO_CITY',
+  'PP_SHIP_TO_COUNTRYCODE',
+  'PP_SHIP_TO_NAME',
+  'PP_SHIP_TO_STREET',
+  'PP_SHIP_TO_ZIP',
   'PP_TRANSACTION_ID',
 ] as const satisfies readonly FieldName[];
 
@@ -33,7 +57,10 @@ interface NotificationShape {
  * which the spec does not list: read as the wallet payment's PP_* fields.
  */
 export const NOTIFICATION_SHAPES: Readonly<Record<NotificationKind, NotificationShape>> = {
-  'instalment-authorization': { operationTypes: ['authorization'], fields: [...COMMON_NOTIFICATION_FIELDS, 'EXTRADATA'] },
+  'instalment-authorization': {
+    operationTypes: ['authorization'],
+    fields: [...COMMON_NOTIFICATION_FIELDS, 'EXTRADATA'],
+  },
   'instalment-capture': { operationTypes: ['capture'], fields: [...COMMON_NOTIFICATION_FIELDS, 'EXTRADATA'] },
   'instalment-refund': {
     operationTypes: ['refund'],
@@ -43,14 +70,26 @@ export const NOTIFICATION_SHAPES: Readonly<Record<NotificationKind, Notification
     operationTypes: ['payment', 'authorization'],
     fields: [...COMMON_NOTIFICATION_FIELDS, ...WALLET_NOTIFICATION_FIELDS],
   },
-  'wallet-capture': { operationTypes: ['capture'], fields: [...COMMON_NOTIFICATION_FIELDS, ...WALLET_NOTIFICATION_FIELDS] },
+  'wallet-capture': {
+    operationTypes: ['capture'],
+    fields: [...COMMON_NOTIFICATION_FIELDS, ...WALLET_NOTIFICATION_FIELDS],
+  },
   'wallet-refund': { operationTypes: ['refund'], fields: COMMON_NOTIFICATION_FIELDS },
 };
 
 /** Fields a notification always fills; the others are copied from the request or the buyer and may be empty. */
 const NEVER_EMPTY: ReadonlySet<string> = new Set([
-  'IDENTIFIER', 'OPERATIONTYPE', 'TRANSACTIONID', 'ORDERID', 'AMOUNT', 'VERSION', 'CURRENCY', 'EXECCODE', 'HASH',
-  'EXTERNALENTITYID', 'EXTERNALREFERENCE',
+  'IDENTIFIER',
+  'OPERATIONTYPE',
+  'TRANSACTIONID',
+  'ORDERID',
+  'AMOUNT',
+  'VERSION',
+  'CURRENCY',
+  'EXECCODE',
+  'HASH',
+  'EXTERNALENTITYID',
+  'EXTERNALREFERENCE',
 ]);
 
 function notificationSchema(kind: NotificationKind): z.ZodType<Record<string, string>> {

@@ -37,7 +37,11 @@ export function retryDelay(retry: number, policy: RetryPolicy, random: () => num
  * Runs `attempt` (given its number, 1 for the first) until it succeeds, `shouldRetry` says no, the attempts are
  * spent or `signal` aborts; the last failure is thrown.
  */
-export async function retry<T>(attempt: (attemptNumber: number) => Promise<T>, policy: RetryPolicy, options: RetryOptions = {}): Promise<T> {
+export async function retry<T>(
+  attempt: (attemptNumber: number) => Promise<T>,
+  policy: RetryPolicy,
+  options: RetryOptions = {},
+): Promise<T> {
   const { shouldRetry = () => true, signal, onRetry } = options;
   for (let made = 1; ; made++) {
     try {

@@ -65,13 +65,27 @@ export function wallClockAt(instant: Date | number, timeZone: string): WallClock
   let beforeCommonEra = false;
   for (const part of formatterOf(timeZone).formatToParts(instant)) {
     switch (part.type) {
-      case 'year': year = Number(part.value); break;
-      case 'month': month = Number(part.value); break;
-      case 'day': day = Number(part.value); break;
-      case 'hour': hour = Number(part.value); break;
-      case 'minute': minute = Number(part.value); break;
-      case 'second': second = Number(part.value); break;
-      case 'era': beforeCommonEra = part.value === 'BC'; break;
+      case 'year':
+        year = Number(part.value);
+        break;
+      case 'month':
+        month = Number(part.value);
+        break;
+      case 'day':
+        day = Number(part.value);
+        break;
+      case 'hour':
+        hour = Number(part.value);
+        break;
+      case 'minute':
+        minute = Number(part.value);
+        break;
+      case 'second':
+        second = Number(part.value);
+        break;
+      case 'era':
+        beforeCommonEra = part.value === 'BC';
+        break;
     }
   }
   return { year: beforeCommonEra ? 1 - year : year, month, day, hour, minute, second };

@@ -15,9 +15,13 @@ import { requestSchema } from './request-schemas.ts';
 export function validateRequest(operation: OperationType, method: PaymentMethod | undefined, params: Params): Params {
   const version = params['VERSION'];
   if (typeof version === 'string' && version !== PROTOCOL_VERSION) {
-    throw new ProtocolError('1004', `unsupported protocol version ${JSON.stringify(version)}: only ${PROTOCOL_VERSION}`, {
-      field: 'VERSION',
-    });
+    throw new ProtocolError(
+      '1004',
+      `unsupported protocol version ${JSON.stringify(version)}: only ${PROTOCOL_VERSION}`,
+      {
+        field: 'VERSION',
+      },
+    );
   }
   const paymentMethod = method ?? inferPaymentMethod(params);
   const parsed = requestSchema(operation, paymentMethod).safeParse(params);

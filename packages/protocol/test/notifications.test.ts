@@ -1,21 +1,52 @@
 import { describe, expect, it } from 'vitest';
-import { decodeNotification, encodeNotification, NOTIFICATION_KINDS, NOTIFICATION_SHAPES, notificationKind, parseNotification, ProtocolError, verifyHash, type NotificationKind } from '@recon/protocol';
+import {
+  decodeNotification,
+  encodeNotification,
+  NOTIFICATION_KINDS,
+  NOTIFICATION_SHAPES,
+  notificationKind,
+  parseNotification,
+  ProtocolError,
+  verifyHash,
+  type NotificationKind,
+} from '@recon/protocol';
 
 const common = {
-  IDENTIFIER: 'merchant', TRANSACTIONID: 'A1', CLIENTIDENT: '', CLIENTEMAIL: 'jane@example.com', ORDERID: 'o1',
-  AMOUNT: '15000', VERSION: '3.0', LANGUAGE: 'fr', CURRENCY: 'EUR', EXECCODE: '0000', MESSAGE: 'ok', DESCRIPTOR: '',
+  IDENTIFIER: 'merchant',
+  TRANSACTIONID: 'A1',
+  CLIENTIDENT: '',
+  CLIENTEMAIL: 'jane@example.com',
+  ORDERID: 'o1',
+  AMOUNT: '15000',
+  VERSION: '3.0',
+  LANGUAGE: 'fr',
+  CURRENCY: 'EUR',
+  EXECCODE: '0000',
+  MESSAGE: 'ok',
+  DESCRIPTOR: '',
 };
 const wallet = {
-  PP_ADDRESS_STATUS: 'confirmed', PP_PAYER_ID: 'ABCDEFGHIJKLM', PP_PAYER_STATUS: 'completed',
-  PP_PROTECTION_ELIGIBILITY: 'eligible', PP_PROTECTION_ELIGIBILITY_TYPE: 'ineligible', PP_SHIP_TO_CITY: 'Lyon',
-  PP_SHIP_TO_COUNTRYCODE: 'FR', PP_SHIP_TO_NAME: 'Jane', PP_SHIP_TO_STREET: '1 rue X', PP_SHIP_TO_ZIP: '69001',
+  PP_ADDRESS_STATUS: 'confirmed',
+  PP_PAYER_ID: 'ABCDEFGHIJKLM',
+  PP_PAYER_STATUS: 'completed',
+  PP_PROTECTION_ELIGIBILITY: 'eligible',
+  PP_PROTECTION_ELIGIBILITY_TYPE: 'ineligible',
+  PP_SHIP_TO_CITY: 'Lyon',
+  PP_SHIP_TO_COUNTRYCODE: 'FR',
+  PP_SHIP_TO_NAME: 'Jane',
+  PP_SHIP_TO_STREET: '1 rue X',
+  PP_SHIP_TO_ZIP: '69001',
   PP_TRANSACTION_ID: '9XY',
 };
 const examples: Record<NotificationKind, Record<string, string>> = {
   'instalment-authorization': { ...common, OPERATIONTYPE: 'authorization', EXTRADATA: '' },
   'instalment-capture': { ...common, OPERATIONTYPE: 'capture', EXTRADATA: 'x' },
   'instalment-refund': {
-    ...common, OPERATIONTYPE: 'refund', EXTERNALENTITYID: '42', EXTERNALREFERENCE: '000012345', EXTRADATA: '',
+    ...common,
+    OPERATIONTYPE: 'refund',
+    EXTERNALENTITYID: '42',
+    EXTERNALREFERENCE: '000012345',
+    EXTRADATA: '',
   },
   'wallet-payment': { ...common, OPERATIONTYPE: 'payment', ...wallet },
   'wallet-capture': { ...common, OPERATIONTYPE: 'capture', ...wallet },

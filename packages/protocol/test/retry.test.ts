@@ -7,7 +7,9 @@ describe('retryDelay', () => {
   });
 
   it('caps the wait at maxDelayMs', () => {
-    expect([1, 2, 3, 4].map((n) => retryDelay(n, { attempts: 5, baseDelayMs: 5, maxDelayMs: 20 }))).toEqual([5, 10, 20, 20]);
+    expect([1, 2, 3, 4].map((n) => retryDelay(n, { attempts: 5, baseDelayMs: 5, maxDelayMs: 20 }))).toEqual([
+      5, 10, 20, 20,
+    ]);
   });
 
   it('with jitter, doubles its ceiling on each retry, with jitter over the upper half', () => {
@@ -26,11 +28,15 @@ describe('retry', () => {
     const policy = { attempts: 3, baseDelayMs: 1, jitter: true };
     const always = { shouldRetry: () => true };
     let calls = 0;
-    await expect(retry(async () => (++calls < 2 ? Promise.reject(new Error('x')) : 'ok'), policy, always)).resolves.toBe('ok');
+    await expect(
+      retry(async () => (++calls < 2 ? Promise.reject(new Error('x')) : 'ok'), policy, always),
+    ).resolves.toBe('ok');
     expect(calls).toBe(2);
 
     calls = 0;
-    await expect(retry(async () => Promise.reject(new Error(`no ${++calls}`)), policy, { shouldRetry: () => false })).rejects.toThrow('no 1');
+    await expect(
+      retry(async () => Promise.reject(new Error(`no ${++calls}`)), policy, { shouldRetry: () => false }),
+    ).rejects.toThrow('no 1');
 
     calls = 0;
     await expect(retry(async () => Promise.reject(new Error(`no ${++calls}`)), policy, always)).rejects.toThrow('no 3');
@@ -57,20 +63,34 @@ describe('retry', () => {
 
   it('tells onRetry of each failure it retries, with the wait before the next attempt', async () => {
     const retried: [string, number, number][] = [];
-    await expect(retry(async (attempt) => {
-      throw new Error(`failure ${attempt}`);
-    }, quick, { onRetry: (error, attempt, delayMs) => retried.push([(error as Error).message, attempt, delayMs]) })).rejects.toThrow('failure 4');
-    expect(retried).toEqual([['failure 1', 1, 1], ['failure 2', 2, 2], ['failure 3', 3, 4]]);
+    await expect(
+      retry(
+        async (attempt) => {
+          throw new Error(`failure ${attempt}`);
+        },
+        quick,
+        { onRetry: (error, attempt, delayMs) => retried.push([(error as Error).message, attempt, delayMs]) },
+      ),
+    ).rejects.toThrow('failure 4');
+    expect(retried).toEqual([
+      ['failure 1', 1, 1],
+      ['failure 2', 2, 2],
+      ['failure 3', 3, 4],
+    ]);
   });
 
   it('ends a wait when the signal aborts, throwing the failure rather than the abort', async () => {
     const stop = new AbortController();
     let calls = 0;
     const started = Date.now();
-    const retrying = retry(async () => {
-      calls += 1;
-      throw new Error('receiver down');
-    }, { attempts: 5, baseDelayMs: 60_000 }, { signal: stop.signal });
+    const retrying = retry(
+      async () => {
+        calls += 1;
+        throw new Error('receiver down');
+      },
+      { attempts: 5, baseDelayMs: 60_000 },
+      { signal: stop.signal },
+    );
     // Past the first failure's microtasks: the retry now waits before its second attempt.
     await new Promise(setImmediate);
     stop.abort();
@@ -82,11 +102,17 @@ describe('retry', () => {
   it('does not retry a failure that happened once the signal had aborted', async () => {
     const stop = new AbortController();
     let calls = 0;
-    await expect(retry(async () => {
-      calls += 1;
-      stop.abort();
-      throw new Error('aborted mid-attempt');
-    }, quick, { signal: stop.signal })).rejects.toThrow('aborted mid-attempt');
+    await expect(
+      retry(
+        async () => {
+          calls += 1;
+          stop.abort();
+          throw new Error('aborted mid-attempt');
+        },
+        quick,
+        { signal: stop.signal },
+      ),
+    ).rejects.toThrow('aborted mid-attempt');
     expect(calls).toBe(1);
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CART_FIELDS, cartFieldSchema, FIELD_DICTIONARY, fieldSchema, getTransactionsResponseSchema, processResponseSchema } from '@recon/protocol';
+import {
+  CART_FIELDS,
+  cartFieldSchema,
+  FIELD_DICTIONARY,
+  fieldSchema,
+  getTransactionsResponseSchema,
+  processResponseSchema,
+} from '@recon/protocol';
 
 describe('fieldSchema', () => {
   it('exists for every dictionary and cart field', () => {
@@ -9,23 +16,43 @@ describe('fieldSchema', () => {
   });
 
   it.each([
-    ['AMOUNT', '1', true], ['AMOUNT', '01', false], ['AMOUNT', '1e3', false], ['AMOUNT', '123456789012345678901', true],
-    ['CURRENCY', 'EUR', true], ['CURRENCY', 'eur', false], ['CURRENCY', 'EURO', false],
-    ['CLIENTDOB', '2000-02-29', true], ['CLIENTDOB', '1900-02-29', false], ['CLIENTDOB', '2000-2-1', false],
-    ['EXTERNALENTITYID', '1234567890', true], ['EXTERNALENTITYID', '12345678901', false],
-    ['PP_SHIP_TO_CITY', 'é'.repeat(20), true], ['PP_SHIP_TO_CITY', 'é'.repeat(21), false],
-    ['REDIRECTHTML', Buffer.from('<form></form>').toString('base64'), true], ['REDIRECTHTML', '<form>', false],
-    ['LANGUAGE', 'cs', true], ['LANGUAGE', 'pl', false],
-    ['EXECCODE', '0000', true], ['EXECCODE', '0', false],
-    ['IDENTIFIER', 'x'.repeat(32), true], ['IDENTIFIER', 'x'.repeat(33), false], ['IDENTIFIER', '', false],
+    ['AMOUNT', '1', true],
+    ['AMOUNT', '01', false],
+    ['AMOUNT', '1e3', false],
+    ['AMOUNT', '123456789012345678901', true],
+    ['CURRENCY', 'EUR', true],
+    ['CURRENCY', 'eur', false],
+    ['CURRENCY', 'EURO', false],
+    ['CLIENTDOB', '2000-02-29', true],
+    ['CLIENTDOB', '1900-02-29', false],
+    ['CLIENTDOB', '2000-2-1', false],
+    ['EXTERNALENTITYID', '1234567890', true],
+    ['EXTERNALENTITYID', '12345678901', false],
+    ['PP_SHIP_TO_CITY', 'é'.repeat(20), true],
+    ['PP_SHIP_TO_CITY', 'é'.repeat(21), false],
+    ['REDIRECTHTML', Buffer.from('<form></form>').toString('base64'), true],
+    ['REDIRECTHTML', '<form>', false],
+    ['LANGUAGE', 'cs', true],
+    ['LANGUAGE', 'pl', false],
+    ['EXECCODE', '0000', true],
+    ['EXECCODE', '0', false],
+    ['IDENTIFIER', 'x'.repeat(32), true],
+    ['IDENTIFIER', 'x'.repeat(33), false],
+    ['IDENTIFIER', '', false],
   ])('%s %j valid: %s', (name, value, valid) => {
     expect(fieldSchema(name).safeParse(value).success).toBe(valid);
   });
 
   it.each([
-    ['DELIVERYEXPECTEDDELAY', '1', true], ['DELIVERYEXPECTEDDELAY', '3', true], ['DELIVERYEXPECTEDDELAY', '0', false],
-    ['DELIVERYEXPECTEDDELAY', '4', false], ['DISCOUNT', '12.5', true], ['DISCOUNT', '12,5', false],
-    ['SUBMERCHANTEXTERNALID', 'OPERATOR', true], ['CATEGORY', 'pets', true], ['CATEGORY', 'Pets', false],
+    ['DELIVERYEXPECTEDDELAY', '1', true],
+    ['DELIVERYEXPECTEDDELAY', '3', true],
+    ['DELIVERYEXPECTEDDELAY', '0', false],
+    ['DELIVERYEXPECTEDDELAY', '4', false],
+    ['DISCOUNT', '12.5', true],
+    ['DISCOUNT', '12,5', false],
+    ['SUBMERCHANTEXTERNALID', 'OPERATOR', true],
+    ['CATEGORY', 'pets', true],
+    ['CATEGORY', 'Pets', false],
   ])('cart %s %j valid: %s', (name, value, valid) => {
     expect(cartFieldSchema(name).safeParse(value).success).toBe(valid);
   });

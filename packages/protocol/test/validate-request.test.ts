@@ -1,14 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { ProtocolError, signParams, validateRequest, type OperationType, type Params, type PaymentMethod } from '@recon/protocol';
+import {
+  ProtocolError,
+  signParams,
+  validateRequest,
+  type OperationType,
+  type Params,
+  type PaymentMethod,
+} from '@recon/protocol';
 
 const signed = { IDENTIFIER: 'merchant', VERSION: '3.0' };
 const wallet = signParams('k', {
-  ...signed, OPERATIONTYPE: 'payment', ORDERID: 'order-1', AMOUNT: '1500', CLIENTIDENT: 'client-1',
-  CLIENTEMAIL: 'jane@example.com', CLIENTUSERAGENT: 'Mozilla/5.0', CLIENTIP: '192.0.2.10', DESCRIPTION: 'books',
+  ...signed,
+  OPERATIONTYPE: 'payment',
+  ORDERID: 'order-1',
+  AMOUNT: '1500',
+  CLIENTIDENT: 'client-1',
+  CLIENTEMAIL: 'jane@example.com',
+  CLIENTUSERAGENT: 'Mozilla/5.0',
+  CLIENTIP: '192.0.2.10',
+  DESCRIPTION: 'books',
 });
 const instalment = { ...wallet, OPERATIONTYPE: 'authorization', PAYMENTOPTION: 'instalpay-3x' };
 const capture = signParams('k', {
-  ...signed, OPERATIONTYPE: 'capture', TRANSACTIONID: 'A1', ORDERID: 'order-1', DESCRIPTION: 'ship',
+  ...signed,
+  OPERATIONTYPE: 'capture',
+  TRANSACTIONID: 'A1',
+  ORDERID: 'order-1',
+  DESCRIPTION: 'ship',
 });
 const exportByOrder = signParams('k', { ...signed, OPERATIONTYPE: 'getTransactions', ORDERID: 'o1;o2' });
 
@@ -33,10 +51,13 @@ describe('validateRequest', () => {
 
   it('names a missing field with 1001', () => {
     expect(rejection('payment', 'wallet', { ...wallet, CLIENTIP: undefined })).toEqual({
-      execCode: '1001', field: 'CLIENTIP', message: 'missing parameter CLIENTIP',
+      execCode: '1001',
+      field: 'CLIENTIP',
+      message: 'missing parameter CLIENTIP',
     });
     expect(rejection('authorization', 'instalment', { ...instalment, PAYMENTOPTION: undefined })).toMatchObject({
-      execCode: '1001', field: 'PAYMENTOPTION',
+      execCode: '1001',
+      field: 'PAYMENTOPTION',
     });
     expect(rejection('capture', undefined, { ...capture, HASH: undefined })).toMatchObject({ field: 'HASH' });
   });
@@ -62,9 +83,13 @@ describe('validateRequest', () => {
   });
 
   it('names the cart field with its index', () => {
-    const cart = [{ NAME: 'ok', DELIVERYEXPECTEDDELAY: '3' }, { NAME: 'late', DELIVERYEXPECTEDDELAY: '4' }];
+    const cart = [
+      { NAME: 'ok', DELIVERYEXPECTEDDELAY: '3' },
+      { NAME: 'late', DELIVERYEXPECTEDDELAY: '4' },
+    ];
     expect(rejection('payment', 'wallet', { ...wallet, CART: cart })).toMatchObject({
-      execCode: '1002', field: 'CART[1][DELIVERYEXPECTEDDELAY]',
+      execCode: '1002',
+      field: 'CART[1][DELIVERYEXPECTEDDELAY]',
     });
     expect(rejection('payment', 'wallet', { ...wallet, CART: [{ CATEGORY: 'books' }] })).toMatchObject({
       field: 'CART[0][CATEGORY]',
@@ -76,7 +101,9 @@ describe('validateRequest', () => {
 
   it('refuses a parameter the operation does not accept', () => {
     expect(rejection('capture', undefined, { ...capture, CLIENTIP: '192.0.2.1' })).toMatchObject({
-      execCode: '1002', field: 'CLIENTIP', message: 'invalid parameter CLIENTIP: not accepted by capture',
+      execCode: '1002',
+      field: 'CLIENTIP',
+      message: 'invalid parameter CLIENTIP: not accepted by capture',
     });
     expect(rejection('payment', 'wallet', { ...wallet, PAYMENTOPTION: 'instalpay-3x' })).toMatchObject({
       field: 'PAYMENTOPTION',
@@ -85,14 +112,16 @@ describe('validateRequest', () => {
 
   it('answers 1004 for a VERSION other than 3.0', () => {
     expect(rejection('capture', undefined, { ...capture, VERSION: '2.0' })).toMatchObject({
-      execCode: '1004', field: 'VERSION',
+      execCode: '1004',
+      field: 'VERSION',
     });
   });
 
   it('refuses an OPERATIONTYPE that is not the operation, and instalment payments', () => {
     expect(rejection('refund', undefined, capture)).toMatchObject({ execCode: '1002', field: 'OPERATIONTYPE' });
     expect(rejection('payment', 'instalment', { ...instalment, OPERATIONTYPE: 'payment' })).toMatchObject({
-      execCode: '1002', field: 'OPERATIONTYPE',
+      execCode: '1002',
+      field: 'OPERATIONTYPE',
     });
   });
 
@@ -106,7 +135,8 @@ describe('validateRequest', () => {
   describe('getTransactions', () => {
     it('needs ORDERID or TRANSACTIONID, not both', () => {
       expect(rejection('getTransactions', undefined, { ...exportByOrder, ORDERID: undefined })).toMatchObject({
-        execCode: '1001', field: 'ORDERID',
+        execCode: '1001',
+        field: 'ORDERID',
       });
       expect(rejection('getTransactions', undefined, { ...exportByOrder, TRANSACTIONID: 'T1' })).toMatchObject({
         execCode: '1002',
@@ -114,8 +144,9 @@ describe('validateRequest', () => {
     });
 
     it('checks each ;-joined id', () => {
-      expect(rejection('getTransactions', undefined, { ...exportByOrder, ORDERID: `ok;${'x'.repeat(41)}` }))
-        .toMatchObject({ execCode: '1002', field: 'ORDERID' });
+      expect(
+        rejection('getTransactions', undefined, { ...exportByOrder, ORDERID: `ok;${'x'.repeat(41)}` }),
+      ).toMatchObject({ execCode: '1002', field: 'ORDERID' });
       expect(rejection('getTransactions', undefined, { ...exportByOrder, ORDERID: 'a;;b' })).toMatchObject({
         field: 'ORDERID',
       });
@@ -134,15 +165,20 @@ describe('validateRequest', () => {
       ];
       for (const [extra, field] of cases) {
         expect(rejection('getTransactions', undefined, { ...exportByOrder, ...extra })).toMatchObject({
-          execCode: '1002', field,
+          execCode: '1002',
+          field,
         });
       }
     });
 
     it('accepts columns in any order, unknown ones too (answered empty), a time zone, an asynchronous delivery', () => {
       const request = {
-        ...exportByOrder, COLUMNS: 'AMOUNT;ORDERID;BILLINGFEES INCL. VAT;NATURE;EXTRADATA;COLOUR',
-        TIMEZONE: 'Europe/Paris', SCOPE: 'CLIENT', CALLBACKURL: 'http://127.0.0.1:8/cb', COMPRESSION: 'gzip',
+        ...exportByOrder,
+        COLUMNS: 'AMOUNT;ORDERID;BILLINGFEES INCL. VAT;NATURE;EXTRADATA;COLOUR',
+        TIMEZONE: 'Europe/Paris',
+        SCOPE: 'CLIENT',
+        CALLBACKURL: 'http://127.0.0.1:8/cb',
+        COMPRESSION: 'gzip',
       };
       expect(validateRequest('getTransactions', undefined, request)).toBe(request);
     });
@@ -157,17 +193,23 @@ describe('validateRequest', () => {
         expect(validateRequest('getTransactions', undefined, request)).toBe(request);
       }
       expect(rejection('getTransactions', undefined, { ...exportByOrder, COMPRESSION: 'GZ' })).toEqual({
-        execCode: '1002', field: 'COMPRESSION', message: 'invalid parameter COMPRESSION: expected one of zip, gzip, bzip (any letter case)',
+        execCode: '1002',
+        field: 'COMPRESSION',
+        message: 'invalid parameter COMPRESSION: expected one of zip, gzip, bzip (any letter case)',
       });
-      expect(rejection('getTransactions', undefined, { ...exportByOrder, OPERATIONTYPE: 'GETTRANSACTIONS' })).toMatchObject({
-        execCode: '1002', field: 'OPERATIONTYPE',
+      expect(
+        rejection('getTransactions', undefined, { ...exportByOrder, OPERATIONTYPE: 'GETTRANSACTIONS' }),
+      ).toMatchObject({
+        execCode: '1002',
+        field: 'OPERATIONTYPE',
       });
     });
   });
 
-  it('keeps the process endpoint\'s enumerated fields exact: a PAYMENTOPTION in capitals is refused', () => {
+  it("keeps the process endpoint's enumerated fields exact: a PAYMENTOPTION in capitals is refused", () => {
     expect(rejection('authorization', undefined, { ...instalment, PAYMENTOPTION: 'INSTALPAY-3X' })).toMatchObject({
-      execCode: '1002', field: 'PAYMENTOPTION',
+      execCode: '1002',
+      field: 'PAYMENTOPTION',
     });
   });
 });

@@ -16,9 +16,14 @@ export function authenticateRequest(account: SandboxAccount, params: Params): vo
   if (typeof identifier !== 'string' || identifier === '') throw missingParameter('IDENTIFIER');
   if (params['HASH'] === undefined) throw missingParameter('HASH');
   if (identifier !== account.identifier) {
-    throw new ProcessRefusal('3001', `IDENTIFIER ${JSON.stringify(identifier)} names no active account of this service`);
+    throw new ProcessRefusal(
+      '3001',
+      `IDENTIFIER ${JSON.stringify(identifier)} names no active account of this service`,
+    );
   }
   if (!verifyHash(account.secret, params)) {
-    throw new ProtocolError('1003', 'HASH does not match the parameters signed with the account secret', { field: 'HASH' });
+    throw new ProtocolError('1003', 'HASH does not match the parameters signed with the account secret', {
+      field: 'HASH',
+    });
   }
 }

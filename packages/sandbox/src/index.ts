@@ -6,10 +6,21 @@
 export { createSandbox, type Sandbox, type SandboxEvent, type SandboxOptions } from './sandbox.ts';
 export { createSandboxClock, type SandboxClock, type SandboxClockOptions } from './clock.ts';
 export { createSandboxStore, type SandboxStore, type SandboxTransaction } from './store.ts';
-export { seedScenario, SCENARIO_OUTCOMES, type ScenarioOutcome, type ScenarioSummary } from './scenario/seed-scenario.ts';
+export {
+  seedScenario,
+  SCENARIO_OUTCOMES,
+  type ScenarioOutcome,
+  type ScenarioSummary,
+} from './scenario/seed-scenario.ts';
 export { scenarioOrders, type ScenarioOrder, type ScenarioOrdersOptions } from './scenario/scenario-orders.ts';
 export { expectedVerdict, type MerchantOrder } from './scenario/expected-verdict.ts';
-export { VERDICT_STATUSES, type OrderStatus, type PaymentMethod, type RunScope, type VerdictStatus } from './scenario/verdict-vocabulary.ts';
+export {
+  VERDICT_STATUSES,
+  type OrderStatus,
+  type PaymentMethod,
+  type RunScope,
+  type VerdictStatus,
+} from './scenario/verdict-vocabulary.ts';
 export { formatOrdersCsv } from './scenario/orders-csv.ts';
 export { CALLBACK_FORMATS } from './export/callback-switches.ts';
 export { formatExecCode, formatMinorUnits, formatPosition } from './export/format-export-value.ts';

@@ -2,7 +2,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createBoundedServer, decodeNotification, encodeNotification, listen, type RetryPolicy } from '@recon/protocol';
 import { answerCardholderPage, showCardholderPage } from './cardholder/cardholder-routes.ts';
-import { finishCardholderStep, type CardholderOutcome, type CardholderStepResult } from './cardholder/finish-cardholder-step.ts';
+import {
+  finishCardholderStep,
+  type CardholderOutcome,
+  type CardholderStepResult,
+} from './cardholder/finish-cardholder-step.ts';
 import { createSandboxClock, type SandboxClock } from './clock.ts';
 import { createCallbackDispatch, type CallbackFormat } from './export/callback-switches.ts';
 import { createExportDeliveries } from './export/export-deliveries.ts';
@@ -131,12 +135,19 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     outbox,
     nextExternalReference: () => String(++externalReferences).padStart(9, '0'),
   };
-  const scenario = options.seed === undefined
-    ? undefined
-    : seedScenario(
-      { store, clock, identifier: options.identifier, secret: options.secret, notify: (transaction) => notifyOperation(ctx, transaction) },
-      { seed: options.seed, ...(options.seedOrders === undefined ? {} : { orders: options.seedOrders }) },
-    );
+  const scenario =
+    options.seed === undefined
+      ? undefined
+      : seedScenario(
+          {
+            store,
+            clock,
+            identifier: options.identifier,
+            secret: options.secret,
+            notify: (transaction) => notifyOperation(ctx, transaction),
+          },
+          { seed: options.seed, ...(options.seedOrders === undefined ? {} : { orders: options.seedOrders }) },
+        );
   const stopExpiring = clock.onAdvance((now) => expireOverdueApprovals(store, now));
 
   let server: Server | undefined;

@@ -32,7 +32,11 @@ export function settleExpiry(store: SandboxStore, transaction: SandboxTransactio
 }
 
 /** The transaction with its expiry settled, or undefined when the id is unknown. */
-export function currentTransaction(store: SandboxStore, transactionId: string, now: Date): SandboxTransaction | undefined {
+export function currentTransaction(
+  store: SandboxStore,
+  transactionId: string,
+  now: Date,
+): SandboxTransaction | undefined {
   const transaction = store.get(transactionId);
   return transaction && settleExpiry(store, transaction, now);
 }

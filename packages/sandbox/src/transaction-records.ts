@@ -20,7 +20,11 @@ export const PENDING_APPROVAL = {
 export const SUCCEEDED = { status: 'succeeded', execCode: '0000', message: 'Operation succeeded' } as const;
 
 /** The refusal the cardholder page gives; the seeder also draws other 4xxx codes. */
-export const REFUSED = { status: 'refused', execCode: '4001', message: 'Transaction refused by the payment method' } as const;
+export const REFUSED = {
+  status: 'refused',
+  execCode: '4001',
+  message: 'Transaction refused by the payment method',
+} as const;
 
 /** A payment or authorization the cardholder validated. A payment is refundable at once; an authorization only through its capture. */
 export function succeededStart(start: SandboxTransaction): Partial<SandboxTransaction> {

@@ -13,7 +13,7 @@ describe('sandbox cardholder page', () => {
     return [...html.matchAll(/<button[^>]*name="outcome" value="([a-z]+)"/g)].map((match) => match[1]!);
   }
 
-  it('is reached by submitting the decoded REDIRECTHTML form, and offers the method\'s outcomes', async () => {
+  it("is reached by submitting the decoded REDIRECTHTML form, and offers the method's outcomes", async () => {
     const instalment = await h.process('authorization', instalmentParams());
     const html = Buffer.from(instalment['REDIRECTHTML']!, 'base64').toString('utf8');
     expect(html).toMatch(/<form method="get" action="http:\/\/127\.0\.0\.1:\d+\/sandbox\/cardholder\/[^"]+"/);
@@ -56,14 +56,21 @@ describe('sandbox cardholder page', () => {
     expect(bad.status).toBe(400);
     expect(h.sandbox.store.get(answer['TRANSACTIONID']!)?.status).toBe('awaiting-cardholder');
     expect((await fetch(`${h.baseUrl}/sandbox/cardholder/SBX999999999`)).status).toBe(404);
-    const missing = await fetch(`${h.baseUrl}/sandbox/cardholder/SBX999999999`, { method: 'POST', body: 'outcome=validated' });
+    const missing = await fetch(`${h.baseUrl}/sandbox/cardholder/SBX999999999`, {
+      method: 'POST',
+      body: 'outcome=validated',
+    });
     expect(missing.status).toBe(404);
   });
 
   it('has no page for a capture', async () => {
     const id = await h.settle('authorization', walletParams(), 'validated');
     const capture = await h.process('capture', {
-      IDENTIFIER: 'ACME-SHOP', TRANSACTIONID: id, ORDERID: h.sandbox.store.get(id)!.orderId, DESCRIPTION: 'x', VERSION: '3.0',
+      IDENTIFIER: 'ACME-SHOP',
+      TRANSACTIONID: id,
+      ORDERID: h.sandbox.store.get(id)!.orderId,
+      DESCRIPTION: 'x',
+      VERSION: '3.0',
     });
     expect((await fetch(`${h.baseUrl}/sandbox/cardholder/${capture['TRANSACTIONID']}`)).status).toBe(404);
   });

@@ -80,10 +80,19 @@ afterEach(() => {
 });
 
 describe('recon-sandbox (CLI)', () => {
-  it('prints the base URL, serves with the flags\' account, notifies the flag\'s URL, and stops cleanly on SIGTERM', async () => {
+  it("prints the base URL, serves with the flags' account, notifies the flag's URL, and stops cleanly on SIGTERM", async () => {
     const receiver = await startNotificationReceiver();
     try {
-      const cli = await startCli(['--port', '0', '--identifier', 'CLI-SHOP', '--secret', 'cli-secret', '--notify-url', receiver.url]);
+      const cli = await startCli([
+        '--port',
+        '0',
+        '--identifier',
+        'CLI-SHOP',
+        '--secret',
+        'cli-secret',
+        '--notify-url',
+        receiver.url,
+      ]);
       expect(cli.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const answer = await postSigned(cli.baseUrl, 'payment', walletParams({ IDENTIFIER: 'CLI-SHOP' }), 'cli-secret');
       expect(answer).toMatchObject({ EXECCODE: '0002' });
@@ -122,7 +131,13 @@ describe('recon-sandbox (CLI)', () => {
       const exported = await postSigned(
         cli.baseUrl,
         'getTransactions',
-        { IDENTIFIER: 'ENV-SHOP', VERSION: '3.0', ORDERID: 'ORD-7-0001', MAILTO: 'ops@example.org', COMPRESSION: 'gzip' },
+        {
+          IDENTIFIER: 'ENV-SHOP',
+          VERSION: '3.0',
+          ORDERID: 'ORD-7-0001',
+          MAILTO: 'ops@example.org',
+          COMPRESSION: 'gzip',
+        },
         'env-secret',
       );
       expect(exported).toMatchObject({ EXECCODE: '0000' });
@@ -150,7 +165,12 @@ describe('recon-sandbox (CLI)', () => {
   });
 
   it('lets a flag win over its variable', async () => {
-    const env = { RECON_SANDBOX_PORT: '0', RECON_SANDBOX_IDENTIFIER: 'ENV-SHOP', RECON_SANDBOX_SECRET: 'env-secret', RECON_SANDBOX_SEED: '7' };
+    const env = {
+      RECON_SANDBOX_PORT: '0',
+      RECON_SANDBOX_IDENTIFIER: 'ENV-SHOP',
+      RECON_SANDBOX_SECRET: 'env-secret',
+      RECON_SANDBOX_SEED: '7',
+    };
     const cli = await startCli(['--secret', 'flag-secret', '--seed', '3'], env);
     await cli.stderrMatching(/seeded scenario 3: /);
     const payment = () => walletParams({ IDENTIFIER: 'ENV-SHOP' });
@@ -159,48 +179,85 @@ describe('recon-sandbox (CLI)', () => {
   });
 
   it.each([
-    ['flags', ['--callback-format', 'raw', '--drop-callbacks', '1', '--duplicate-callbacks'], { RECON_SANDBOX_CALLBACK_FORMAT: 'multipart' }],
-    ['variables', [], { RECON_SANDBOX_CALLBACK_FORMAT: 'raw', RECON_SANDBOX_DROP_CALLBACKS: '1', RECON_SANDBOX_DUPLICATE_CALLBACKS: 'true' }],
-  ])('takes the callback switches from %s: raw bodies, the first delivery lost, every other sent twice', async (_from, args, env) => {
-    const uploads = await startUploadReceiver();
-    try {
-      const cli = await startCli(['--port', '0', '--identifier', 'CB-SHOP', '--secret', 'cb', '--seed', '7', ...args], env);
-      const exportTo = (path: string) =>
-        postSigned(cli.baseUrl, 'getTransactions', { IDENTIFIER: 'CB-SHOP', VERSION: '3.0', ORDERID: 'ORD-7-0001', COMPRESSION: 'gzip', CALLBACKURL: `${uploads.url}${path}` }, 'cb');
-      expect(await exportTo('/lost')).toMatchObject({ EXECCODE: '0000' });
-      await cli.stderrMatching(/export delivery to \S+\/lost dropped on purpose/);
-      expect(await exportTo('/sent')).toMatchObject({ EXECCODE: '0000' });
-      await uploads.receivedCount(2);
-      expect(uploads.received.map((upload) => [upload.url, upload.contentType])).toEqual([
-        ['/sent', 'application/gzip'],
-        ['/sent', 'application/gzip'],
-      ]);
-      expect(await stop(cli, 'SIGTERM')).toBe(0);
-    } finally {
-      await uploads.close();
-    }
-  });
+    [
+      'flags',
+      ['--callback-format', 'raw', '--drop-callbacks', '1', '--duplicate-callbacks'],
+      { RECON_SANDBOX_CALLBACK_FORMAT: 'multipart' },
+    ],
+    [
+      'variables',
+      [],
+      {
+        RECON_SANDBOX_CALLBACK_FORMAT: 'raw',
+        RECON_SANDBOX_DROP_CALLBACKS: '1',
+        RECON_SANDBOX_DUPLICATE_CALLBACKS: 'true',
+      },
+    ],
+  ])(
+    'takes the callback switches from %s: raw bodies, the first delivery lost, every other sent twice',
+    async (_from, args, env) => {
+      const uploads = await startUploadReceiver();
+      try {
+        const cli = await startCli(
+          ['--port', '0', '--identifier', 'CB-SHOP', '--secret', 'cb', '--seed', '7', ...args],
+          env,
+        );
+        const exportTo = (path: string) =>
+          postSigned(
+            cli.baseUrl,
+            'getTransactions',
+            {
+              IDENTIFIER: 'CB-SHOP',
+              VERSION: '3.0',
+              ORDERID: 'ORD-7-0001',
+              COMPRESSION: 'gzip',
+              CALLBACKURL: `${uploads.url}${path}`,
+            },
+            'cb',
+          );
+        expect(await exportTo('/lost')).toMatchObject({ EXECCODE: '0000' });
+        await cli.stderrMatching(/export delivery to \S+\/lost dropped on purpose/);
+        expect(await exportTo('/sent')).toMatchObject({ EXECCODE: '0000' });
+        await uploads.receivedCount(2);
+        expect(uploads.received.map((upload) => [upload.url, upload.contentType])).toEqual([
+          ['/sent', 'application/gzip'],
+          ['/sent', 'application/gzip'],
+        ]);
+        expect(await stop(cli, 'SIGTERM')).toBe(0);
+      } finally {
+        await uploads.close();
+      }
+    },
+  );
 
-  it('writes the seeded scenario\'s orders csv on --orders-out before it prints its URL, flag or variable', async () => {
+  it("writes the seeded scenario's orders csv on --orders-out before it prints its URL, flag or variable", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'recon-sandbox-orders-'));
     try {
       // The csv's values are the scenario's, whatever the clock; only created_at follows the clock's reading.
       const inProcess = createSandbox({ identifier: 'ORDERS', secret: 's', seed: 7 });
       const withoutCreatedAt = (csv: string) => csv.split('\n').map((line) => line.split(';').slice(0, -1).join(';'));
-      const expected = withoutCreatedAt(formatOrdersCsv(scenarioOrders(inProcess.store, inProcess.scenario!, inProcess.clock.now())));
+      const expected = withoutCreatedAt(
+        formatOrdersCsv(scenarioOrders(inProcess.store, inProcess.scenario!, inProcess.clock.now())),
+      );
       await inProcess.close();
       const written = expected.length - 2;
 
       const byFlag = path.join(dir, 'flag.csv');
-      const cli = await startCli(['--port', '0', '--identifier', 'ORDERS', '--secret', 's', '--seed', '7', '--orders-out', byFlag], {
-        RECON_SANDBOX_ORDERS_OUT: path.join(dir, 'ignored.csv'),
-      });
+      const cli = await startCli(
+        ['--port', '0', '--identifier', 'ORDERS', '--secret', 's', '--seed', '7', '--orders-out', byFlag],
+        {
+          RECON_SANDBOX_ORDERS_OUT: path.join(dir, 'ignored.csv'),
+        },
+      );
       expect(withoutCreatedAt(await readFile(byFlag, 'utf8'))).toEqual(expected);
       await cli.stderrMatching(new RegExp(`wrote ${written} orders of the scenario to ${byFlag}`));
       expect(await stop(cli, 'SIGTERM')).toBe(0);
 
       const byVariable = path.join(dir, 'variable.csv');
-      await startCli(['--port', '0', '--identifier', 'ORDERS', '--secret', 's'], { RECON_SANDBOX_SEED: '7', RECON_SANDBOX_ORDERS_OUT: byVariable });
+      await startCli(['--port', '0', '--identifier', 'ORDERS', '--secret', 's'], {
+        RECON_SANDBOX_SEED: '7',
+        RECON_SANDBOX_ORDERS_OUT: byVariable,
+      });
       expect(withoutCreatedAt(await readFile(byVariable, 'utf8'))).toEqual(expected);
       await expect(readFile(path.join(dir, 'ignored.csv'))).rejects.toThrow(/ENOENT/);
     } finally {
@@ -214,7 +271,9 @@ describe('recon-sandbox (CLI)', () => {
     expect(unseeded.stderr).toMatch(/--orders-out writes the orders of a seeded scenario: give --seed N/);
     const nowhere = await run(['--seed', '1', '--orders-out', '/nonexistent-recon-folder/orders.csv']);
     expect(nowhere.code).not.toBe(0);
-    expect(nowhere.stderr).toMatch(/cannot write \/nonexistent-recon-folder\/orders\.csv: folder \/nonexistent-recon-folder does not exist/);
+    expect(nowhere.stderr).toMatch(
+      /cannot write \/nonexistent-recon-folder\/orders\.csv: folder \/nonexistent-recon-folder does not exist/,
+    );
     expect(nowhere.stderr.trim().split('\n')).toHaveLength(1);
   });
 
@@ -225,7 +284,12 @@ describe('recon-sandbox (CLI)', () => {
     const cli = await startCli(['--port', '0', '--identifier', 'LAG', '--secret', 'lag', ...args], env);
     const payment = walletParams({ IDENTIFIER: 'LAG' });
     expect(await postSigned(cli.baseUrl, 'payment', payment, 'lag')).toMatchObject({ EXECCODE: '0002' });
-    const exported = await postSigned(cli.baseUrl, 'getTransactions', { IDENTIFIER: 'LAG', VERSION: '3.0', ORDERID: payment['ORDERID']! }, 'lag');
+    const exported = await postSigned(
+      cli.baseUrl,
+      'getTransactions',
+      { IDENTIFIER: 'LAG', VERSION: '3.0', ORDERID: payment['ORDERID']! },
+      'lag',
+    );
     expect(exported).toMatchObject({ EXECCODE: '0000', DATA: [] });
     expect(await stop(cli, 'SIGTERM')).toBe(0);
   });

@@ -10,7 +10,8 @@ describe('sandbox clock endpoint', () => {
   afterAll(() => h.close());
 
   const clockUrl = () => `${h.baseUrl}/sandbox/clock`;
-  const advance = (body: string) => fetch(clockUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const advance = (body: string) =>
+    fetch(clockUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
   const readClock = async () => (await fetch(clockUrl())).text();
 
@@ -29,17 +30,23 @@ describe('sandbox clock endpoint', () => {
     expect(await first.text()).toBe('2026-03-08T09:00:00.000Z');
     expect(h.sandbox.store.get(id)?.status).toBe('pending-approval');
     await advance('{"advanceDays": 0.5}');
-    expect(h.sandbox.store.get(id)).toMatchObject({ status: 'expired', updatedAt: new Date('2026-03-08T09:00:00.000Z') });
+    expect(h.sandbox.store.get(id)).toMatchObject({
+      status: 'expired',
+      updatedAt: new Date('2026-03-08T09:00:00.000Z'),
+    });
     expect(await readClock()).toBe('2026-03-08T21:00:00.000Z');
   });
 
-  it.each(['{"advanceDays": -1}', '{"advanceDays": "7"}', '{}', 'seven days'])('refuses %s with 400 and does not move', async (body) => {
-    const before = await readClock();
-    const response = await advance(body);
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: string }).error).toMatch(/advanceDays/);
-    expect(await readClock()).toBe(before);
-  });
+  it.each(['{"advanceDays": -1}', '{"advanceDays": "7"}', '{}', 'seven days'])(
+    'refuses %s with 400 and does not move',
+    async (body) => {
+      const before = await readClock();
+      const response = await advance(body);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: string }).error).toMatch(/advanceDays/);
+      expect(await readClock()).toBe(before);
+    },
+  );
 
   it('answers 405 to other methods', async () => {
     const response = await fetch(clockUrl(), { method: 'PUT' });

@@ -17,8 +17,13 @@ describe('sandbox instalment method: state table', () => {
     const id = answer['TRANSACTIONID']!;
     expect(h.pageUrl(answer)).toBe(`${h.baseUrl}/sandbox/cardholder/${id}`);
     expect(h.sandbox.store.get(id)).toMatchObject({
-      method: 'instalment', operationType: 'authorization', status: 'awaiting-cardholder', execCode: '0002',
-      amount: 125000n, currency: 'EUR', paymentOption: 'instalpay-3x',
+      method: 'instalment',
+      operationType: 'authorization',
+      status: 'awaiting-cardholder',
+      execCode: '0002',
+      amount: 125000n,
+      currency: 'EUR',
+      paymentOption: 'instalpay-3x',
     });
   });
 
@@ -75,8 +80,14 @@ describe('sandbox instalment method: state table', () => {
     const answer = await h.process('capture', referenceParams(h, id));
     const capture = h.sandbox.store.get(answer['TRANSACTIONID']!);
     expect(capture).toMatchObject({
-      operationType: 'capture', method: 'instalment', status: 'succeeded', execCode: '0000', amount: 125000n,
-      restingAmount: 125000n, parentTransactionId: id, schedule: { index: 1, count: 3 },
+      operationType: 'capture',
+      method: 'instalment',
+      status: 'succeeded',
+      execCode: '0000',
+      amount: 125000n,
+      restingAmount: 125000n,
+      parentTransactionId: id,
+      schedule: { index: 1, count: 3 },
     });
     expect(h.sandbox.store.get(id)?.capturedAmount).toBe(125000n);
     const again = await h.process('capture', referenceParams(h, id, { AMOUNT: '100' }));
@@ -84,7 +95,11 @@ describe('sandbox instalment method: state table', () => {
   });
 
   it('a 4x option captures as the first of 4 instalments', async () => {
-    const id = await h.settle('authorization', instalmentParams({ PAYMENTOPTION: 'instalpay-4xsansfrais' }), 'validated');
+    const id = await h.settle(
+      'authorization',
+      instalmentParams({ PAYMENTOPTION: 'instalpay-4xsansfrais' }),
+      'validated',
+    );
     const answer = await h.process('capture', referenceParams(h, id));
     expect(h.sandbox.store.get(answer['TRANSACTIONID']!)?.schedule).toEqual({ index: 1, count: 4 });
   });
@@ -110,12 +125,15 @@ describe('sandbox instalment method: state table', () => {
     expect(h.sandbox.store.get(late)?.capturedAmount).toBeUndefined();
   });
 
-  it.each(['awaiting', 'pending', 'refused'] as const)('capture of an authorization that did not succeed (%s): 2003', async (state) => {
-    let id: string;
-    if (state === 'awaiting') id = (await h.process('authorization', instalmentParams()))['TRANSACTIONID']!;
-    else id = await h.settle('authorization', instalmentParams(), state);
-    expect(await h.process('capture', referenceParams(h, id))).toMatchObject({ EXECCODE: '2003' });
-  });
+  it.each(['awaiting', 'pending', 'refused'] as const)(
+    'capture of an authorization that did not succeed (%s): 2003',
+    async (state) => {
+      let id: string;
+      if (state === 'awaiting') id = (await h.process('authorization', instalmentParams()))['TRANSACTIONID']!;
+      else id = await h.settle('authorization', instalmentParams(), state);
+      expect(await h.process('capture', referenceParams(h, id))).toMatchObject({ EXECCODE: '2003' });
+    },
+  );
 
   it('captured + refund of the capture: refunded for that amount, resting amount lowered, down to zero', async () => {
     const id = await h.settle('authorization', instalmentParams(), 'validated');
@@ -123,7 +141,10 @@ describe('sandbox instalment method: state table', () => {
     const first = await h.process('refund', referenceParams(h, captureId, { AMOUNT: '25000' }));
     expect(first).toMatchObject({ OPERATIONTYPE: 'refund', EXECCODE: '0000' });
     expect(h.sandbox.store.get(first['TRANSACTIONID']!)).toMatchObject({
-      operationType: 'refund', amount: 25000n, parentTransactionId: captureId, status: 'succeeded',
+      operationType: 'refund',
+      amount: 25000n,
+      parentTransactionId: captureId,
+      status: 'succeeded',
     });
     expect(h.sandbox.store.get(captureId)?.restingAmount).toBe(100000n);
     const above = await h.process('refund', referenceParams(h, captureId, { AMOUNT: '100001' }));
@@ -132,7 +153,9 @@ describe('sandbox instalment method: state table', () => {
     const rest = await h.process('refund', referenceParams(h, captureId));
     expect(h.sandbox.store.get(rest['TRANSACTIONID']!)?.amount).toBe(100000n);
     expect(h.sandbox.store.get(captureId)?.restingAmount).toBe(0n);
-    expect(await h.process('refund', referenceParams(h, captureId, { AMOUNT: '1' }))).toMatchObject({ EXECCODE: '2004' });
+    expect(await h.process('refund', referenceParams(h, captureId, { AMOUNT: '1' }))).toMatchObject({
+      EXECCODE: '2004',
+    });
   });
 
   it('a refund must name the capture: the authorization and a refund are not refundable (2004)', async () => {

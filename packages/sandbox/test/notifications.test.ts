@@ -1,7 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeNotification, NOTIFICATION_SHAPES, parseNotification, verifyHash, type NotificationKind } from '@recon/protocol';
+import {
+  decodeNotification,
+  NOTIFICATION_SHAPES,
+  parseNotification,
+  verifyHash,
+  type NotificationKind,
+} from '@recon/protocol';
 import { startNotificationReceiver, type NotificationReceiver } from './support/notification-receiver.ts';
-import { IDENTIFIER, instalmentParams, referenceParams, SECRET, startHarness, walletParams, type Harness } from './support/sandbox-harness.ts';
+import {
+  IDENTIFIER,
+  instalmentParams,
+  referenceParams,
+  SECRET,
+  startHarness,
+  walletParams,
+  type Harness,
+} from './support/sandbox-harness.ts';
 
 /**
  * Each notification kind of the spec's Events section, received by a real merchant endpoint on loopback that
@@ -22,13 +36,26 @@ describe('sandbox notifications', () => {
     ids.instalmentPendingRefused = await h.settle('authorization', instalmentParams(), 'pending');
     await h.cardholder(ids.instalmentPendingRefused, 'refused');
     ids.instalmentRefused = await h.settle('authorization', instalmentParams(), 'refused');
-    ids.instalmentCapture = (await h.process('capture', referenceParams(h, ids.instalmentValidated, { EXTRADATA: 'capture-extra' })))['TRANSACTIONID']!;
-    ids.instalmentRefund = (await h.process('refund', referenceParams(h, ids.instalmentCapture, { AMOUNT: '5000', EXTRADATA: 'refund-extra' })))['TRANSACTIONID']!;
-    ids.walletPayment = await h.settle('payment', walletParams({ SHIPTOFIRSTNAME: 'Jane', SHIPTOLASTNAME: 'Doe', SHIPTOCOUNTRY: 'BE' }), 'validated');
+    ids.instalmentCapture = (
+      await h.process('capture', referenceParams(h, ids.instalmentValidated, { EXTRADATA: 'capture-extra' }))
+    )['TRANSACTIONID']!;
+    ids.instalmentRefund = (
+      await h.process(
+        'refund',
+        referenceParams(h, ids.instalmentCapture, { AMOUNT: '5000', EXTRADATA: 'refund-extra' }),
+      )
+    )['TRANSACTIONID']!;
+    ids.walletPayment = await h.settle(
+      'payment',
+      walletParams({ SHIPTOFIRSTNAME: 'Jane', SHIPTOLASTNAME: 'Doe', SHIPTOCOUNTRY: 'BE' }),
+      'validated',
+    );
     ids.walletRefusedPayment = await h.settle('payment', walletParams(), 'refused');
     ids.walletAuthorization = await h.settle('authorization', walletParams(), 'validated');
     ids.walletCapture = (await h.process('capture', referenceParams(h, ids.walletAuthorization)))['TRANSACTIONID']!;
-    ids.walletRefund = (await h.process('refund', referenceParams(h, ids.walletPayment, { AMOUNT: '990' })))['TRANSACTIONID']!;
+    ids.walletRefund = (await h.process('refund', referenceParams(h, ids.walletPayment, { AMOUNT: '990' })))[
+      'TRANSACTIONID'
+    ]!;
     await h.sandbox.notifications.idle();
     received = new Map();
     for (const body of receiver.accepted()) {
@@ -71,9 +98,17 @@ describe('sandbox notifications', () => {
     const validated = only('instalmentValidated');
     expectKind(validated, 'instalment-authorization');
     expect(validated).toMatchObject({
-      IDENTIFIER, OPERATIONTYPE: 'authorization', TRANSACTIONID: ids.instalmentValidated, AMOUNT: '125000',
-      CURRENCY: 'EUR', VERSION: '3.0', EXECCODE: '0000', CLIENTIDENT: 'client-42', CLIENTEMAIL: 'jane.doe@example.com',
-      EXTRADATA: 'cart-7', ORDERID: h.sandbox.store.get(ids.instalmentValidated!)!.orderId,
+      IDENTIFIER,
+      OPERATIONTYPE: 'authorization',
+      TRANSACTIONID: ids.instalmentValidated,
+      AMOUNT: '125000',
+      CURRENCY: 'EUR',
+      VERSION: '3.0',
+      EXECCODE: '0000',
+      CLIENTIDENT: 'client-42',
+      CLIENTEMAIL: 'jane.doe@example.com',
+      EXTRADATA: 'cart-7',
+      ORDERID: h.sandbox.store.get(ids.instalmentValidated!)!.orderId,
     });
     expect(only('instalmentRefused')['EXECCODE']).toMatch(/^4\d{3}$/);
   });
@@ -83,7 +118,10 @@ describe('sandbox notifications', () => {
   }
 
   it('a pending approval is notified with 0003, then its update with the final result', () => {
-    for (const [key, final] of [['instalmentPending', '0000'], ['instalmentPendingRefused', '4001']] as const) {
+    for (const [key, final] of [
+      ['instalmentPending', '0000'],
+      ['instalmentPendingRefused', '4001'],
+    ] as const) {
       const notifications = all(key);
       for (const fields of notifications) expectKind(fields, 'instalment-authorization');
       expect(notifications.map((fields) => fields['EXECCODE'])).toEqual(['0003', final]);
@@ -91,16 +129,26 @@ describe('sandbox notifications', () => {
     }
   });
 
-  it('instalment capture: at once, with the capture\'s own EXTRADATA', () => {
+  it("instalment capture: at once, with the capture's own EXTRADATA", () => {
     const fields = only('instalmentCapture');
     expectKind(fields, 'instalment-capture');
-    expect(fields).toMatchObject({ OPERATIONTYPE: 'capture', EXECCODE: '0000', AMOUNT: '125000', EXTRADATA: 'capture-extra' });
+    expect(fields).toMatchObject({
+      OPERATIONTYPE: 'capture',
+      EXECCODE: '0000',
+      AMOUNT: '125000',
+      EXTRADATA: 'capture-extra',
+    });
   });
 
   it('instalment refund: EXTERNALENTITYID and a 9-digit EXTERNALREFERENCE', () => {
     const fields = only('instalmentRefund');
     expectKind(fields, 'instalment-refund');
-    expect(fields).toMatchObject({ OPERATIONTYPE: 'refund', AMOUNT: '5000', EXTRADATA: 'refund-extra', CLIENTIDENT: 'client-42' });
+    expect(fields).toMatchObject({
+      OPERATIONTYPE: 'refund',
+      AMOUNT: '5000',
+      EXTRADATA: 'refund-extra',
+      CLIENTIDENT: 'client-42',
+    });
     expect(fields['EXTERNALENTITYID']).toMatch(/^\d{1,10}$/);
     expect(fields['EXTERNALREFERENCE']).toMatch(/^\d{9}$/);
   });
@@ -109,8 +157,12 @@ describe('sandbox notifications', () => {
     const payment = only('walletPayment');
     expectKind(payment, 'wallet-payment');
     expect(payment).toMatchObject({
-      OPERATIONTYPE: 'payment', EXECCODE: '0000', AMOUNT: '4990', PP_SHIP_TO_NAME: 'Jane Doe',
-      PP_SHIP_TO_COUNTRYCODE: 'BE', PP_PAYER_STATUS: 'completed',
+      OPERATIONTYPE: 'payment',
+      EXECCODE: '0000',
+      AMOUNT: '4990',
+      PP_SHIP_TO_NAME: 'Jane Doe',
+      PP_SHIP_TO_COUNTRYCODE: 'BE',
+      PP_PAYER_STATUS: 'completed',
     });
     expect(payment['PP_PAYER_ID']).toHaveLength(13);
     const refused = only('walletRefusedPayment');

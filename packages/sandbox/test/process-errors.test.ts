@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRequest, signParams } from '@recon/protocol';
-import { IDENTIFIER, instalmentParams, referenceParams, SECRET, startHarness, walletParams, type Harness } from './support/sandbox-harness.ts';
+import {
+  IDENTIFIER,
+  instalmentParams,
+  referenceParams,
+  SECRET,
+  startHarness,
+  walletParams,
+  type Harness,
+} from './support/sandbox-harness.ts';
 
 describe('sandbox process endpoint: request errors', () => {
   let h: Harness;
@@ -18,9 +26,10 @@ describe('sandbox process endpoint: request errors', () => {
     ['VERSION', 'payment'],
   ])('answers 1001 naming a missing %s', async (field, method) => {
     const params = walletParams({ [field]: undefined });
-    const answer = field === 'HASH'
-      ? await h.processRaw(encodeRequest(method, { OPERATIONTYPE: method, ...params }))
-      : await h.process(method, params);
+    const answer =
+      field === 'HASH'
+        ? await h.processRaw(encodeRequest(method, { OPERATIONTYPE: method, ...params }))
+        : await h.process(method, params);
     expect(answer).toMatchObject({ OPERATIONTYPE: method, EXECCODE: '1001' });
     expect(answer['MESSAGE']).toContain(field);
   });
@@ -106,12 +115,15 @@ describe('sandbox process endpoint: request errors', () => {
   it('answers HTTP errors for wrong methods, unknown routes and oversized bodies', async () => {
     expect((await fetch(`${h.baseUrl}/front/service/rest/process`)).status).toBe(405);
     expect((await fetch(`${h.baseUrl}/front/service/rest/nothing`, { method: 'POST' })).status).toBe(404);
-    const huge = await fetch(`${h.baseUrl}/front/service/rest/process`, { method: 'POST', body: 'x'.repeat(2 * 1024 * 1024) });
+    const huge = await fetch(`${h.baseUrl}/front/service/rest/process`, {
+      method: 'POST',
+      body: 'x'.repeat(2 * 1024 * 1024),
+    });
     expect(huge.status).toBe(413);
   });
 });
 
-describe('sandbox process endpoint: the instalment method\'s limits', () => {
+describe("sandbox process endpoint: the instalment method's limits", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness();

@@ -41,7 +41,9 @@ describe('createSandbox', () => {
     const step = sandbox.finishCardholderStep(answer.TRANSACTIONID!, 'validated');
     expect(step).toMatchObject({ ok: true, transaction: { status: 'succeeded', execCode: '0000' } });
     expect(sandbox.finishCardholderStep('nope', 'validated')).toMatchObject({ ok: false, reason: 'not-found' });
-    expect(sandbox.notifications.deliveries()).toMatchObject([{ state: 'unsent', fields: { TRANSACTIONID: answer.TRANSACTIONID, EXECCODE: '0000' } }]);
+    expect(sandbox.notifications.deliveries()).toMatchObject([
+      { state: 'unsent', fields: { TRANSACTIONID: answer.TRANSACTIONID, EXECCODE: '0000' } },
+    ]);
     await sandbox.notifications.idle();
   });
 
@@ -64,9 +66,18 @@ describe('createSandbox', () => {
     const params = walletParams();
     const payment = sandbox.process(signedBody('payment', params));
     const exportUrl = `${baseUrl}/front/service/rest/export`;
-    const body = signedBody('getTransactions', { IDENTIFIER, VERSION: '3.0', ORDERID: params['ORDERID'] as string, COLUMNS: 'TRANSACTIONID;AMOUNT' });
+    const body = signedBody('getTransactions', {
+      IDENTIFIER,
+      VERSION: '3.0',
+      ORDERID: params['ORDERID'] as string,
+      COLUMNS: 'TRANSACTIONID;AMOUNT',
+    });
     const answer = await (await fetch(exportUrl, { method: 'POST', body })).json();
-    expect(answer).toMatchObject({ OPERATIONTYPE: 'getTransactions', EXECCODE: '0000', DATA: [{ TRANSACTIONID: payment.TRANSACTIONID, AMOUNT: '49.90' }] });
+    expect(answer).toMatchObject({
+      OPERATIONTYPE: 'getTransactions',
+      EXECCODE: '0000',
+      DATA: [{ TRANSACTIONID: payment.TRANSACTIONID, AMOUNT: '49.90' }],
+    });
     const malformed = await (await fetch(exportUrl, { method: 'POST', body: 'params[ORDERID]=A' })).json();
     expect(malformed).toMatchObject({ OPERATIONTYPE: 'getTransactions', EXECCODE: '1001' });
     expect((await fetch(exportUrl)).status).toBe(405);
@@ -74,7 +85,9 @@ describe('createSandbox', () => {
 
   it('seeds the same store from the same seed and clock reading', () => {
     const stores = [1, 2].map(() => make({ seed: 42, clock: createSandboxClock({ start: START, ticking: false }) }));
-    const [a, b] = stores.map((sandbox) => sandbox.store.all().map((t) => [t.transactionId, t.orderId, t.operationType, t.amount, t.status]));
+    const [a, b] = stores.map((sandbox) =>
+      sandbox.store.all().map((t) => [t.transactionId, t.orderId, t.operationType, t.amount, t.status]),
+    );
     expect(a!.length).toBeGreaterThan(40);
     expect(a).toEqual(b);
     expect(stores[0]!.scenario?.orderIds).toHaveLength(40);

@@ -4,9 +4,19 @@ import { createSandboxStore, type SandboxTransaction } from '../src/store.ts';
 function authorization(transactionId: string, orderId: string): SandboxTransaction {
   const at = new Date('2026-03-01T10:00:00Z');
   return {
-    transactionId, orderId, identifier: 'ACME', method: 'wallet', operationType: 'authorization',
-    amount: 1999n, currency: 'EUR', execCode: '0002', message: 'redirect', status: 'awaiting-cardholder',
-    createdAt: at, updatedAt: at, request: { ORDERID: orderId },
+    transactionId,
+    orderId,
+    identifier: 'ACME',
+    method: 'wallet',
+    operationType: 'authorization',
+    amount: 1999n,
+    currency: 'EUR',
+    execCode: '0002',
+    message: 'redirect',
+    status: 'awaiting-cardholder',
+    createdAt: at,
+    updatedAt: at,
+    request: { ORDERID: orderId },
   };
 }
 

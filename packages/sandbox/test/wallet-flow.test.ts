@@ -9,14 +9,21 @@ describe('sandbox wallet method: state table', () => {
   });
   afterEach(() => h.close());
 
-  it.each(['payment', 'authorization'] as const)('(none) + %s: awaiting cardholder, 0002 with TRANSACTIONID and REDIRECTHTML', async (method) => {
-    const answer = await h.process(method, walletParams());
-    expect(answer).toMatchObject({ OPERATIONTYPE: method, EXECCODE: '0002' });
-    expect(h.pageUrl(answer)).toBe(`${h.baseUrl}/sandbox/cardholder/${answer['TRANSACTIONID']}`);
-    expect(h.sandbox.store.get(answer['TRANSACTIONID']!)).toMatchObject({
-      method: 'wallet', operationType: method, status: 'awaiting-cardholder', amount: 4990n, currency: 'EUR',
-    });
-  });
+  it.each(['payment', 'authorization'] as const)(
+    '(none) + %s: awaiting cardholder, 0002 with TRANSACTIONID and REDIRECTHTML',
+    async (method) => {
+      const answer = await h.process(method, walletParams());
+      expect(answer).toMatchObject({ OPERATIONTYPE: method, EXECCODE: '0002' });
+      expect(h.pageUrl(answer)).toBe(`${h.baseUrl}/sandbox/cardholder/${answer['TRANSACTIONID']}`);
+      expect(h.sandbox.store.get(answer['TRANSACTIONID']!)).toMatchObject({
+        method: 'wallet',
+        operationType: method,
+        status: 'awaiting-cardholder',
+        amount: 4990n,
+        currency: 'EUR',
+      });
+    },
+  );
 
   it.each([
     ['validated', 'succeeded', /^0000$/],
@@ -39,7 +46,11 @@ describe('sandbox wallet method: state table', () => {
     const answer = await h.process('capture', referenceParams(h, id));
     expect(answer).toMatchObject({ OPERATIONTYPE: 'capture', EXECCODE: '0000' });
     expect(h.sandbox.store.get(answer['TRANSACTIONID']!)).toMatchObject({
-      operationType: 'capture', method: 'wallet', amount: 4990n, restingAmount: 4990n, parentTransactionId: id,
+      operationType: 'capture',
+      method: 'wallet',
+      amount: 4990n,
+      restingAmount: 4990n,
+      parentTransactionId: id,
     });
     expect(h.sandbox.store.get(answer['TRANSACTIONID']!)?.schedule).toBeUndefined();
     expect(await h.process('capture', referenceParams(h, id))).toMatchObject({ EXECCODE: '2005' });
@@ -71,8 +82,12 @@ describe('sandbox wallet method: state table', () => {
   it('captured + refund of the capture: refunded, resting amount of the capture lowered', async () => {
     const id = await h.settle('authorization', walletParams(), 'validated');
     const captureId = (await h.process('capture', referenceParams(h, id, { AMOUNT: '3000' })))['TRANSACTIONID']!;
-    expect(await h.process('refund', referenceParams(h, captureId, { AMOUNT: '3001' }))).toMatchObject({ EXECCODE: '2008' });
-    expect(await h.process('refund', referenceParams(h, captureId, { AMOUNT: '1000' }))).toMatchObject({ EXECCODE: '0000' });
+    expect(await h.process('refund', referenceParams(h, captureId, { AMOUNT: '3001' }))).toMatchObject({
+      EXECCODE: '2008',
+    });
+    expect(await h.process('refund', referenceParams(h, captureId, { AMOUNT: '1000' }))).toMatchObject({
+      EXECCODE: '0000',
+    });
     expect(h.sandbox.store.get(captureId)?.restingAmount).toBe(2000n);
   });
 

@@ -13,7 +13,12 @@ export function isCardholderOutcome(value: unknown): value is CardholderOutcome 
 
 export type CardholderStepResult =
   | { readonly ok: true; readonly transaction: SandboxTransaction }
-  | { readonly ok: false; readonly reason: 'not-found' | 'not-allowed'; readonly message: string; readonly transaction?: SandboxTransaction };
+  | {
+      readonly ok: false;
+      readonly reason: 'not-found' | 'not-allowed';
+      readonly message: string;
+      readonly transaction?: SandboxTransaction;
+    };
 
 /**
  * The cardholder's answer on the payment method's page, or the later update of a pending approval.
@@ -25,13 +30,26 @@ export type CardholderStepResult =
  * 6 days is to be treated as failed, so the merchant learns it from the 0003 notification and the rule,
  * and a notification would have to invent an EXECCODE the service never shows (the export keeps 0003).
  */
-export function finishCardholderStep(ctx: SandboxContext, transactionId: string, outcome: CardholderOutcome): CardholderStepResult {
+export function finishCardholderStep(
+  ctx: SandboxContext,
+  transactionId: string,
+  outcome: CardholderOutcome,
+): CardholderStepResult {
   const now = ctx.clock.now();
   const transaction = currentTransaction(ctx.store, transactionId, now);
   if (!transaction || (transaction.operationType !== 'payment' && transaction.operationType !== 'authorization')) {
-    return { ok: false, reason: 'not-found', message: `no payment or authorization ${transactionId} awaits the cardholder` };
+    return {
+      ok: false,
+      reason: 'not-found',
+      message: `no payment or authorization ${transactionId} awaits the cardholder`,
+    };
   }
-  const refuse = (message: string): CardholderStepResult => ({ ok: false, reason: 'not-allowed', message, transaction });
+  const refuse = (message: string): CardholderStepResult => ({
+    ok: false,
+    reason: 'not-allowed',
+    message,
+    transaction,
+  });
 
   if (transaction.status === 'awaiting-cardholder' && outcome === 'pending' && transaction.method !== 'instalment') {
     return refuse('waiting for approval exists only for the instalment method');

@@ -9,11 +9,20 @@ async function main(): Promise<number> {
   const controller = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => controller.abort());
   try {
-    return await runSandboxCommand({ argv: process.argv.slice(2), env: process.env, stdout: process.stdout, stderr: process.stderr, signal: controller.signal });
+    return await runSandboxCommand({
+      argv: process.argv.slice(2),
+      env: process.env,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      signal: controller.signal,
+    });
   } catch (error) {
-    process.stderr.write(`recon-sandbox: ${error instanceof Error ? error.message.replace(/\s*\n\s*/g, ' ') : String(error)}\n`);
+    process.stderr.write(
+      `recon-sandbox: ${error instanceof Error ? error.message.replace(/\s*\n\s*/g, ' ') : String(error)}\n`,
+    );
     return error instanceof SandboxError && error.code === 'USAGE' ? 1 : 2;
   }
 }
 
-if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = await main();
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url))
+  process.exitCode = await main();

@@ -65,7 +65,10 @@ export async function runSandboxCommand(ctx: SandboxCommandContext): Promise<num
   }
   const { seed, ordersOut } = settings;
   if (ordersOut !== undefined && seed === undefined) {
-    throw new SandboxError('USAGE', '--orders-out writes the orders of a seeded scenario: give --seed N (or RECON_SANDBOX_SEED) too');
+    throw new SandboxError(
+      'USAGE',
+      '--orders-out writes the orders of a seeded scenario: give --seed N (or RECON_SANDBOX_SEED) too',
+    );
   }
   if (ordersOut !== undefined) await checkFolder(ordersOut);
   const sandbox = createSandbox({
@@ -91,11 +94,15 @@ export async function runSandboxCommand(ctx: SandboxCommandContext): Promise<num
     ctx.stderr.write(`sandbox: wrote ${kept} orders of the scenario to ${written}\n`);
   }
   const baseUrl = await sandbox.listen(settings.port, settings.host).catch((error: unknown) => {
-    throw new SandboxError('USAGE', `cannot listen on ${settings.host}:${settings.port}: ${oneLine(error)}`, { cause: error });
+    throw new SandboxError('USAGE', `cannot listen on ${settings.host}:${settings.port}: ${oneLine(error)}`, {
+      cause: error,
+    });
   });
   ctx.stdout.write(`${baseUrl}\n`);
   // Without a notify URL nothing about notifications would ever show: say so once.
-  const notifications = settings.notifyUrl ? `notifications to ${settings.notifyUrl}` : 'notifications recorded, not sent (no --notify-url)';
+  const notifications = settings.notifyUrl
+    ? `notifications to ${settings.notifyUrl}`
+    : 'notifications recorded, not sent (no --notify-url)';
   ctx.stderr.write(`sandbox: account ${settings.identifier}; ${notifications}\n`);
   if (sandbox.scenario) {
     const { seed: used, orderIds, transactionCount } = sandbox.scenario;
@@ -108,14 +115,20 @@ export async function runSandboxCommand(ctx: SandboxCommandContext): Promise<num
 
 async function checkFolder(file: string): Promise<void> {
   const folder = path.dirname(path.resolve(file));
-  const isFolder = await stat(folder).then((stats) => stats.isDirectory(), () => false);
+  const isFolder = await stat(folder).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
   if (!isFolder) throw new SandboxError('USAGE', `cannot write ${file}: folder ${folder} does not exist`);
 }
 
 /** A temporary file beside FILE, renamed over it: a reader sees the whole csv or none. Returns FILE's absolute path. */
 async function writeAtomically(file: string, text: string): Promise<string> {
   const target = path.resolve(file);
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temporary = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
   try {
     await writeFile(temporary, text, { flag: 'wx', flush: true });
     await rename(temporary, target);
@@ -132,7 +145,10 @@ function abortion(signal: AbortSignal): Promise<void> {
 }
 
 function oneLine(error: unknown): string {
-  const message = error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}` : String(error);
+  const message =
+    error instanceof Error
+      ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}`
+      : String(error);
   return message.replace(/\s*\n\s*/g, ' ');
 }
 
@@ -142,7 +158,8 @@ function describeEvent(event: SandboxEvent): string {
       const { delivery } = event.event;
       const subject = `notification ${delivery.fields['OPERATIONTYPE']} ${delivery.fields['TRANSACTIONID']}`;
       if (event.event.type === 'delivered') return `${subject} delivered (attempt ${delivery.attempts})`;
-      if (event.event.type === 'retrying') return `${subject} attempt ${delivery.attempts} failed (${delivery.lastError}); retrying in ${event.event.delayMs} ms`;
+      if (event.event.type === 'retrying')
+        return `${subject} attempt ${delivery.attempts} failed (${delivery.lastError}); retrying in ${event.event.delayMs} ms`;
       return `${subject} given up after ${delivery.attempts} attempts: ${delivery.lastError}`;
     }
     case 'export-failed':

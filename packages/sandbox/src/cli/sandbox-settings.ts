@@ -33,7 +33,11 @@ const identifier = z.string().min(1).max(32);
 const secret = z.string().min(1);
 const notifyUrl = z.url({ protocol: /^https?$/ });
 const smtp = z.string().regex(/^[^:]+:\d+$/, 'expected HOST:PORT');
-const seed = z.coerce.number().int().min(0).max(2 ** 32 - 1);
+const seed = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 32 - 1);
 const callbackFormat = z.enum(CALLBACK_FORMATS);
 const count = z.coerce.number().int().min(0);
 const path = z.string().min(1);
@@ -69,13 +73,19 @@ const FLAG_RULES = {
 };
 
 export const OPTIONS = {
-  ...(Object.fromEntries(Object.keys(FLAG_RULES).map((name) => [name, { type: 'string' }])) as Record<keyof typeof FLAG_RULES, { type: 'string' }>),
+  ...(Object.fromEntries(Object.keys(FLAG_RULES).map((name) => [name, { type: 'string' }])) as Record<
+    keyof typeof FLAG_RULES,
+    { type: 'string' }
+  >),
   'duplicate-callbacks': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Flags win over variables, variables over defaults; a bad value is a USAGE SandboxError naming the flag or variable. */
-export function readSandboxSettings(argv: readonly string[], env: NodeJS.ProcessEnv): { help: boolean; settings: SandboxSettings } {
+export function readSandboxSettings(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): { help: boolean; settings: SandboxSettings } {
   let values;
   try {
     ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true }));
@@ -92,7 +102,8 @@ export function readSandboxSettings(argv: readonly string[], env: NodeJS.Process
     const value = (values as Partial<Record<string, string>>)[name];
     if (value === undefined) return undefined;
     const parsed = FLAG_RULES[name].safeParse(value);
-    if (!parsed.success) throw new SandboxError('USAGE', `invalid --${name} ${JSON.stringify(value)}: ${parsed.error.issues[0]!.message}`);
+    if (!parsed.success)
+      throw new SandboxError('USAGE', `invalid --${name} ${JSON.stringify(value)}: ${parsed.error.issues[0]!.message}`);
     return parsed.data as z.infer<(typeof FLAG_RULES)[K]>;
   };
   return {
@@ -118,6 +129,7 @@ export function readSandboxSettings(argv: readonly string[], env: NodeJS.Process
 export function parseSmtp(value: string): { host: string; port: number } {
   const separator = value.lastIndexOf(':');
   const smtpPort = Number(value.slice(separator + 1));
-  if (smtpPort < 1 || smtpPort > 65535) throw new SandboxError('USAGE', `invalid SMTP server ${JSON.stringify(value)}: port must be 1-65535`);
+  if (smtpPort < 1 || smtpPort > 65535)
+    throw new SandboxError('USAGE', `invalid SMTP server ${JSON.stringify(value)}: port must be 1-65535`);
   return { host: value.slice(0, separator), port: smtpPort };
 }

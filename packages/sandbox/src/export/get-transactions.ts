@@ -98,12 +98,17 @@ export async function handleGetTransactions(
     const label = `to ${delivery.url}`;
     if (callbacks.loseNext()) ctx.onCallbackLost?.(label);
     else {
-      const upload = (file: ExportFile, signal: AbortSignal) => uploadExport(delivery.url, file, fields, callbacks.format, signal);
+      const upload = (file: ExportFile, signal: AbortSignal) =>
+        uploadExport(delivery.url, file, fields, callbacks.format, signal);
       deliver(label, upload, callbacks.duplicate ? 2 : 1);
     }
     return answer('0000', `Operation succeeded: the export of ${rows.length} rows will be sent to ${delivery.url}`);
   }
-  deliver(`by e-mail to ${delivery.to}`, (file, signal) => mailExport(smtp!, delivery.to, file, ctx.identifier, signal), 1);
+  deliver(
+    `by e-mail to ${delivery.to}`,
+    (file, signal) => mailExport(smtp!, delivery.to, file, ctx.identifier, signal),
+    1,
+  );
   return answer('0000', `Operation succeeded: the export of ${rows.length} rows will be e-mailed to ${delivery.to}`);
 }
 
@@ -133,7 +138,9 @@ function selectRows(ctx: GetTransactionsContext, request: ExportRequest): Export
       const row = toExportRow(transaction, lookup, request.timeZone);
       // A column the sandbox does not know is answered empty, as the service does; hasOwn, so that a name such as
       // `constructor` is not read from the prototype.
-      return Object.fromEntries(request.columns.map((column) => [column, Object.hasOwn(row, column) ? row[column]! : '']));
+      return Object.fromEntries(
+        request.columns.map((column) => [column, Object.hasOwn(row, column) ? row[column]! : '']),
+      );
     });
 }
 

@@ -1,4 +1,15 @@
-import { canonicalExportColumn, canonicalValue, EXPORT_COLUMNS, FIELD_DICTIONARY, invalidParameter, splitColumns, splitIds, validateRequest, type Compression, type Params } from '@recon/protocol';
+import {
+  canonicalExportColumn,
+  canonicalValue,
+  EXPORT_COLUMNS,
+  FIELD_DICTIONARY,
+  invalidParameter,
+  splitColumns,
+  splitIds,
+  validateRequest,
+  type Compression,
+  type Params,
+} from '@recon/protocol';
 import { authenticateRequest, type SandboxAccount } from '../authenticate-request.ts';
 
 export type ExportDelivery =

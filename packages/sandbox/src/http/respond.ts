@@ -1,10 +1,20 @@
 import type { ServerResponse } from 'node:http';
 
-export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   send(response, status, 'application/json; charset=utf-8', JSON.stringify(body), headers);
 }
 
-export function sendHtml(response: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
+export function sendHtml(
+  response: ServerResponse,
+  status: number,
+  html: string,
+  headers: Record<string, string> = {},
+): void {
   send(response, status, 'text/html; charset=utf-8', html, headers);
 }
 
@@ -12,7 +22,13 @@ export function sendText(response: ServerResponse, status: number, text: string)
   send(response, status, 'text/plain; charset=utf-8', text, {});
 }
 
-function send(response: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string>): void {
+function send(
+  response: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string,
+  headers: Record<string, string>,
+): void {
   response.writeHead(status, {
     ...headers,
     'content-type': contentType,

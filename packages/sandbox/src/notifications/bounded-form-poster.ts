@@ -16,7 +16,11 @@ export interface PostAnswer {
  * started its time: `timeoutMs` is the POST's own.
  */
 export interface BoundedFormPoster {
-  post(url: string, body: string, options: { readonly timeoutMs: number; readonly signal: AbortSignal }): Promise<PostAnswer>;
+  post(
+    url: string,
+    body: string,
+    options: { readonly timeoutMs: number; readonly signal: AbortSignal },
+  ): Promise<PostAnswer>;
   /** Closes the connections kept alive. */
   close(): void;
 }
@@ -32,7 +36,9 @@ export function createBoundedFormPoster(maxInFlight: number): BoundedFormPoster 
   };
   return {
     post: (url, body, { timeoutMs, signal }) =>
-      inFlight.run(() => postForm(new URL(url), body, agents, AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]))),
+      inFlight.run(() =>
+        postForm(new URL(url), body, agents, AbortSignal.any([AbortSignal.timeout(timeoutMs), signal])),
+      ),
     close() {
       agents.http.destroy();
       agents.https.destroy();
@@ -40,7 +46,12 @@ export function createBoundedFormPoster(maxInFlight: number): BoundedFormPoster 
   };
 }
 
-function postForm(url: URL, body: string, agents: { http: http.Agent; https: https.Agent }, signal: AbortSignal): Promise<PostAnswer> {
+function postForm(
+  url: URL,
+  body: string,
+  agents: { http: http.Agent; https: https.Agent },
+  signal: AbortSignal,
+): Promise<PostAnswer> {
   const secure = url.protocol === 'https:';
   return new Promise((resolve, reject) => {
     const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) };
@@ -52,7 +63,9 @@ function postForm(url: URL, body: string, agents: { http: http.Agent; https: htt
         if (keptBytes < ANSWER_BYTES_KEPT) kept.push(chunk);
         keptBytes += chunk.length;
       });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(kept).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(kept).toString('utf8') }),
+      );
       response.on('error', reject);
     };
     const request = secure

@@ -4,7 +4,8 @@ export interface InFlightLimit {
 }
 
 export function createInFlightLimit(size: number): InFlightLimit {
-  if (!Number.isInteger(size) || size < 1) throw new RangeError(`at most how many at once is a whole number, 1 or more (got ${size})`);
+  if (!Number.isInteger(size) || size < 1)
+    throw new RangeError(`at most how many at once is a whole number, 1 or more (got ${size})`);
   let running = 0;
   const waiting: (() => void)[] = [];
   return {

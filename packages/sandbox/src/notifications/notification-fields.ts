@@ -39,7 +39,8 @@ export function notificationFields(subject: NotificationSubject): Record<string,
   if (transaction.method === 'instalment') {
     const extraData = { EXTRADATA: text(transaction.request, 'EXTRADATA') };
     if (transaction.operationType !== 'refund') return { ...common, ...extraData };
-    if (subject.externalReference === undefined) throw new Error('an instalment refund notification needs its external reference');
+    if (subject.externalReference === undefined)
+      throw new Error('an instalment refund notification needs its external reference');
     return {
       ...common,
       EXTERNALENTITYID: SANDBOX_EXTERNAL_ENTITY_ID,
@@ -58,8 +59,10 @@ export function notificationFields(subject: NotificationSubject): Record<string,
 function walletPayerFields(transaction: SandboxTransaction, origin: SandboxTransaction): Record<string, string> {
   const request = origin.request;
   const payer = text(request, 'CLIENTIDENT') || text(request, 'CLIENTEMAIL') || origin.orderId;
-  const shipToName = [text(request, 'SHIPTOFIRSTNAME'), text(request, 'SHIPTOLASTNAME')].filter(Boolean).join(' ')
-    || text(request, 'CARDFULLNAME') || 'Sandbox Payer';
+  const shipToName =
+    [text(request, 'SHIPTOFIRSTNAME'), text(request, 'SHIPTOLASTNAME')].filter(Boolean).join(' ') ||
+    text(request, 'CARDFULLNAME') ||
+    'Sandbox Payer';
   const succeeded = transaction.execCode === '0000';
   return {
     PP_ADDRESS_STATUS: 'confirmed',
@@ -70,7 +73,10 @@ function walletPayerFields(transaction: SandboxTransaction, origin: SandboxTrans
     PP_SHIP_TO_CITY: truncateBytes(text(request, 'SHIPTOCITY') || text(request, 'BILLINGCITY') || 'Paris', 40),
     PP_SHIP_TO_COUNTRYCODE: text(request, 'SHIPTOCOUNTRY') || text(request, 'BILLINGCOUNTRY') || 'FR',
     PP_SHIP_TO_NAME: shipToName.slice(0, 32),
-    PP_SHIP_TO_STREET: (text(request, 'SHIPTOADDRESS') || text(request, 'BILLINGADDRESS') || '1 rue de la Paix').slice(0, 100),
+    PP_SHIP_TO_STREET: (text(request, 'SHIPTOADDRESS') || text(request, 'BILLINGADDRESS') || '1 rue de la Paix').slice(
+      0,
+      100,
+    ),
     PP_SHIP_TO_ZIP: (text(request, 'SHIPTOPOSTALCODE') || text(request, 'BILLINGPOSTALCODE') || '75002').slice(0, 20),
     PP_TRANSACTION_ID: digest(`transaction:${transaction.transactionId}`, 17),
   };

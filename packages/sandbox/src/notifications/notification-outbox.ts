@@ -88,7 +88,11 @@ export function createNotificationOutbox(options: NotificationOutboxOptions): No
       if (status >= 200 && status < 300 && text.trim() === 'OK') return undefined;
       return `HTTP ${status} answered ${JSON.stringify(text.slice(0, 80))} instead of OK`;
     } catch (error) {
-      return error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      return error instanceof Error
+        ? error.cause instanceof Error
+          ? error.cause.message
+          : error.message
+        : String(error);
     }
   }
 
@@ -100,15 +104,24 @@ export function createNotificationOutbox(options: NotificationOutboxOptions): No
     }
     let attempts = 0;
     try {
-      await retry(async (attemptNumber) => {
-        attempts = attemptNumber;
-        const error = await attempt(url, body);
-        if (error !== undefined) throw new Error(error);
-      }, policy, {
-        // Closing ends a wait at once and its timer with it, so that close() frees the process.
-        signal: closing.signal,
-        onRetry: (error, failed, delayMs) => emit({ type: 'retrying', delivery: replace(id, { attempts: failed, lastError: (error as Error).message }), delayMs }),
-      });
+      await retry(
+        async (attemptNumber) => {
+          attempts = attemptNumber;
+          const error = await attempt(url, body);
+          if (error !== undefined) throw new Error(error);
+        },
+        policy,
+        {
+          // Closing ends a wait at once and its timer with it, so that close() frees the process.
+          signal: closing.signal,
+          onRetry: (error, failed, delayMs) =>
+            emit({
+              type: 'retrying',
+              delivery: replace(id, { attempts: failed, lastError: (error as Error).message }),
+              delayMs,
+            }),
+        },
+      );
     } catch (error) {
       const message = (error as Error).message;
       const reason = closing.signal.aborted ? `${message} (outbox closed)` : message;

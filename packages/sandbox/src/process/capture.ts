@@ -15,17 +15,26 @@ export function capture(ctx: SandboxContext, params: Params): SandboxTransaction
   const now = ctx.clock.now();
   const authorization = referencedTransaction(ctx, params, now);
   if (authorization.operationType !== 'authorization') {
-    throw new ProcessRefusal('2005', `${authorization.transactionId} is a ${authorization.operationType}, not an authorization`);
+    throw new ProcessRefusal(
+      '2005',
+      `${authorization.transactionId} is a ${authorization.operationType}, not an authorization`,
+    );
   }
   if (authorization.status !== 'succeeded') {
-    throw new ProcessRefusal('2003', `authorization ${authorization.transactionId} is ${describeStatus(authorization)}`);
+    throw new ProcessRefusal(
+      '2003',
+      `authorization ${authorization.transactionId} is ${describeStatus(authorization)}`,
+    );
   }
   if (authorization.capturedAmount !== undefined) {
     throw new ProcessRefusal('2005', `authorization ${authorization.transactionId} is already captured`);
   }
   const deadline = captureDeadline(authorization);
   if (now.getTime() > deadline.getTime()) {
-    throw new ProcessRefusal('2009', `authorization ${authorization.transactionId} could be captured until ${deadline.toISOString()}`);
+    throw new ProcessRefusal(
+      '2009',
+      `authorization ${authorization.transactionId} could be captured until ${deadline.toISOString()}`,
+    );
   }
   const requested = params['AMOUNT'];
   const amount = requested === undefined ? authorization.amount : BigInt(requested as string);

@@ -47,6 +47,9 @@ export function handleProcessRequest(ctx: SandboxContext, body: string, baseUrl:
 
 function processOperation(method: string): ProcessOperation {
   if ((PROCESS_OPERATIONS as readonly string[]).includes(method)) return method as ProcessOperation;
-  const why = method === 'getTransactions' ? 'getTransactions is served by the export endpoint' : `expected one of ${PROCESS_OPERATIONS.join(', ')}`;
+  const why =
+    method === 'getTransactions'
+      ? 'getTransactions is served by the export endpoint'
+      : `expected one of ${PROCESS_OPERATIONS.join(', ')}`;
   throw invalidParameter('OPERATIONTYPE', `${JSON.stringify(method)}: ${why}`);
 }

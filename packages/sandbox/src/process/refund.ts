@@ -15,11 +15,17 @@ export function refund(ctx: SandboxContext, params: Params): SandboxTransaction 
   const refunded = referencedTransaction(ctx, params, now);
   const refundable = refunded.method === 'instalment' ? ['capture'] : ['payment', 'capture'];
   if (!refundable.includes(refunded.operationType)) {
-    const what = refunded.method === 'instalment' ? 'the instalment method refunds captures only' : 'the wallet refunds payments and captures only';
+    const what =
+      refunded.method === 'instalment'
+        ? 'the instalment method refunds captures only'
+        : 'the wallet refunds payments and captures only';
     throw new ProcessRefusal('2004', `${refunded.transactionId} is a ${refunded.operationType}: ${what}`);
   }
   if (refunded.status !== 'succeeded') {
-    throw new ProcessRefusal('2004', `${refunded.operationType} ${refunded.transactionId} did not succeed (${refunded.status})`);
+    throw new ProcessRefusal(
+      '2004',
+      `${refunded.operationType} ${refunded.transactionId} did not succeed (${refunded.status})`,
+    );
   }
   const resting = refunded.restingAmount ?? 0n;
   if (resting === 0n) {
@@ -28,7 +34,10 @@ export function refund(ctx: SandboxContext, params: Params): SandboxTransaction 
   const requested = params['AMOUNT'];
   const amount = requested === undefined ? resting : BigInt(requested as string);
   if (amount > resting) {
-    throw new ProcessRefusal('2008', `AMOUNT ${amount} is above the resting amount ${resting} of ${refunded.transactionId}`);
+    throw new ProcessRefusal(
+      '2008',
+      `AMOUNT ${amount} is above the resting amount ${resting} of ${refunded.transactionId}`,
+    );
   }
 
   ctx.store.update(refunded.transactionId, { restingAmount: resting - amount });

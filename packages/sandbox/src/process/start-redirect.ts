@@ -24,7 +24,10 @@ export function startRedirect(
   const amount = BigInt(params['AMOUNT'] as string);
   const paymentOption = params['PAYMENTOPTION'] as string | undefined;
   if (method === 'instalment' && (amount < INSTALMENT_MIN_CENTS || amount > INSTALMENT_MAX_CENTS)) {
-    throw invalidParameter('AMOUNT', `${amount} cents is outside the instalment method's 15000-200000 (150 to 2000 EUR)`);
+    throw invalidParameter(
+      'AMOUNT',
+      `${amount} cents is outside the instalment method's 15000-200000 (150 to 2000 EUR)`,
+    );
   }
   const currency = (params['CURRENCY'] as string | undefined) ?? DEFAULT_CURRENCY;
   if (method === 'instalment' && currency !== DEFAULT_CURRENCY) {

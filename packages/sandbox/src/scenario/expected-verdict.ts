@@ -44,10 +44,12 @@ export function expectedVerdict(
   const before = (ms: number) => asOf.getTime() - ms;
   const atOrBefore = (at: number | undefined, ms: number) => at !== undefined && at <= before(ms);
   const { status } = order;
-  const expected = status === 'paid' ? order.amount : status === 'partially_refunded' ? order.amount - order.refunded : 0n;
+  const expected =
+    status === 'paid' ? order.amount : status === 'partially_refunded' ? order.amount - order.refunded : 0n;
   const settled = facts.paid - facts.refunded;
   const expectsPayment = status === 'paid' || status === 'partially_refunded' || status === 'refunded';
-  const awaitsItsMoney = (expectsPayment && facts.paymentCount === 0) || (status === 'authorized' && facts.authorizationCount === 0);
+  const awaitsItsMoney =
+    (expectsPayment && facts.paymentCount === 0) || (status === 'authorized' && facts.authorizationCount === 0);
   const inGrace = order.createdAt.getTime() > before(settings.graceHours * HOUR_MS);
   const approvalWaitOver = atOrBefore(facts.latestApprovalWaitAt, 6 * DAY_MS);
   const approvalWaiting = facts.latestApprovalWaitAt !== undefined && !approvalWaitOver;
@@ -63,11 +65,13 @@ export function expectedVerdict(
     (status === 'cancelled' && settled > 0n) ||
     (status === 'authorized' && facts.paid > 0n) ||
     (expectsPayment && facts.paid === 0n && facts.authorized > 0n)
-  ) return 'status_mismatch';
+  )
+    return 'status_mismatch';
   if (
     (expectsPayment && facts.paid > 0n && (difference < 0n ? -difference : difference) > settings.toleranceMinor) ||
     (status === 'authorized' && facts.authorized > 0n && facts.authorized !== order.amount)
-  ) return 'amount_mismatch';
+  )
+    return 'amount_mismatch';
   if (order.paymentMethod === 'instalment' && approvalWaitOver && facts.succeededCount === 0) return 'approval_expired';
   if (uncapturedAuthorization && captureWindowClosed) return 'capture_expired';
   if (uncapturedAuthorization && captureWindowClosing) return 'capture_at_risk';

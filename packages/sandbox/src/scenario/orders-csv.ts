@@ -13,14 +13,16 @@ const ORDER_COLUMNS = ['order_id', 'amount', 'currency', 'status', 'refunded_amo
 export function formatOrdersCsv(orders: readonly ScenarioOrder[]): string {
   return formatCsv(
     ORDER_COLUMNS,
-    orders.flatMap(({ order }) => (order ? [order] : [])).map((order) => ({
-      order_id: order.orderId,
-      amount: formatMinorUnits(order.amount, order.currency),
-      currency: order.currency,
-      status: order.status,
-      refunded_amount: formatMinorUnits(order.refunded, order.currency),
-      payment_method: order.paymentMethod,
-      created_at: order.createdAt.toISOString().replace(/\.000Z$/, 'Z'),
-    })),
+    orders
+      .flatMap(({ order }) => (order ? [order] : []))
+      .map((order) => ({
+        order_id: order.orderId,
+        amount: formatMinorUnits(order.amount, order.currency),
+        currency: order.currency,
+        status: order.status,
+        refunded_amount: formatMinorUnits(order.refunded, order.currency),
+        payment_method: order.paymentMethod,
+        created_at: order.createdAt.toISOString().replace(/\.000Z$/, 'Z'),
+      })),
   );
 }

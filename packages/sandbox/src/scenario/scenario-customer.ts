@@ -15,13 +15,40 @@ export interface ScenarioCustomer {
 }
 
 const FIRST_NAMES = [
-  'Camille', 'Léa', 'Hugo', 'Lucas', 'Chloé', 'Inès', 'Jules', 'Manon', 'Louis', 'Sarah', 'Noah', 'Emma',
+  'Camille',
+  'Léa',
+  'Hugo',
+  'Lucas',
+  'Chloé',
+  'Inès',
+  'Jules',
+  'Manon',
+  'Louis',
+  'Sarah',
+  'Noah',
+  'Emma',
 ];
 const LAST_NAMES = [
-  'Martin', 'Bernard', 'Dubois', 'Thomas', 'Robert', 'Petit', 'Durand', 'Leroy', 'Moreau', 'Simon', 'Laurent', 'Lefèvre',
+  'Martin',
+  'Bernard',
+  'Dubois',
+  'Thomas',
+  'Robert',
+  'Petit',
+  'Durand',
+  'Leroy',
+  'Moreau',
+  'Simon',
+  'Laurent',
+  'Lefèvre',
 ];
 const STREETS = [
-  'rue de la Paix', 'avenue Foch', 'boulevard Voltaire', 'rue des Lilas', 'place du Marché', 'rue Victor Hugo',
+  'rue de la Paix',
+  'avenue Foch',
+  'boulevard Voltaire',
+  'rue des Lilas',
+  'place du Marché',
+  'rue Victor Hugo',
 ];
 const CITIES = [
   { city: 'Paris', postalCode: '75011', country: 'FR' },

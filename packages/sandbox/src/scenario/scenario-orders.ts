@@ -44,7 +44,12 @@ export interface ScenarioOrdersOptions {
  *   cardholder (the seeder places one minutes before its clock's reading): money still awaited.
  */
 export type Discrepancy =
-  | 'left-out' | 'other-currency' | 'cancelled-but-captured' | 'partial-capture-not-booked' | 'paid-but-failed' | 'booked-before-paid';
+  | 'left-out'
+  | 'other-currency'
+  | 'cancelled-but-captured'
+  | 'partial-capture-not-booked'
+  | 'paid-but-failed'
+  | 'booked-before-paid';
 
 export const DEFAULT_VERDICT_SETTINGS: VerdictSettings = { graceHours: 24, toleranceMinor: 0n };
 
@@ -90,7 +95,11 @@ const PLANS: readonly DiscrepancyPlan[] = [
     discrepancy: 'booked-before-paid',
     from: ['awaiting-cardholder'],
     prefer: 'youngest',
-    alter: (truth, transactions) => ({ ...truth, status: transactions[0]?.operationType === 'payment' ? 'paid' : 'authorized', refunded: 0n }),
+    alter: (truth, transactions) => ({
+      ...truth,
+      status: transactions[0]?.operationType === 'payment' ? 'paid' : 'authorized',
+      refunded: 0n,
+    }),
   },
 ];
 
@@ -148,7 +157,9 @@ function chooseDiscrepancies(store: SandboxStore, scenario: ScenarioSummary): Ma
   const chosen = new Map<string, DiscrepancyPlan>();
   const firstCreated = (orderId: string) => store.byOrderId(orderId)[0]?.createdAt.getTime() ?? Infinity;
   for (const plan of PLANS) {
-    const candidates = plan.from.flatMap((outcome) => scenario.ordersByOutcome[outcome]).filter((id) => !chosen.has(id));
+    const candidates = plan.from
+      .flatMap((outcome) => scenario.ordersByOutcome[outcome])
+      .filter((id) => !chosen.has(id));
     if (plan.prefer === 'oldest') candidates.sort((a, b) => firstCreated(a) - firstCreated(b));
     if (plan.prefer === 'youngest') candidates.sort((a, b) => firstCreated(b) - firstCreated(a));
     const orderId = candidates[0];
@@ -167,16 +178,28 @@ export function bookedOrder(orderId: string, transactions: readonly SandboxTrans
   const first = transactions[0];
   if (!first) throw new RangeError(`order ${orderId} has no transaction in the sandbox`);
   const succeeded = transactions.filter((transaction) => transaction.execCode === '0000');
-  const charge = succeeded.find((transaction) => transaction.operationType === 'payment' || transaction.operationType === 'capture');
-  const base = { orderId, currency: first.currency, paymentMethod: first.method, createdAt: new Date(exportedDate(first)), refunded: 0n };
+  const charge = succeeded.find(
+    (transaction) => transaction.operationType === 'payment' || transaction.operationType === 'capture',
+  );
+  const base = {
+    orderId,
+    currency: first.currency,
+    paymentMethod: first.method,
+    createdAt: new Date(exportedDate(first)),
+    refunded: 0n,
+  };
   if (charge) {
-    const refundTotal = succeeded.filter((transaction) => transaction.operationType === 'refund').reduce((sum, refund) => sum + refund.amount, 0n);
+    const refundTotal = succeeded
+      .filter((transaction) => transaction.operationType === 'refund')
+      .reduce((sum, refund) => sum + refund.amount, 0n);
     const refunded = refundTotal < charge.amount ? refundTotal : charge.amount;
     const status = refunded === 0n ? 'paid' : refunded === charge.amount ? 'refunded' : 'partially_refunded';
     return { ...base, amount: charge.amount, status, refunded };
   }
   const holding = transactions.find(
-    (transaction) => transaction.operationType === 'authorization' && (transaction.execCode === '0000' || transaction.execCode === '0003'),
+    (transaction) =>
+      transaction.operationType === 'authorization' &&
+      (transaction.execCode === '0000' || transaction.execCode === '0003'),
   );
   if (holding) return { ...base, amount: holding.amount, status: 'authorized' };
   return { ...base, amount: first.amount, status: 'cancelled' };

@@ -84,7 +84,10 @@ const REFUSALS: readonly Partial<SandboxTransaction>[] = [
  * twice): one order each, so that most orders of a scenario are plain.
  */
 const RARE_OUTCOMES: ReadonlySet<ScenarioOutcome> = new Set([
-  'pending-expired', 'capture-window-closing', 'capture-window-passed', 'paid-twice',
+  'pending-expired',
+  'capture-window-closing',
+  'capture-window-passed',
+  'paid-twice',
 ]);
 /**
  * How long ago the last step of the first order of these outcomes lies, [youngest, oldest] in ms: every scenario then
@@ -98,7 +101,13 @@ const JUST_NOW: Partial<Readonly<Record<ScenarioOutcome, readonly [number, numbe
 /** Outcomes drawn beyond the first of each, weighted like a shop's everyday mix. */
 const EVERYDAY_OUTCOMES: readonly ScenarioOutcome[] = [
   ...SCENARIO_OUTCOMES.filter((outcome) => !RARE_OUTCOMES.has(outcome)),
-  'validated', 'validated', 'captured-full', 'captured-full', 'captured-full', 'refused', 'refunded-partial',
+  'validated',
+  'validated',
+  'captured-full',
+  'captured-full',
+  'captured-full',
+  'refused',
+  'refunded-partial',
 ];
 
 /**
@@ -170,7 +179,8 @@ interface OrderToPlan {
 function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, order: OrderToPlan): PlannedEvent[] {
   const { outcome } = order;
   const viaPending = outcome.startsWith('pending') || (isCapturedOrRefunded(outcome) && random.chance(0.25));
-  const method: PaymentMethod = outcome !== 'paid-twice' && (viaPending || random.chance(0.45)) ? 'instalment' : 'wallet';
+  const method: PaymentMethod =
+    outcome !== 'paid-twice' && (viaPending || random.chance(0.45)) ? 'instalment' : 'wallet';
   const operationType = chooseOperation(random, method, outcome);
   const amount =
     method === 'instalment'
@@ -391,7 +401,13 @@ function addCapture(
   at: Date,
 ): SandboxTransaction {
   target.store.update(authorization.transactionId, { capturedAmount: amount });
-  const request = followUpRequest(target, 'capture', authorization, `Shipment of order ${authorization.orderId}`, partial ? amount : undefined);
+  const request = followUpRequest(
+    target,
+    'capture',
+    authorization,
+    `Shipment of order ${authorization.orderId}`,
+    partial ? amount : undefined,
+  );
   const capture = target.store.add({
     ...followUpRecord(target.store, authorization, 'capture', amount, request, at),
     restingAmount: amount,

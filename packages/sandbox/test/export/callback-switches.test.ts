@@ -82,27 +82,33 @@ describe('--callback-format raw', () => {
     ['gzip', 'application/gzip'],
     ['bzip', 'application/x-bzip2'],
     [undefined, 'text/csv; charset=utf-8'],
-  ])('COMPRESSION=%s: the file is the whole body, typed %s, and a failed attempt is retried', async (compression, contentType) => {
-    const { sandbox, events, getTransactions, rowsOf } = await startSandbox({ callbackFormat: 'raw' });
-    const params = orderExport(sandbox, 0, compression ? { COMPRESSION: compression } : {});
-    const expected = await rowsOf(params);
-    const before = uploads.received.length;
-    uploads.failNext(1);
+  ])(
+    'COMPRESSION=%s: the file is the whole body, typed %s, and a failed attempt is retried',
+    async (compression, contentType) => {
+      const { sandbox, events, getTransactions, rowsOf } = await startSandbox({ callbackFormat: 'raw' });
+      const params = orderExport(sandbox, 0, compression ? { COMPRESSION: compression } : {});
+      const expected = await rowsOf(params);
+      const before = uploads.received.length;
+      uploads.failNext(1);
 
-    const answer = await getTransactions({ ...params, CALLBACKURL: `${uploads.url}/raw` });
-    expect(answer).toMatchObject({ EXECCODE: '0000' });
-    await sandbox.exports.idle();
+      const answer = await getTransactions({ ...params, CALLBACKURL: `${uploads.url}/raw` });
+      expect(answer).toMatchObject({ EXECCODE: '0000' });
+      await sandbox.exports.idle();
 
-    const attempts = uploads.received.slice(before);
-    expect(attempts.map((attempt) => [attempt.url, attempt.status])).toEqual([['/raw', 503], ['/raw', 200]]);
-    const delivered = attempts[1]!;
-    expect(delivered.contentType).toBe(contentType);
-    expect(delivered.files).toEqual([]);
-    expect(delivered.body!.equals(attempts[0]!.body!)).toBe(true);
-    const { rows } = await readExportFile(FILENAME_BY_TYPE[contentType]!, delivered.body!);
-    expect(rows).toEqual(expected);
-    expect(events).toEqual([]);
-  });
+      const attempts = uploads.received.slice(before);
+      expect(attempts.map((attempt) => [attempt.url, attempt.status])).toEqual([
+        ['/raw', 503],
+        ['/raw', 200],
+      ]);
+      const delivered = attempts[1]!;
+      expect(delivered.contentType).toBe(contentType);
+      expect(delivered.files).toEqual([]);
+      expect(delivered.body!.equals(attempts[0]!.body!)).toBe(true);
+      const { rows } = await readExportFile(FILENAME_BY_TYPE[contentType]!, delivered.body!);
+      expect(rows).toEqual(expected);
+      expect(events).toEqual([]);
+    },
+  );
 
   it('multipart stays the default', async () => {
     const { sandbox, getTransactions } = await startSandbox({});
@@ -121,8 +127,15 @@ describe('--drop-callbacks N', () => {
     const { sandbox, events, getTransactions, rowsOf } = await startSandbox({ dropCallbacks: 2 });
     const before = uploads.received.length;
     for (const n of [0, 1, 2]) {
-      const answer = await getTransactions({ ...orderExport(sandbox, n), COMPRESSION: 'gzip', CALLBACKURL: `${uploads.url}/drop${n}` });
-      expect(answer).toMatchObject({ EXECCODE: '0000', MESSAGE: expect.stringContaining(`will be sent to ${uploads.url}/drop${n}`) });
+      const answer = await getTransactions({
+        ...orderExport(sandbox, n),
+        COMPRESSION: 'gzip',
+        CALLBACKURL: `${uploads.url}/drop${n}`,
+      });
+      expect(answer).toMatchObject({
+        EXECCODE: '0000',
+        MESSAGE: expect.stringContaining(`will be sent to ${uploads.url}/drop${n}`),
+      });
     }
     await sandbox.exports.idle();
 
@@ -140,12 +153,22 @@ describe('--drop-callbacks N', () => {
     const first = await startSandbox({ dropCallbacks: 1 });
     const second = await startSandbox({ dropCallbacks: 1 });
     const before = uploads.received.length;
-    for (const [name, started] of [['a', first], ['b', second], ['c', first], ['d', second]] as const) {
+    for (const [name, started] of [
+      ['a', first],
+      ['b', second],
+      ['c', first],
+      ['d', second],
+    ] as const) {
       await started.getTransactions({ ...orderExport(started.sandbox, 0), CALLBACKURL: `${uploads.url}/${name}` });
     }
     await first.sandbox.exports.idle();
     await second.sandbox.exports.idle();
-    expect(uploads.received.slice(before).map((upload) => upload.url).sort()).toEqual(['/c', '/d']);
+    expect(
+      uploads.received
+        .slice(before)
+        .map((upload) => upload.url)
+        .sort(),
+    ).toEqual(['/c', '/d']);
   });
 
   it('does not count synchronous exports, only CALLBACKURL deliveries', async () => {
@@ -163,12 +186,19 @@ describe('--duplicate-callbacks', () => {
   it('sends every delivery twice, the same bytes to the same URL', async () => {
     const { sandbox, events, getTransactions } = await startSandbox({ duplicateCallbacks: true });
     const before = uploads.received.length;
-    const answer = await getTransactions({ ...orderExport(sandbox, 3), COMPRESSION: 'zip', CALLBACKURL: `${uploads.url}/twice` });
+    const answer = await getTransactions({
+      ...orderExport(sandbox, 3),
+      COMPRESSION: 'zip',
+      CALLBACKURL: `${uploads.url}/twice`,
+    });
     expect(answer.EXECCODE).toBe('0000');
     await sandbox.exports.idle();
 
     const arrived = uploads.received.slice(before);
-    expect(arrived.map((upload) => [upload.url, upload.status])).toEqual([['/twice', 200], ['/twice', 200]]);
+    expect(arrived.map((upload) => [upload.url, upload.status])).toEqual([
+      ['/twice', 200],
+      ['/twice', 200],
+    ]);
     const [one, two] = arrived.map((upload) => upload.files[0]!);
     expect(two!.filename).toBe(one!.filename);
     expect(two!.bytes.equals(one!.bytes)).toBe(true);
@@ -177,7 +207,10 @@ describe('--duplicate-callbacks', () => {
   });
 
   it('sends the second copy only once the first has given up, and reports the first failure', async () => {
-    const { sandbox, events, getTransactions } = await startSandbox({ duplicateCallbacks: true, callbackFormat: 'raw' });
+    const { sandbox, events, getTransactions } = await startSandbox({
+      duplicateCallbacks: true,
+      callbackFormat: 'raw',
+    });
     const before = uploads.received.length;
     // Every attempt of the first copy fails. Were the copies sent side by side, the second would take some of
     // these failures and both would end up delivered: five requests instead of four.
@@ -189,7 +222,11 @@ describe('--duplicate-callbacks', () => {
     expect(arrived.map((upload) => upload.status)).toEqual([...Array<number>(RETRY_ATTEMPTS).fill(503), 200]);
     for (const upload of arrived) expect(upload.body!.equals(arrived[0]!.body!)).toBe(true);
     expect(events).toEqual([
-      { type: 'export-failed', label: `to ${uploads.url}/late`, error: expect.objectContaining({ message: expect.stringMatching(/HTTP 503/) }) },
+      {
+        type: 'export-failed',
+        label: `to ${uploads.url}/late`,
+        error: expect.objectContaining({ message: expect.stringMatching(/HTTP 503/) }),
+      },
     ]);
   });
 
@@ -206,6 +243,8 @@ describe('--duplicate-callbacks', () => {
 describe('createSandbox', () => {
   it('refuses a dropCallbacks that is not a whole number of deliveries', () => {
     expect(() => createSandbox({ identifier: IDENTIFIER, secret: SECRET, dropCallbacks: -1 })).toThrow(/dropCallbacks/);
-    expect(() => createSandbox({ identifier: IDENTIFIER, secret: SECRET, dropCallbacks: 1.5 })).toThrow(/dropCallbacks/);
+    expect(() => createSandbox({ identifier: IDENTIFIER, secret: SECRET, dropCallbacks: 1.5 })).toThrow(
+      /dropCallbacks/,
+    );
   });
 });

@@ -8,8 +8,20 @@ describe('formatCsv', () => {
     const csv = formatCsv(
       ['ORDERID', 'DATE', 'AMOUNT', 'BILLINGFEES INCL. VAT', 'EXECCODE'],
       [
-        { ORDERID: 'A-1', DATE: '2026-06-01 08:15:30', AMOUNT: '150.00', 'BILLINGFEES INCL. VAT': '3.90', EXECCODE: '0' },
-        { EXECCODE: '4001', ORDERID: 'A-2', AMOUNT: '19.99', 'BILLINGFEES INCL. VAT': '0.00', DATE: '2026-06-02 00:00:00' },
+        {
+          ORDERID: 'A-1',
+          DATE: '2026-06-01 08:15:30',
+          AMOUNT: '150.00',
+          'BILLINGFEES INCL. VAT': '3.90',
+          EXECCODE: '0',
+        },
+        {
+          EXECCODE: '4001',
+          ORDERID: 'A-2',
+          AMOUNT: '19.99',
+          'BILLINGFEES INCL. VAT': '0.00',
+          DATE: '2026-06-02 00:00:00',
+        },
       ],
     );
     expect(csv).toBe(
@@ -38,7 +50,11 @@ describe('formatCsv', () => {
 
   it('keeps a one-column row with an empty value from being a blank line', () => {
     expect(formatCsv(['RETRY'], [{ RETRY: '' }, { RETRY: '[1-2]' }])).toBe('RETRY\n""\n[1-2]\n');
-    const parsed = parse(formatCsv(['RETRY'], [{ RETRY: '' }]), { delimiter: ';', columns: true, skip_empty_lines: true });
+    const parsed = parse(formatCsv(['RETRY'], [{ RETRY: '' }]), {
+      delimiter: ';',
+      columns: true,
+      skip_empty_lines: true,
+    });
     expect(parsed).toEqual([{ RETRY: '' }]);
   });
 

@@ -35,7 +35,10 @@ beforeAll(async () => {
     onEvent: (event) => events.push(event),
   });
   baseUrl = await sandbox.listen(0, '127.0.0.1');
-  scenario = seedScenario({ store: sandbox.store, clock: sandbox.clock, identifier: IDENTIFIER, secret: SECRET, notify: () => {} }, { seed: 2026 });
+  scenario = seedScenario(
+    { store: sandbox.store, clock: sandbox.clock, identifier: IDENTIFIER, secret: SECRET, notify: () => {} },
+    { seed: 2026 },
+  );
 });
 beforeEach(() => {
   events = [];
@@ -97,7 +100,10 @@ describe('getTransactions over HTTP, synchronous', () => {
   });
 
   it('selects by several TRANSACTIONIDs', async () => {
-    const ids = sandbox.store.all().slice(3, 6).map((transaction) => transaction.transactionId);
+    const ids = sandbox.store
+      .all()
+      .slice(3, 6)
+      .map((transaction) => transaction.transactionId);
     const rows = await rowsOf({ TRANSACTIONID: ids.join(';'), COLUMNS: 'TRANSACTIONID' });
     expect(rows).toEqual(ids.map((TRANSACTIONID) => ({ TRANSACTIONID })));
   });
@@ -105,7 +111,12 @@ describe('getTransactions over HTTP, synchronous', () => {
   it('answers a column it does not know with an empty value under the name asked', async () => {
     const rows = await rowsOf({ ORDERID: scenario.orderIds[0]!, COLUMNS: 'AMOUNT;CARDHOLDERNAME;TRANSFER REFERENCE' });
     expect(rows.length).toBeGreaterThan(0);
-    for (const row of rows) expect(row).toEqual({ AMOUNT: expect.stringMatching(/^\d+\.\d{2}$/), CARDHOLDERNAME: '', 'TRANSFER REFERENCE': '' });
+    for (const row of rows)
+      expect(row).toEqual({
+        AMOUNT: expect.stringMatching(/^\d+\.\d{2}$/),
+        CARDHOLDERNAME: '',
+        'TRANSFER REFERENCE': '',
+      });
   });
 });
 
@@ -121,33 +132,42 @@ describe('getTransactions over HTTP, delivered to a CALLBACKURL', () => {
     ['gzip', /^transactions-\d{8}-\d{6}\.csv\.gz$/, 'application/gzip'],
     ['bzip', /^transactions-\d{8}-\d{6}\.csv\.bz2$/, 'application/x-bzip2'],
     [undefined, /^transactions-\d{8}-\d{6}\.csv$/, 'text/csv'],
-  ])('COMPRESSION=%s: 0000 at once, then the csv uploaded as multipart, retried after a failure', async (compression, filename, mimeType) => {
-    const expected = await rowsOf(request());
-    const callbackUrl = `${uploads.url}/export-cb`;
-    expect(callbackUrl.length).toBeLessThanOrEqual(32);
-    const before = uploads.received.length;
-    uploads.failNext(1);
+  ])(
+    'COMPRESSION=%s: 0000 at once, then the csv uploaded as multipart, retried after a failure',
+    async (compression, filename, mimeType) => {
+      const expected = await rowsOf(request());
+      const callbackUrl = `${uploads.url}/export-cb`;
+      expect(callbackUrl.length).toBeLessThanOrEqual(32);
+      const before = uploads.received.length;
+      uploads.failNext(1);
 
-    const answer = await getTransactions({ ...request(), CALLBACKURL: callbackUrl, ...(compression ? { COMPRESSION: compression } : {}) });
-    expect(answer).toMatchObject({ OPERATIONTYPE: 'getTransactions', EXECCODE: '0000' });
-    expect(answer).not.toHaveProperty('DATA');
-    await sandbox.exports.idle();
+      const answer = await getTransactions({
+        ...request(),
+        CALLBACKURL: callbackUrl,
+        ...(compression ? { COMPRESSION: compression } : {}),
+      });
+      expect(answer).toMatchObject({ OPERATIONTYPE: 'getTransactions', EXECCODE: '0000' });
+      expect(answer).not.toHaveProperty('DATA');
+      await sandbox.exports.idle();
 
-    const attempts = uploads.received.slice(before);
-    expect(attempts.map((attempt) => attempt.status)).toEqual([503, 200]);
-    const delivered = attempts[1]!;
-    expect(delivered.contentType).toMatch(/^multipart\/form-data; boundary=/);
-    expect(delivered.files).toHaveLength(1);
-    const file = delivered.files[0]!;
-    expect(file.filename).toMatch(filename);
-    expect(file.mimeType).toBe(mimeType);
-    const { csv, rows } = await readExportFile(file.filename, file.bytes);
-    expect(csv.split('\n')[0]).toBe('ORDERID;TRANSACTIONID;AMOUNT;"BILLINGFEES INCL. VAT";EXECCODE;CLIENTADDRESS;DATE');
-    expect(csv.endsWith('\n')).toBe(true);
-    expect(csv).not.toContain('\r');
-    expect(rows).toEqual(expected);
-    expect(events).toEqual([]);
-  });
+      const attempts = uploads.received.slice(before);
+      expect(attempts.map((attempt) => attempt.status)).toEqual([503, 200]);
+      const delivered = attempts[1]!;
+      expect(delivered.contentType).toMatch(/^multipart\/form-data; boundary=/);
+      expect(delivered.files).toHaveLength(1);
+      const file = delivered.files[0]!;
+      expect(file.filename).toMatch(filename);
+      expect(file.mimeType).toBe(mimeType);
+      const { csv, rows } = await readExportFile(file.filename, file.bytes);
+      expect(csv.split('\n')[0]).toBe(
+        'ORDERID;TRANSACTIONID;AMOUNT;"BILLINGFEES INCL. VAT";EXECCODE;CLIENTADDRESS;DATE',
+      );
+      expect(csv.endsWith('\n')).toBe(true);
+      expect(csv).not.toContain('\r');
+      expect(rows).toEqual(expected);
+      expect(events).toEqual([]);
+    },
+  );
 
   it('gives up after the bounded retries and reports it, the merchant having had its 0000', async () => {
     const before = uploads.received.length;
@@ -157,7 +177,11 @@ describe('getTransactions over HTTP, delivered to a CALLBACKURL', () => {
     await sandbox.exports.idle();
     expect(uploads.received.slice(before).map((attempt) => attempt.status)).toEqual(Array(RETRY_ATTEMPTS).fill(503));
     expect(events).toEqual([
-      { type: 'export-failed', label: `to ${uploads.url}/down`, error: expect.objectContaining({ message: expect.stringMatching(/HTTP 503/) }) },
+      {
+        type: 'export-failed',
+        label: `to ${uploads.url}/down`,
+        error: expect.objectContaining({ message: expect.stringMatching(/HTTP 503/) }),
+      },
     ]);
   });
 
@@ -193,18 +217,36 @@ describe('getTransactions over HTTP, its options in any letter case', () => {
 
   it('answers columns named in any case under their documented names, in a time zone and SCOPE in any case', async () => {
     const orderId = ordersOf('refunded-partial');
-    const exact = await rowsOf({ ORDERID: orderId, COLUMNS: 'TRANSACTIONID;AMOUNT;BILLINGFEES INCL. VAT;DATE', TIMEZONE: 'Europe/Paris', SCOPE: 'CLIENT' });
-    const anyCase = await rowsOf({ ORDERID: orderId, COLUMNS: 'transactionId;amount;Billingfees Incl. Vat;date', TIMEZONE: 'europe/paris', SCOPE: 'client' });
+    const exact = await rowsOf({
+      ORDERID: orderId,
+      COLUMNS: 'TRANSACTIONID;AMOUNT;BILLINGFEES INCL. VAT;DATE',
+      TIMEZONE: 'Europe/Paris',
+      SCOPE: 'CLIENT',
+    });
+    const anyCase = await rowsOf({
+      ORDERID: orderId,
+      COLUMNS: 'transactionId;amount;Billingfees Incl. Vat;date',
+      TIMEZONE: 'europe/paris',
+      SCOPE: 'client',
+    });
     expect(anyCase).toEqual(exact);
     expect(Object.keys(anyCase[0]!)).toEqual(['TRANSACTIONID', 'AMOUNT', 'BILLINGFEES INCL. VAT', 'DATE']);
   });
 
   it('still refuses a column named twice in two spellings, and an OPERATIONTYPE in capitals', async () => {
     expect(await getTransactions({ ORDERID: scenario.orderIds[0]!, COLUMNS: 'AMOUNT;amount' })).toMatchObject({
-      EXECCODE: '1002', MESSAGE: 'invalid parameter COLUMNS: column "AMOUNT" is named twice',
+      EXECCODE: '1002',
+      MESSAGE: 'invalid parameter COLUMNS: column "AMOUNT" is named twice',
     });
     const body = new URLSearchParams({ method: 'GETTRANSACTIONS' });
-    for (const [name, value] of Object.entries(signParams(SECRET, { IDENTIFIER, VERSION: '3.0', OPERATIONTYPE: 'GETTRANSACTIONS', ORDERID: scenario.orderIds[0]! }))) {
+    for (const [name, value] of Object.entries(
+      signParams(SECRET, {
+        IDENTIFIER,
+        VERSION: '3.0',
+        OPERATIONTYPE: 'GETTRANSACTIONS',
+        ORDERID: scenario.orderIds[0]!,
+      }),
+    )) {
       body.append(`params[${name}]`, value as string);
     }
     const answer = await (await fetch(`${baseUrl}/front/service/rest/export`, { method: 'POST', body })).json();
@@ -217,25 +259,31 @@ describe('getTransactions over HTTP, e-mailed to MAILTO', () => {
     ['zip', '.csv.zip', 'application/zip'],
     ['gzip', '.csv.gz', 'application/gzip'],
     ['bzip', '.csv.bz2', 'application/x-bzip2'],
-  ])('COMPRESSION=%s: the compressed csv arrives as an attachment through SMTP', async (compression, extension, contentType) => {
-    const params = { ORDERID: ordersOf('refunded-partial', 'validated', 'awaiting-cardholder'), TIMEZONE: 'America/New_York' };
-    const expected = await rowsOf(params);
-    const to = `accounting+${compression}@example.org`;
-    const answer = await getTransactions({ ...params, MAILTO: to, COMPRESSION: compression });
-    expect(answer).toMatchObject({ OPERATIONTYPE: 'getTransactions', EXECCODE: '0000' });
-    await sandbox.exports.idle();
+  ])(
+    'COMPRESSION=%s: the compressed csv arrives as an attachment through SMTP',
+    async (compression, extension, contentType) => {
+      const params = {
+        ORDERID: ordersOf('refunded-partial', 'validated', 'awaiting-cardholder'),
+        TIMEZONE: 'America/New_York',
+      };
+      const expected = await rowsOf(params);
+      const to = `accounting+${compression}@example.org`;
+      const answer = await getTransactions({ ...params, MAILTO: to, COMPRESSION: compression });
+      expect(answer).toMatchObject({ OPERATIONTYPE: 'getTransactions', EXECCODE: '0000' });
+      await sandbox.exports.idle();
 
-    const messages = mail.messages.filter((message) => message.to.includes(to));
-    expect(messages).toHaveLength(1);
-    const { mail: message } = messages[0]!;
-    expect(message.subject).toContain(IDENTIFIER);
-    expect(message.attachments).toHaveLength(1);
-    const attachment = message.attachments[0]!;
-    expect(attachment.filename!.endsWith(extension)).toBe(true);
-    expect(attachment.contentType).toBe(contentType);
-    const { rows } = await readExportFile(attachment.filename!, attachment.content);
-    expect(rows).toEqual(expected);
-    expect(rows[0]).toHaveProperty('BILLINGFEES INCL. VAT');
-    expect(events).toEqual([]);
-  });
+      const messages = mail.messages.filter((message) => message.to.includes(to));
+      expect(messages).toHaveLength(1);
+      const { mail: message } = messages[0]!;
+      expect(message.subject).toContain(IDENTIFIER);
+      expect(message.attachments).toHaveLength(1);
+      const attachment = message.attachments[0]!;
+      expect(attachment.filename!.endsWith(extension)).toBe(true);
+      expect(attachment.contentType).toBe(contentType);
+      const { rows } = await readExportFile(attachment.filename!, attachment.content);
+      expect(rows).toEqual(expected);
+      expect(rows[0]).toHaveProperty('BILLINGFEES INCL. VAT');
+      expect(events).toEqual([]);
+    },
+  );
 });

@@ -62,12 +62,22 @@ async function exportedOrders(): Promise<{ json: string[]; callback: string[]; m
 
   const uploaded = uploads.received.length;
   const mailed = mail.messages.length;
-  expect(await postSigned(baseUrl, 'getTransactions', request({ CALLBACKURL: `${uploads.url}/lag`, COMPRESSION: 'gzip' }), SECRET)).toMatchObject({ EXECCODE: '0000' });
-  expect(await postSigned(baseUrl, 'getTransactions', request({ MAILTO: 'lag@example.org', COMPRESSION: 'zip' }), SECRET)).toMatchObject({ EXECCODE: '0000' });
+  expect(
+    await postSigned(
+      baseUrl,
+      'getTransactions',
+      request({ CALLBACKURL: `${uploads.url}/lag`, COMPRESSION: 'gzip' }),
+      SECRET,
+    ),
+  ).toMatchObject({ EXECCODE: '0000' });
+  expect(
+    await postSigned(baseUrl, 'getTransactions', request({ MAILTO: 'lag@example.org', COMPRESSION: 'zip' }), SECRET),
+  ).toMatchObject({ EXECCODE: '0000' });
   await sandbox.exports.idle();
   const file = uploads.received[uploaded]!.files[0]!;
   const attachment = mail.messages[mailed]!.mail.attachments[0]!;
-  const ordersIn = async (name: string, bytes: Buffer) => (await readExportFile(name, bytes)).rows.map((row) => row.ORDERID!);
+  const ordersIn = async (name: string, bytes: Buffer) =>
+    (await readExportFile(name, bytes)).rows.map((row) => row.ORDERID!);
   return {
     json,
     callback: await ordersIn(file.filename, file.bytes),
@@ -80,23 +90,38 @@ describe('--export-lag-seconds', () => {
     const older = sandbox.store.byOrderId(olderOrder).map((transaction) => transaction.orderId);
     expect(older.length).toBeGreaterThan(0);
     const without = { json: older, callback: older, mail: older };
-    const withFresh = { json: [...older, fresh.orderId], callback: [...older, fresh.orderId], mail: [...older, fresh.orderId] };
+    const withFresh = {
+      json: [...older, fresh.orderId],
+      callback: [...older, fresh.orderId],
+      mail: [...older, fresh.orderId],
+    };
 
     expect(await exportedOrders()).toEqual(without);
     sandbox.clock.advance(LAG_SECONDS * 1000 - 1);
     expect(await exportedOrders()).toEqual(without);
     sandbox.clock.advance(1);
     expect(await exportedOrders()).toEqual(withFresh);
-    expect(sandbox.store.get(fresh.transactionId)!.createdAt.getTime()).toBe(sandbox.clock.now().getTime() - LAG_SECONDS * 1000);
+    expect(sandbox.store.get(fresh.transactionId)!.createdAt.getTime()).toBe(
+      sandbox.clock.now().getTime() - LAG_SECONDS * 1000,
+    );
   });
 
   it('is 0 by default: a transaction is exported as soon as it exists', async () => {
-    const plain = createSandbox({ identifier: IDENTIFIER, secret: SECRET, clock: createSandboxClock({ ticking: false }) });
+    const plain = createSandbox({
+      identifier: IDENTIFIER,
+      secret: SECRET,
+      clock: createSandboxClock({ ticking: false }),
+    });
     try {
       const url = await plain.listen(0);
       const params = walletParams({ IDENTIFIER });
       await postSigned(url, 'payment', params, SECRET);
-      const answer = await postSigned(url, 'getTransactions', { IDENTIFIER, VERSION: '3.0', ORDERID: params['ORDERID']! }, SECRET);
+      const answer = await postSigned(
+        url,
+        'getTransactions',
+        { IDENTIFIER, VERSION: '3.0', ORDERID: params['ORDERID']! },
+        SECRET,
+      );
       expect(answer.DATA).toHaveLength(1);
     } finally {
       await plain.close();
@@ -104,7 +129,11 @@ describe('--export-lag-seconds', () => {
   });
 
   it('refuses a lag that is not a number of seconds, 0 or more', () => {
-    expect(() => createSandbox({ identifier: IDENTIFIER, secret: SECRET, exportLagSeconds: -1 })).toThrow(/exportLagSeconds/);
-    expect(() => createSandbox({ identifier: IDENTIFIER, secret: SECRET, exportLagSeconds: Number.NaN })).toThrow(/exportLagSeconds/);
+    expect(() => createSandbox({ identifier: IDENTIFIER, secret: SECRET, exportLagSeconds: -1 })).toThrow(
+      /exportLagSeconds/,
+    );
+    expect(() => createSandbox({ identifier: IDENTIFIER, secret: SECRET, exportLagSeconds: Number.NaN })).toThrow(
+      /exportLagSeconds/,
+    );
   });
 });

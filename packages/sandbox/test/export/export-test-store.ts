@@ -107,6 +107,13 @@ export function createExportTestStore(): ExportTestStore {
   return {
     store,
     clock,
-    ids: { instalmentAuthorization, instalmentCapture, instalmentRefund, walletPayment, walletRefused, pendingApproval },
+    ids: {
+      instalmentAuthorization,
+      instalmentCapture,
+      instalmentRefund,
+      walletPayment,
+      walletRefused,
+      pendingApproval,
+    },
   };
 }

@@ -36,7 +36,15 @@ async function exportRows(params: Params): Promise<Record<string, string>[]> {
 
 describe('getTransactions, synchronous', () => {
   it('answers the columns beyond the documented record when asked, and any column it does not know as empty', async () => {
-    const columns = ['TRANSACTIONID', 'NATURE', 'CHARGEBACKDATE', 'TRANSFER REFERENCE', 'EXTRADATA', 'BILLINGFEESTTC', 'constructor'];
+    const columns = [
+      'TRANSACTIONID',
+      'NATURE',
+      'CHARGEBACKDATE',
+      'TRANSFER REFERENCE',
+      'EXTRADATA',
+      'BILLINGFEESTTC',
+      'constructor',
+    ];
     const rows = await exportRows({ ORDERID: 'CMD-1;CMD-2', COLUMNS: columns.join(';') });
     const blank = { NATURE: '', CHARGEBACKDATE: '', 'TRANSFER REFERENCE': '', BILLINGFEESTTC: '', constructor: '' };
     // EXTRADATA as the merchant sent it with the authorization, on its capture and refund too; CMD-2 sent none.
@@ -48,7 +56,6 @@ describe('getTransactions, synchronous', () => {
     ]);
     for (const row of rows) expect(Object.keys(row)).toEqual(columns);
   });
-
 
   it('answers every exportable column by default, in the default order, values as the service writes them', async () => {
     const rows = await exportRows({ ORDERID: 'CMD-1' });
@@ -173,7 +180,12 @@ describe('getTransactions, refused requests', () => {
       '1002',
       /mutually exclusive/,
     ],
-    ['a CALLBACKURL of 33 characters', { ORDERID: 'A', CALLBACKURL: `http://127.0.0.1:8080/${'c'.repeat(11)}` }, '1002', /CALLBACKURL/],
+    [
+      'a CALLBACKURL of 33 characters',
+      { ORDERID: 'A', CALLBACKURL: `http://127.0.0.1:8080/${'c'.repeat(11)}` },
+      '1002',
+      /CALLBACKURL/,
+    ],
     ['a CALLBACKURL that is no http URL', { ORDERID: 'A', CALLBACKURL: 'ftp://127.0.0.1/x' }, '1002', /CALLBACKURL/],
     ['both ORDERID and TRANSACTIONID', { ORDERID: 'A', TRANSACTIONID: 'B' }, '1002', /not both/],
     ['a parameter getTransactions does not take', { ORDERID: 'A', AMOUNT: '100' }, '1002', /AMOUNT/],

@@ -8,7 +8,10 @@ import unzipper from 'unzipper';
  * A delivered export back to rows, with readers independent of the sandbox's writers: unzipper for zip,
  * zlib for gzip, the pure-JS unbzip2-stream for bzip2 (the sandbox compresses with the bzip2 binary).
  */
-export async function readExportFile(filename: string, bytes: Buffer): Promise<{ csv: string; rows: Record<string, string>[] }> {
+export async function readExportFile(
+  filename: string,
+  bytes: Buffer,
+): Promise<{ csv: string; rows: Record<string, string>[] }> {
   const csv = (await decompress(filename, bytes)).toString('utf8');
   return { csv, rows: parse(csv, { delimiter: ';', columns: true }) as Record<string, string>[] };
 }

@@ -89,7 +89,9 @@ describe('seedScenario', () => {
     expect(summary.transactionCount).toBe(store.all().length);
     const methods = new Set(store.all().map((t) => t.method));
     expect(methods).toEqual(new Set(['instalment', 'wallet']));
-    const schedules = new Set(store.all().flatMap((t) => (t.schedule ? [`${t.schedule.index}-${t.schedule.count}`] : [])));
+    const schedules = new Set(
+      store.all().flatMap((t) => (t.schedule ? [`${t.schedule.index}-${t.schedule.count}`] : [])),
+    );
     expect(schedules).toEqual(new Set(['1-3', '1-4']));
     expect(() => seeded(3, 5)).toThrow(/at least 15 orders/);
   });
@@ -97,14 +99,23 @@ describe('seedScenario', () => {
   it('has one order each of the outcomes a merchant must act on, however many orders', () => {
     for (const orders of [15, 40, 200]) {
       const { summary } = seeded(9, orders);
-      for (const outcome of ['pending-expired', 'capture-window-closing', 'capture-window-passed', 'paid-twice'] as const) {
+      for (const outcome of [
+        'pending-expired',
+        'capture-window-closing',
+        'capture-window-passed',
+        'paid-twice',
+      ] as const) {
         expect(summary.counts[outcome], `${outcome} of ${orders}`).toBe(1);
       }
     }
   });
 
   it('dates the first validated order hours before the clock, and the first awaiting the cardholder minutes before it', () => {
-    for (const [seed, orders] of [[3, 15], [9, 40], [1, 2000]] as const) {
+    for (const [seed, orders] of [
+      [3, 15],
+      [9, 40],
+      [1, 2000],
+    ] as const) {
       const { store, summary } = seeded(seed, orders);
       const ageOf = (orderId: string) => NOW.getTime() - store.byOrderId(orderId)[0]!.createdAt.getTime();
       const [validated] = summary.ordersByOutcome['validated'];
@@ -116,26 +127,39 @@ describe('seedScenario', () => {
     }
   });
 
-  it.each([1, 42, 2026])('seed %i: notifies each operation the service notifies, as it ended, in the order they happened', (seed) => {
-    const { store, summary, notified } = seeded(seed, 200);
-    const ofTransaction = (transactionId: string) => notified.filter((n) => n.transactionId === transactionId).map((n) => n.execCode);
-    for (const transaction of store.all()) {
-      const codes = ofTransaction(transaction.transactionId);
-      if (transaction.operationType === 'capture' || transaction.operationType === 'refund') expect(codes).toEqual(['0000']);
-      else if (transaction.status === 'awaiting-cardholder') expect(codes).toEqual([]);
-      // An approval's wait is notified, then its answer if it came; an expiry is not (the export keeps the 0003).
-      else if (transaction.status === 'expired' || transaction.status === 'pending-approval') expect(codes).toEqual(['0003']);
-      else expect(codes.at(-1)).toBe(transaction.execCode);
-    }
-    for (const orderId of summary.ordersByOutcome['pending-validated']) expect(ofTransaction(store.byOrderId(orderId)[0]!.transactionId)).toEqual(['0003', '0000']);
-    for (const orderId of summary.ordersByOutcome['pending-refused']) expect(ofTransaction(store.byOrderId(orderId)[0]!.transactionId)).toEqual(['0003', expect.stringMatching(/^4\d{3}$/)]);
-    // Each notified as it ended: the record as it stood then, in the order the steps happened.
-    const endedAt = notified.map((n) => n.updatedAt.getTime());
-    expect(endedAt).toEqual([...endedAt].sort((a, b) => a - b));
-    expect(notified.filter((n) => n.execCode === '0002')).toEqual([]);
-    const succeeded = store.all().filter((t) => t.execCode === '0000');
-    expect(new Set(notified.filter((n) => n.execCode === '0000').map((n) => n.transactionId))).toEqual(new Set(succeeded.map((t) => t.transactionId)));
-  });
+  it.each([1, 42, 2026])(
+    'seed %i: notifies each operation the service notifies, as it ended, in the order they happened',
+    (seed) => {
+      const { store, summary, notified } = seeded(seed, 200);
+      const ofTransaction = (transactionId: string) =>
+        notified.filter((n) => n.transactionId === transactionId).map((n) => n.execCode);
+      for (const transaction of store.all()) {
+        const codes = ofTransaction(transaction.transactionId);
+        if (transaction.operationType === 'capture' || transaction.operationType === 'refund')
+          expect(codes).toEqual(['0000']);
+        else if (transaction.status === 'awaiting-cardholder') expect(codes).toEqual([]);
+        // An approval's wait is notified, then its answer if it came; an expiry is not (the export keeps the 0003).
+        else if (transaction.status === 'expired' || transaction.status === 'pending-approval')
+          expect(codes).toEqual(['0003']);
+        else expect(codes.at(-1)).toBe(transaction.execCode);
+      }
+      for (const orderId of summary.ordersByOutcome['pending-validated'])
+        expect(ofTransaction(store.byOrderId(orderId)[0]!.transactionId)).toEqual(['0003', '0000']);
+      for (const orderId of summary.ordersByOutcome['pending-refused'])
+        expect(ofTransaction(store.byOrderId(orderId)[0]!.transactionId)).toEqual([
+          '0003',
+          expect.stringMatching(/^4\d{3}$/),
+        ]);
+      // Each notified as it ended: the record as it stood then, in the order the steps happened.
+      const endedAt = notified.map((n) => n.updatedAt.getTime());
+      expect(endedAt).toEqual([...endedAt].sort((a, b) => a - b));
+      expect(notified.filter((n) => n.execCode === '0002')).toEqual([]);
+      const succeeded = store.all().filter((t) => t.execCode === '0000');
+      expect(new Set(notified.filter((n) => n.execCode === '0000').map((n) => n.transactionId))).toEqual(
+        new Set(succeeded.map((t) => t.transactionId)),
+      );
+    },
+  );
 
   it.each([1, 2, 3, 42, 2026])('seed %i: every order ends as its outcome says, within the rules', (seed) => {
     const { store, summary } = seeded(seed);
@@ -145,7 +169,10 @@ describe('seedScenario', () => {
 });
 
 function checkOutcomes(store: SandboxStore, summary: ScenarioSummary): void {
-  const each = (outcome: (typeof SCENARIO_OUTCOMES)[number], check: (order: ReturnType<typeof transactionsOf>) => void) => {
+  const each = (
+    outcome: (typeof SCENARIO_OUTCOMES)[number],
+    check: (order: ReturnType<typeof transactionsOf>) => void,
+  ) => {
     for (const orderId of summary.ordersByOutcome[outcome]) check(transactionsOf(store, orderId));
   };
   each('awaiting-cardholder', ({ origin, all }) => {
@@ -162,9 +189,13 @@ function checkOutcomes(store: SandboxStore, summary: ScenarioSummary): void {
     expect(origin.status).toBe('refused');
     expect(origin.execCode).toMatch(/^4\d{3}$/);
   });
-  each('pending', ({ origin }) => expect(origin).toMatchObject({ status: 'pending-approval', execCode: '0003', method: 'instalment' }));
+  each('pending', ({ origin }) =>
+    expect(origin).toMatchObject({ status: 'pending-approval', execCode: '0003', method: 'instalment' }),
+  );
   each('pending-expired', ({ origin }) => expect(origin).toMatchObject({ status: 'expired', execCode: '0003' }));
-  each('pending-validated', ({ origin }) => expect(origin).toMatchObject({ status: 'succeeded', method: 'instalment' }));
+  each('pending-validated', ({ origin }) =>
+    expect(origin).toMatchObject({ status: 'succeeded', method: 'instalment' }),
+  );
   each('pending-refused', ({ origin }) => expect(origin).toMatchObject({ status: 'refused', method: 'instalment' }));
   each('captured-full', ({ origin, captures, refunds }) => {
     expect(captures.map((c) => c.amount)).toEqual([origin.amount]);
@@ -196,7 +227,8 @@ function checkOutcomes(store: SandboxStore, summary: ScenarioSummary): void {
     expect(all[1]!.amount).toBe(all[0]!.amount);
     expect(all[1]!.request).toEqual(all[0]!.request);
   });
-  const refundedFrom = ({ origin, captures }: ReturnType<typeof transactionsOf>) => store.get((captures[0] ?? origin).transactionId)!;
+  const refundedFrom = ({ origin, captures }: ReturnType<typeof transactionsOf>) =>
+    store.get((captures[0] ?? origin).transactionId)!;
   each('refunded-full', (order) => {
     expect(order.refunds).toHaveLength(1);
     expect(order.refunds[0]!.amount).toBe(refundedFrom(order).amount);
@@ -224,7 +256,11 @@ function checkRules(store: SandboxStore): void {
       expect(transaction.paymentOption).toMatch(/^instalpay-[34]x/);
     }
     if (transaction.operationType === 'capture') {
-      expect(parent).toMatchObject({ operationType: 'authorization', status: 'succeeded', capturedAmount: transaction.amount });
+      expect(parent).toMatchObject({
+        operationType: 'authorization',
+        status: 'succeeded',
+        capturedAmount: transaction.amount,
+      });
       expect(transaction.amount).toBeLessThanOrEqual(parent!.amount);
       expect(transaction.createdAt.getTime() - parent!.updatedAt.getTime()).toBeLessThanOrEqual(7 * DAY);
       expect(transaction.createdAt.getTime()).toBeGreaterThan(parent!.updatedAt.getTime());
@@ -233,12 +269,17 @@ function checkRules(store: SandboxStore): void {
     if (transaction.operationType === 'refund') {
       expect(parent!.operationType).toBe(transaction.method === 'instalment' ? 'capture' : parent!.operationType);
       expect(['payment', 'capture']).toContain(parent!.operationType);
-      const refunds = store.byOrderId(transaction.orderId).filter((t) => t.parentTransactionId === parent!.transactionId);
+      const refunds = store
+        .byOrderId(transaction.orderId)
+        .filter((t) => t.parentTransactionId === parent!.transactionId);
       expect(sum(refunds) + parent!.restingAmount!).toBe(parent!.amount);
     }
     // Each recorded request is one the service would have taken, signed with the account's secret.
     expect(verifyHash(SECRET, transaction.request)).toBe(true);
-    const method = transaction.operationType === 'payment' || transaction.operationType === 'authorization' ? transaction.method : undefined;
+    const method =
+      transaction.operationType === 'payment' || transaction.operationType === 'authorization'
+        ? transaction.method
+        : undefined;
     expect(() => validateRequest(transaction.operationType, method, transaction.request)).not.toThrow();
   }
 }

@@ -50,7 +50,14 @@ export async function startUploadReceiver(): Promise<UploadReceiver> {
       return fail ? 503 : 200;
     };
     const reply = (status: number, body?: Buffer) => {
-      received.push({ url: request.url ?? '', contentType: request.headers['content-type'], fields, files, body, status });
+      received.push({
+        url: request.url ?? '',
+        contentType: request.headers['content-type'],
+        fields,
+        files,
+        body,
+        status,
+      });
       arrivals.notify();
       response.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'OK' : 'try later');
     };
@@ -70,7 +77,9 @@ export async function startUploadReceiver(): Promise<UploadReceiver> {
     parser.on('file', (field, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(chunks) }));
+      stream.on('end', () =>
+        files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(chunks) }),
+      );
     });
     parser.on('close', () => reply(answer()));
     parser.on('error', () => reply(400));

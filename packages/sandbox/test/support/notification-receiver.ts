@@ -36,7 +36,11 @@ export async function startNotificationReceiver(options: { refuseFirst?: number 
     request.on('end', () => {
       const refuse = refusalsLeft > 0;
       if (refuse) refusalsLeft -= 1;
-      received.push({ contentType: request.headers['content-type'], body: Buffer.concat(chunks).toString('utf8'), answeredOk: !refuse });
+      received.push({
+        contentType: request.headers['content-type'],
+        body: Buffer.concat(chunks).toString('utf8'),
+        answeredOk: !refuse,
+      });
       arrivals.notify();
       if (!refuse) return void response.end('OK');
       const status = refusalsLeft % 2 === 0 ? 500 : 200;

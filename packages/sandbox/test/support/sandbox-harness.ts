@@ -45,7 +45,14 @@ export function walletParams(overrides: Params = {}): Params {
 }
 
 export const CART: readonly CartItem[] = [
-  { MERCHANTITEMID: 'SKU-1', NAME: 'Sofa', PRICE: '120000', QUANTITY: '1', CATEGORY: 'furniture', DELIVERYEXPECTEDDELAY: '3' },
+  {
+    MERCHANTITEMID: 'SKU-1',
+    NAME: 'Sofa',
+    PRICE: '120000',
+    QUANTITY: '1',
+    CATEGORY: 'furniture',
+    DELIVERYEXPECTEDDELAY: '3',
+  },
   { MERCHANTITEMID: 'SKU-2', NAME: 'Cushion', PRICE: '2500', QUANTITY: '2', CATEGORY: 'homeandgarden' },
 ];
 
@@ -139,7 +146,10 @@ export async function startHarness(options: Partial<SandboxOptions> = {}): Promi
       return answer['TRANSACTIONID']!;
     },
     cardholder(transactionId, outcome) {
-      return answerCardholderPage(pages.get(transactionId) ?? `${baseUrl}/sandbox/cardholder/${transactionId}`, outcome);
+      return answerCardholderPage(
+        pages.get(transactionId) ?? `${baseUrl}/sandbox/cardholder/${transactionId}`,
+        outcome,
+      );
     },
     close: () => sandbox.close(),
   };
