@@ -9,6 +9,8 @@ import { formatNightlyRun, listNightlyRuns, type NightlyRunReport } from '../../
 import { triggerNightlyRun } from '../../src/nightly/nightly-scheduler.ts';
 import { advanceSender } from '../../pipelines/nightly/nightly-worker.ts';
 import { openJobQueue } from '../../src/queue/job-queue.ts';
+import { liveWorkers } from '../../src/queue/worker-presence.ts';
+import { describeWorkerNotice, workerNotice, type WorkerNotice } from '../../src/nightly/worker-notice.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 
@@ -21,7 +23,8 @@ reconciles those orders as of the run's start.
 
 options:
   --date YYYY-MM-DD   the run's date
-  --wait              wait until the run is reconciled (exit 0) or failed (exit 2); needs a running worker
+  --wait              wait until the run is reconciled (exit 0) or failed (exit 2); needs a running worker, and
+                      says at once when none runs, and after 30 s when none has taken the run
   --json              the run as one JSON object
 `;
 
@@ -58,7 +61,21 @@ export async function run(ctx: CommandContext): Promise<number> {
     // The run goes on in the workers whatever happens to this process's connection: a database that goes away for a
     // while is waited out, and the exit code says how the run ended, not how the wait went.
     let outage: string | undefined;
+    const waitStarted = Date.now();
+    let told: WorkerNotice | undefined;
     while (values.wait && report.state !== 'reconciled' && report.state !== 'failed') {
+      if (outage === undefined) {
+        const live = await liveWorkers(database.db).catch(() => undefined);
+        const notice = live && workerNotice(report.state, Date.now() - waitStarted, live);
+        if (live && notice !== told) {
+          if (notice) ctx.stderr.write(`recon nightly: ${describeWorkerNotice(notice, live)}\n`);
+          else
+            ctx.stderr.write(
+              `recon nightly: ${told === 'no-worker' ? 'a worker is running' : 'a worker took the run'}\n`,
+            );
+          told = notice;
+        }
+      }
       await sleep(WAIT_POLL_MS, undefined, { signal: ctx.signal }).catch(() => {
         throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new ReconError('INTERRUPTED', 'interrupted');
       });

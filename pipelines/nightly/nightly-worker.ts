@@ -2,6 +2,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Database } from '../../src/db/database.ts';
 import { describeError } from '../../src/errors.ts';
 import { QUEUES, sendIngestJobs } from '../../src/queue/job-queue.ts';
+import { announceWorker } from '../../src/queue/worker-presence.ts';
 import { advanceNightlyRun, type NightlyDependencies } from '../../src/nightly/advance-nightly-run.ts';
 import { ingestDelivery, type IngestDeliveryOptions } from './ingest-delivery.ts';
 
@@ -22,21 +23,26 @@ export function advanceSender(boss: PgBoss): (nightlyRunId: string, at?: Date) =
 const SWEEP_MS = 60_000;
 
 export interface RunningWorker {
-  /** Stops the periodic sweep; the queue's own workers stop with pg-boss. */
-  stop(): void;
+  /** Stops the periodic sweep and the worker's presence; the queue's own workers stop with pg-boss. */
+  stop(): Promise<void>;
 }
 
 /**
  * A worker: takes delivery ingests and nightly-run advances off the queue, one job at a time of each. Several
  * workers in several processes share the queue (pg-boss claims each job for one of them); a job whose worker
  * died is handed out again once its heartbeat lapses, and every job is safe to run twice. At start and every
- * minute it also re-enqueues what a crash may have left without a job.
+ * minute it also re-enqueues what a crash may have left without a job. It shows itself in recon.workers, so that
+ * `recon nightly --wait` can tell when no worker runs.
  */
 export async function startNightlyWorker(
   boss: PgBoss,
   database: Database,
   options: NightlyWorkerOptions,
 ): Promise<RunningWorker> {
+  // Shown from the start: a run the worker takes at once is never seen untaken by a worker that exists.
+  const presence = await announceWorker(database.db, {
+    onError: (error) => options.log?.(`presence: ${describeError(error)}`),
+  });
   const scheduleAdvance = advanceSender(boss);
   const deps: NightlyDependencies = { ...options, database, scheduleAdvance };
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
@@ -78,7 +84,12 @@ export async function startNightlyWorker(
   await sweep();
   const timer = setInterval(() => void sweep(), SWEEP_MS);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    async stop() {
+      clearInterval(timer);
+      await presence.stop().catch((error: unknown) => options.log?.(`presence: ${describeError(error)}`));
+    },
+  };
 }
 
 /** A stored delivery younger than this is left to the job its receiver enqueued. */

@@ -59,7 +59,7 @@ export async function startReconServices(options: ReconServicesOptions): Promise
   queue.catch(() => {});
   const close = async ({ graceful = true, drainMs = DEFAULT_DRAIN_SECONDS * 1000 } = {}) => {
     const started = Date.now();
-    worker?.stop();
+    await worker?.stop();
     await receiver?.close({ forceAfterMs: graceful ? drainMs / 3 : 1_000 });
     await boss?.stop({ graceful, close: false, timeout: Math.max(1_000, drainMs - (Date.now() - started)) });
   };

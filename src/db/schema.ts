@@ -235,6 +235,30 @@ export interface ExportRequestsTable {
   retry_at: Timestamp | null;
 }
 
+/** A running worker process (recon serve or recon worker), seen again every few seconds. */
+export interface WorkersTable {
+  worker_id: string;
+  host: string;
+  pid: number;
+  started_at: Timestamp;
+  seen_at: Timestamp;
+}
+
+/** A probe of RECON_CALLBACK_BASE_URL: posted by recon to its own public callback base, received by its receiver. */
+export interface CallbackProbesTable {
+  probe_id: Generated<string>;
+  token: string;
+  callback_base_url: string;
+  reason: 'serve start' | 'nightly run';
+  nightly_run_id: string | null;
+  sent_at: Timestamp;
+  received_at: Timestamp | null;
+  /** Null while the prober waits for its answer. */
+  reachable: boolean | null;
+  detail: string | null;
+  checked_at: Timestamp | null;
+}
+
 export type DeliveryState = 'received' | 'ingested' | 'failed';
 
 export interface DeliveriesTable {
@@ -330,5 +354,7 @@ export interface Schema {
   'recon.deliveries': DeliveriesTable;
   'recon.delivery_chunks': DeliveryChunksTable;
   'recon.nightly_runs': NightlyRunsTable;
+  'recon.workers': WorkersTable;
+  'recon.callback_probes': CallbackProbesTable;
   'reporting.reconciliation': ReconciliationView;
 }

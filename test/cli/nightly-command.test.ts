@@ -191,6 +191,37 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
     );
   });
 
+  it('says at once when no worker runs, and what to start; then that one does', async () => {
+    const { baseUrl } = await refusingBaseUrl();
+    const workerEnv = {
+      RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
+      // Long enough for recon nightly, polling twice a second, to see the worker before the run fails.
+      RECON_EXPORT_TIMEOUT_SECONDS: '3',
+      RECON_EXPORT_ATTEMPTS: '1',
+    };
+    const waiting = startRecon(['nightly', '--date', '2026-11-25', '--wait'], {
+      ...testDb.env,
+      ...service,
+      ...workerEnv,
+    });
+    try {
+      await waitUntil('recon nightly to say no worker runs', () => waiting.stderrSoFar().includes('no worker'), {
+        timeoutMs: 30_000,
+      });
+      expect(waiting.stderrSoFar()).toMatch(
+        /^recon nightly: started the run of 2026-11-25 \(run \d+\)\nrecon nightly: no worker is running \(none seen in the last 30 s\): the run waits until one starts; start `recon serve` \(receiver, worker and scheduler\) or `recon worker` on this database\n$/,
+      );
+      const working = (recon: RunningRecon) =>
+        waitUntil('recon worker working', () => recon.stderrSoFar().includes('recon worker: working\n'));
+      const result = await beside(['worker'], workerEnv, working, () => waiting.done);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('no worker is running');
+      expect(result.stderr).toMatch(/\nrecon nightly: a worker is running\n/);
+    } finally {
+      waiting.child.kill('SIGTERM');
+    }
+  }, 120_000);
+
   it("rides out a database outage while it waits, and exits by the run's outcome", async () => {
     const { baseUrl, port } = await refusingBaseUrl();
     const serveEnv = {

@@ -63,7 +63,7 @@ const isJsonValue = (shape: Shape): boolean =>
 const FAMILIES: ReadonlyArray<Family & { readonly types: readonly string[] }> = [
   {
     name: 'text',
-    types: ['text', 'varchar', 'bpchar'],
+    types: ['text', 'varchar', 'bpchar', 'uuid'],
     expects: 'a string (or string literals)',
     accepts: only('string'),
   },
