@@ -5,7 +5,12 @@ import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { isTransientDatabaseError } from '../../src/db/sql-state.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
-import { formatNightlyRun, listNightlyRuns, type NightlyRunReport } from '../../src/nightly/nightly-run-report.ts';
+import {
+  describeLateExport,
+  formatNightlyRun,
+  listNightlyRuns,
+  type NightlyRunReport,
+} from '../../src/nightly/nightly-run-report.ts';
 import { triggerNightlyRun } from '../../src/nightly/nightly-scheduler.ts';
 import { advanceSender } from '../../pipelines/nightly/nightly-worker.ts';
 import { openJobQueue } from '../../src/queue/job-queue.ts';
@@ -57,12 +62,14 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stderr.write(
       `recon nightly: ${started.created ? 'started' : 'attached to'} the run of ${runDate} (run ${started.nightlyRunId})\n`,
     );
-    let report = await current(database.db, started.nightlyRunId);
+    const lateAfterSeconds = config.nightly.exportLateSeconds;
+    let report = await current(database.db, started.nightlyRunId, lateAfterSeconds);
     // The run goes on in the workers whatever happens to this process's connection: a database that goes away for a
     // while is waited out, and the exit code says how the run ended, not how the wait went.
     let outage: string | undefined;
     const waitStarted = Date.now();
     let told: WorkerNotice | undefined;
+    const saidLate = new Set<string>();
     while (values.wait && report.state !== 'reconciled' && report.state !== 'failed') {
       if (outage === undefined) {
         const live = await liveWorkers(database.db).catch(() => undefined);
@@ -80,7 +87,7 @@ export async function run(ctx: CommandContext): Promise<number> {
         throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new ReconError('INTERRUPTED', 'interrupted');
       });
       try {
-        report = await current(database.db, started.nightlyRunId);
+        report = await current(database.db, started.nightlyRunId, lateAfterSeconds);
       } catch (error) {
         if (!isTransientDatabaseError(error)) throw error;
         if (outage === undefined)
@@ -90,6 +97,11 @@ export async function run(ctx: CommandContext): Promise<number> {
       }
       if (outage !== undefined) ctx.stderr.write('recon nightly: the database is back\n');
       outage = undefined;
+      for (const late of report.lateExports) {
+        if (saidLate.has(late.token)) continue;
+        saidLate.add(late.token);
+        ctx.stderr.write(`recon nightly: ${describeLateExport(late)}\n`);
+      }
       if (ctx.stderr.isTTY) ctx.stderr.write(`\x1b[2K${report.state}: ${JSON.stringify(report.requests)}\r`);
     }
     if (ctx.stderr.isTTY && values.wait) ctx.stderr.write('\x1b[2K');
@@ -100,8 +112,12 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
 }
 
-async function current(db: Parameters<typeof listNightlyRuns>[0], nightlyRunId: string): Promise<NightlyRunReport> {
-  const [report] = await listNightlyRuns(db, { nightlyRunId });
+async function current(
+  db: Parameters<typeof listNightlyRuns>[0],
+  nightlyRunId: string,
+  lateAfterSeconds: number,
+): Promise<NightlyRunReport> {
+  const [report] = await listNightlyRuns(db, { nightlyRunId, lateAfterSeconds });
   if (!report) throw new ReconError('RUN_NOT_FOUND', `nightly run ${nightlyRunId} vanished`);
   return report;
 }

@@ -7,7 +7,8 @@ import { EXIT } from '../exit-codes.ts';
 
 const USAGE = `usage: recon runs [--json]
 
-The nightly runs, newest first: date, state, orders and batches, export requests by state, the reconciliation run.
+The nightly runs, newest first: date, state, orders and batches, export requests by state, the reconciliation run;
+then, under a run, each failed delivery and each export late by RECON_EXPORT_LATE_SECONDS (how long, which token).
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -16,10 +17,11 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(USAGE);
     return EXIT.ok;
   }
-  const database = await openDatabase(loadConfig(ctx.env));
+  const config = loadConfig(ctx.env);
+  const database = await openDatabase(config);
   try {
     await migrate(database);
-    const runs = await listNightlyRuns(database.db);
+    const runs = await listNightlyRuns(database.db, { lateAfterSeconds: config.nightly.exportLateSeconds });
     if (values.json) ctx.stdout.write(JSON.stringify(runs) + '\n');
     else ctx.stdout.write(runs.length === 0 ? 'no nightly run yet\n' : runs.map(formatNightlyRun).join('\n') + '\n');
     return EXIT.ok;

@@ -34,6 +34,8 @@ function isPostgresUrl(text: string): boolean {
 
 /** RECON_DRAIN_SECONDS: what a stopping recon serve gives uploads (a third) and jobs (the rest) in flight. */
 export const DEFAULT_DRAIN_SECONDS = 90;
+/** An export not delivered this long after its request was sent shows as late in `recon runs`. */
+export const DEFAULT_EXPORT_LATE_SECONDS = 600;
 
 const EnvSchema = z.object({
   DATABASE_URL: z
@@ -77,6 +79,7 @@ const EnvSchema = z.object({
     .default('gzip'),
   RECON_EXPORT_TIMEOUT_SECONDS: positiveInt.default(3600),
   RECON_EXPORT_ATTEMPTS: positiveInt.default(3),
+  RECON_EXPORT_LATE_SECONDS: positiveInt.default(DEFAULT_EXPORT_LATE_SECONDS),
   RECON_DRAIN_SECONDS: positiveInt.default(DEFAULT_DRAIN_SECONDS),
   // pg-boss refuses a heartbeat under 10 s.
   RECON_JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).default(30),
@@ -176,6 +179,8 @@ export interface NightlyConfig {
   readonly exportTimeoutSeconds: number;
   /** Requests per export before it is given up. */
   readonly exportAttempts: number;
+  /** An export still missing this long after its request was sent is shown as late while the run waits. */
+  readonly exportLateSeconds: number;
 }
 
 export interface ReconcileSettings {
@@ -250,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       exportCompression: e.RECON_EXPORT_COMPRESSION,
       exportTimeoutSeconds: e.RECON_EXPORT_TIMEOUT_SECONDS,
       exportAttempts: e.RECON_EXPORT_ATTEMPTS,
+      exportLateSeconds: e.RECON_EXPORT_LATE_SECONDS,
     }),
     queue: Object.freeze({ heartbeatSeconds: e.RECON_JOB_HEARTBEAT_SECONDS, drainSeconds: e.RECON_DRAIN_SECONDS }),
   });

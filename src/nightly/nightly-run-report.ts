@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { DEFAULT_EXPORT_LATE_SECONDS } from '../config/config.ts';
 import type { NightlyRunState, Schema } from '../db/schema.ts';
 
 export interface NightlyRunReport {
@@ -14,6 +15,8 @@ export interface NightlyRunReport {
   readonly failure: string | null;
   /** Delivered files that failed to ingest, quarantined ones included (their batches were asked for again). */
   readonly failedDeliveries: readonly FailedDelivery[];
+  /** Requests sent and still without an export after RECON_EXPORT_LATE_SECONDS, oldest first. */
+  readonly lateExports: readonly LateExport[];
   readonly startedAt: string;
   readonly finishedAt: string | null;
 }
@@ -27,10 +30,28 @@ export interface FailedDelivery {
   readonly failure: string | null;
 }
 
+export interface LateExport {
+  readonly batch: number | null;
+  readonly attempt: number;
+  /** The end of the request's CALLBACKURL: what the receiver's and a proxy's access logs show. */
+  readonly token: string;
+  readonly sentAt: string;
+  /** How long the export has been awaited, in whole seconds. */
+  readonly waitingSeconds: number;
+}
+
+export interface ListNightlyRunsOptions {
+  readonly nightlyRunId?: string;
+  readonly limit?: number;
+  /** RECON_EXPORT_LATE_SECONDS. */
+  readonly lateAfterSeconds?: number;
+  readonly now?: Date;
+}
+
 /** Nightly runs, newest first, with their export requests counted by state (`recon runs`, `recon nightly`). */
 export async function listNightlyRuns(
   db: Kysely<Schema>,
-  options: { nightlyRunId?: string; limit?: number } = {},
+  options: ListNightlyRunsOptions = {},
 ): Promise<NightlyRunReport[]> {
   let query = db
     .selectFrom('recon.nightly_runs as n')
@@ -65,10 +86,10 @@ export async function listNightlyRuns(
     .limit(options.limit ?? 100);
   if (options.nightlyRunId !== undefined) query = query.where('n.nightly_run_id', '=', options.nightlyRunId);
   const rows = await query.execute();
-  const failed = await failedDeliveries(
-    db,
-    rows.map((row) => String(row.nightly_run_id)),
-  );
+  const runIds = rows.map((row) => String(row.nightly_run_id));
+  const failed = await failedDeliveries(db, runIds);
+  const now = options.now ?? new Date();
+  const late = await lateExports(db, runIds, now, options.lateAfterSeconds ?? DEFAULT_EXPORT_LATE_SECONDS);
   return rows.map((row) => ({
     nightlyRunId: String(row.nightly_run_id),
     runDate: row.run_date,
@@ -80,6 +101,7 @@ export async function listNightlyRuns(
     reconciliationRunId: row.reconciliation_run_id === null ? null : String(row.reconciliation_run_id),
     failure: row.failure,
     failedDeliveries: failed.get(String(row.nightly_run_id)) ?? [],
+    lateExports: late.get(String(row.nightly_run_id)) ?? [],
     startedAt: new Date(row.started_at).toISOString(),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at).toISOString(),
   }));
@@ -113,7 +135,39 @@ async function failedDeliveries(
   return byRun;
 }
 
-/** One line per run, and one more per failed delivery, for a terminal. */
+async function lateExports(
+  db: Kysely<Schema>,
+  nightlyRunIds: readonly string[],
+  now: Date,
+  lateAfterSeconds: number,
+): Promise<Map<string, LateExport[]>> {
+  const byRun = new Map<string, LateExport[]>();
+  if (nightlyRunIds.length === 0) return byRun;
+  const rows = await db
+    .selectFrom('recon.export_requests')
+    .select(['nightly_run_id', 'batch', 'attempt', 'token', 'sent_at'])
+    .where('state', '=', 'requested')
+    .where('sent_at', '<=', new Date(now.getTime() - lateAfterSeconds * 1000))
+    .where('nightly_run_id', 'in', nightlyRunIds)
+    .orderBy('sent_at')
+    .orderBy('request_id')
+    .execute();
+  for (const row of rows) {
+    const run = String(row.nightly_run_id);
+    const sentAt = new Date(row.sent_at!);
+    if (!byRun.has(run)) byRun.set(run, []);
+    byRun.get(run)!.push({
+      batch: row.batch,
+      attempt: row.attempt,
+      token: row.token,
+      sentAt: sentAt.toISOString(),
+      waitingSeconds: Math.floor((now.getTime() - sentAt.getTime()) / 1000),
+    });
+  }
+  return byRun;
+}
+
+/** One line per run, and one more per failed delivery and per late export, for a terminal. */
 export function formatNightlyRun(run: NightlyRunReport): string {
   const requests =
     Object.entries(run.requests)
@@ -126,5 +180,16 @@ export function formatNightlyRun(run: NightlyRunReport): string {
     (delivery) =>
       `  delivery ${delivery.deliveryId} (batch ${delivery.batch ?? '-'}, request ${delivery.attempt}) ${delivery.quarantined ? 'quarantined' : 'failed'}: ${delivery.failure ?? 'no reason recorded'}`,
   );
-  return [line, ...deliveries].join('\n');
+  const late = run.lateExports.map((request) => `  ${describeLateExport(request)}`);
+  return [line, ...deliveries, ...late].join('\n');
+}
+
+export function describeLateExport(request: LateExport): string {
+  return `batch ${request.batch ?? '-'} (request ${request.attempt}): export late, awaited ${formatWait(request.waitingSeconds)} since ${request.sentAt} on token ${request.token}`;
+}
+
+function formatWait(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.floor(seconds / 60)} min`;
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
 }

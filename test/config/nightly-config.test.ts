@@ -11,6 +11,7 @@ it('reads the nightly settings with their defaults', () => {
     exportCompression: 'gzip',
     exportTimeoutSeconds: 3600,
     exportAttempts: 3,
+    exportLateSeconds: 600,
   });
   expect(loadConfig({}).serve).toEqual({
     port: 8090,
