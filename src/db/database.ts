@@ -1,3 +1,4 @@
+import type { PGlite } from '@electric-sql/pglite';
 import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Schema } from './schema.ts';
@@ -22,6 +23,8 @@ export interface Database {
    * would refuse as soon as a script holds two statements. The rows of every statement, in order.
    */
   rawQuery<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<{ rows: Row[] }>;
+  /** The embedded instance, for a library that brings its own PGlite adapter (the job queue); absent on PostgreSQL. */
+  readonly pglite?: PGlite;
   close(): Promise<void>;
 }
 

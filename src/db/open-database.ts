@@ -123,6 +123,7 @@ async function openPglite(dataDir: string): Promise<Database> {
   return {
     kind: 'pglite',
     db,
+    pglite,
     transaction(work) {
       return pglite.transaction((tx) => work(pgliteConnection(tx)));
     },

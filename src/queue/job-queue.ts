@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { PgBoss } from 'pg-boss';
+import { fromPglite, PgBoss } from 'pg-boss';
 import type { Database } from '../db/database.ts';
 import { describeError } from '../errors.ts';
 
@@ -42,15 +42,20 @@ const JOB_EXPIRY_SECONDS = 6 * 3600;
 export const QUEUE_INSTALL_LOCK = 0x7265636f6e71; // "reconq"
 
 /**
- * pg-boss on recon's own database, through the handle every query uses (its own SQL goes through rawQuery, as
- * it sends scripts Kysely's prepared statements refuse): one way to open the database, PostgreSQL or PGlite.
+ * pg-boss on recon's own database, through the handle every query uses (on PostgreSQL its own SQL goes through
+ * rawQuery, as it sends scripts Kysely's prepared statements refuse; on PGlite through pg-boss's PGlite adapter
+ * on the same instance): one way to open the database, PostgreSQL or PGlite.
  * Jobs are rows, so an accepted delivery's job survives any crash, and a job whose worker died is handed out
  * again (heartbeats), to run again to the same rows.
  */
 export async function openJobQueue(database: Database, options: JobQueueOptions): Promise<PgBoss> {
   const { heartbeatSeconds } = options;
   const boss = new PgBoss({
-    db: { executeSql: (text: string, values?: unknown[]) => database.rawQuery(text, values) },
+    // On PGlite, pg-boss's own adapter: it rolls back a script that failed half-way, which would otherwise leave
+    // the one connection inside an aborted transaction for every later statement.
+    ...(database.pglite
+      ? { db: fromPglite(database.pglite), backend: 'pglite' as const }
+      : { db: { executeSql: (text: string, values?: unknown[]) => database.rawQuery(text, values) } }),
     schema: QUEUE_SCHEMA,
     // recon's scheduler is node-cron with one run per slot by the database (scheduler.ts); pg-boss's own cron
     // would be a second source of runs.

@@ -30,6 +30,31 @@ describe.each(BACKENDS)('openJobQueue on %s', (backend) => {
   });
 });
 
+describe('openJobQueue on PGlite', () => {
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    testDb = await createTestDatabase('pglite');
+  });
+  afterAll(async () => {
+    await testDb?.drop();
+  });
+
+  it('rolls back a script that failed half-way: the one connection is not left in an aborted transaction', async () => {
+    const boss = await openJobQueue(testDb.database, { heartbeatSeconds: 10 });
+    try {
+      await expect(
+        boss.getDb().executeSql(`BEGIN; SELECT 1 FROM recon_queue.job; SELECT 1 / 0; COMMIT;`),
+      ).rejects.toThrow(/division by zero/);
+      // Every later statement, recon's own included, runs: nothing is left of the failed transaction.
+      expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(testDb.database.db)).rows).toEqual([{ one: 1 }]);
+      const id = await boss.send(QUEUES.advanceNightlyRun, { nightlyRunId: '1' });
+      expect((await boss.getJobById(QUEUES.advanceNightlyRun, id!))?.state).toBe('created');
+    } finally {
+      await boss.stop({ graceful: false, close: false });
+    }
+  });
+});
+
 /**
  * PostgreSQL only: it takes two sessions. Two processes starting together on a fresh database used to race to
  * install pg-boss's schema, and one failed now and then; the test holds the lock openJobQueue serializes on, sees
