@@ -15,6 +15,7 @@ import { triggerNightlyRun } from '../../src/nightly/nightly-scheduler.ts';
 import { advanceSender } from '../../pipelines/nightly/nightly-worker.ts';
 import { openJobQueue } from '../../src/queue/job-queue.ts';
 import { liveWorkers } from '../../src/queue/worker-presence.ts';
+import { describeProbe } from '../../src/nightly/callback-probe.ts';
 import { describeWorkerNotice, workerNotice, type WorkerNotice } from '../../src/nightly/worker-notice.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -70,6 +71,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     const waitStarted = Date.now();
     let told: WorkerNotice | undefined;
     const saidLate = new Set<string>();
+    let saidProbe = false;
     while (values.wait && report.state !== 'reconciled' && report.state !== 'failed') {
       if (outage === undefined) {
         const live = await liveWorkers(database.db).catch(() => undefined);
@@ -97,6 +99,13 @@ export async function run(ctx: CommandContext): Promise<number> {
       }
       if (outage !== undefined) ctx.stderr.write('recon nightly: the database is back\n');
       outage = undefined;
+      if (report.callbackProbe && !report.callbackProbe.reachable && !saidProbe) {
+        saidProbe = true;
+        const probe = report.callbackProbe;
+        ctx.stderr.write(
+          `recon nightly: error: ${describeProbe({ ...probe, checkedAt: new Date(probe.checkedAt) })}\n`,
+        );
+      }
       for (const late of report.lateExports) {
         if (saidLate.has(late.token)) continue;
         saidLate.add(late.token);

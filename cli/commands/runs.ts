@@ -1,14 +1,15 @@
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
+import { describeProbe, latestCallbackProbe } from '../../src/nightly/callback-probe.ts';
 import { formatNightlyRun, listNightlyRuns } from '../../src/nightly/nightly-run-report.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 
 const USAGE = `usage: recon runs [--json]
 
-The nightly runs, newest first: date, state, orders and batches, export requests by state, the reconciliation run;
-then, under a run, each failed delivery and each export late by RECON_EXPORT_LATE_SECONDS (how long, which token).
+The latest probe of RECON_CALLBACK_BASE_URL first when it failed. The nightly runs, newest first: date, state, orders and batches, export requests by state, the reconciliation run;
+then, under a run, an unreachable callback base (RECON_CALLBACK_BASE_URL probed at its start), each failed delivery and each export late by RECON_EXPORT_LATE_SECONDS (how long, which token).
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -22,8 +23,15 @@ export async function run(ctx: CommandContext): Promise<number> {
   try {
     await migrate(database);
     const runs = await listNightlyRuns(database.db, { lateAfterSeconds: config.nightly.exportLateSeconds });
-    if (values.json) ctx.stdout.write(JSON.stringify(runs) + '\n');
-    else ctx.stdout.write(runs.length === 0 ? 'no nightly run yet\n' : runs.map(formatNightlyRun).join('\n') + '\n');
+    if (values.json) {
+      ctx.stdout.write(JSON.stringify(runs) + '\n');
+      return EXIT.ok;
+    }
+    // The latest probe (serve's start, or a run's) first: an unreachable base explains every run waiting below it.
+    const probe = await latestCallbackProbe(database.db);
+    if (probe && !probe.reachable)
+      ctx.stdout.write(`${describeProbe(probe)} (checked ${probe.checkedAt.toISOString()})\n`);
+    ctx.stdout.write(runs.length === 0 ? 'no nightly run yet\n' : runs.map(formatNightlyRun).join('\n') + '\n');
     return EXIT.ok;
   } finally {
     await database.close();

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
-import { ReconError } from '../../src/errors.ts';
+import { describeError, ReconError } from '../../src/errors.ts';
 import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
 import { requireCallbackBase } from '../../src/nightly/callback-base.ts';
+import { describeProbe, probeCallbackBase } from '../../src/nightly/callback-probe.ts';
 import { registerNightlyMetrics } from '../../src/nightly/nightly-metrics.ts';
 import { startNightlyScheduler } from '../../src/nightly/nightly-scheduler.ts';
 import { advanceSender } from '../../pipelines/nightly/nightly-worker.ts';
@@ -83,8 +84,13 @@ export async function run(ctx: CommandContext): Promise<number> {
     });
     // The one line a supervisor or a test waits for.
     ctx.stdout.write(`listening on ${services.receiver!.url}\n`);
+    const probing = probeCallbackBase(database.db, callbackBaseUrl, { reason: 'serve start' }).then(
+      (result) => result && log(`${result.reachable ? '' : 'error: '}${describeProbe(result)}`),
+      (error: unknown) => log(`callback probe: ${describeError(error)}`),
+    );
     await untilAborted(ctx.signal);
     log('draining');
+    await probing;
     await scheduler.stop();
     await services.close({ drainMs: config.queue.drainSeconds * 1000 });
     return EXIT.ok;

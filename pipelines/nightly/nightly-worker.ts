@@ -3,6 +3,7 @@ import type { Database } from '../../src/db/database.ts';
 import { describeError } from '../../src/errors.ts';
 import { QUEUES, sendIngestJobs } from '../../src/queue/job-queue.ts';
 import { announceWorker } from '../../src/queue/worker-presence.ts';
+import { describeProbe, probeCallbackBase } from '../../src/nightly/callback-probe.ts';
 import { advanceNightlyRun, type NightlyDependencies } from '../../src/nightly/advance-nightly-run.ts';
 import { ingestDelivery, type IngestDeliveryOptions } from './ingest-delivery.ts';
 
@@ -44,7 +45,18 @@ export async function startNightlyWorker(
     onError: (error) => options.log?.(`presence: ${describeError(error)}`),
   });
   const scheduleAdvance = advanceSender(boss);
-  const deps: NightlyDependencies = { ...options, database, scheduleAdvance };
+  const deps: NightlyDependencies = {
+    ...options,
+    database,
+    scheduleAdvance,
+    probeCallbackBase: async (nightlyRunId) => {
+      const result = await probeCallbackBase(database.db, options.callbackBaseUrl, {
+        reason: 'nightly run',
+        nightlyRunId,
+      }).catch((error: unknown) => options.log?.(`callback probe: ${describeError(error)}`));
+      if (result) options.log?.(`${result.reachable ? '' : 'error: '}run ${nightlyRunId}: ${describeProbe(result)}`);
+    },
+  };
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
   const reported =
     <T>(queue: string, handler: (data: T) => Promise<void>) =>

@@ -29,4 +29,5 @@ CREATE TABLE recon.callback_probes (
   checked_at        timestamptz
 );
 CREATE INDEX callback_probes_sent_at_idx ON recon.callback_probes (sent_at);
-CREATE INDEX callback_probes_nightly_run_id_idx ON recon.callback_probes (nightly_run_id);
+-- One probe per nightly run, however many workers advance it.
+CREATE UNIQUE INDEX callback_probes_nightly_run_id_key ON recon.callback_probes (nightly_run_id);

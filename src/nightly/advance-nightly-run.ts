@@ -26,6 +26,8 @@ export interface NightlyDependencies {
   /** Asks for the run to be advanced again: at once, or at `at` (the next deadline). */
   readonly scheduleAdvance: (nightlyRunId: string, at?: Date) => Promise<void>;
   readonly log?: (message: string) => void;
+  /** Checks, once per run before its requests go out, that the callback base reaches recon's receiver. */
+  readonly probeCallbackBase?: (nightlyRunId: string) => Promise<void>;
 }
 
 /** A run stuck in `reconciling` longer than this lost its reconciler (a killed process): another takes over. */
@@ -56,7 +58,10 @@ export async function advanceNightlyRun(deps: NightlyDependencies, nightlyRunId:
   const run = await findNightlyRun(deps.database.db, nightlyRunId);
   if (!run) throw new ReconError('RUN_NOT_FOUND', `nightly run ${nightlyRunId} does not exist`);
   if (run.state === 'reconciled' || run.state === 'failed') return run.state;
-  if (run.state === 'requesting') await planBatches(deps, run, now());
+  if (run.state === 'requesting') {
+    await planBatches(deps, run, now());
+    await deps.probeCallbackBase?.(run.nightlyRunId);
+  }
   await askAgainForLateBatches(deps, run, now());
   await sendUnsentRequests(deps, run, now);
   const progress = await progressOf(deps, run, now());

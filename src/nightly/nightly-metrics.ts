@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
 import { QUEUE_SCHEMA, QUEUES } from '../queue/job-queue.ts';
+import { latestCallbackProbe } from './callback-probe.ts';
 
 /**
  * What the workers and the nightly runs add to /metrics, read from the database at each scrape: the work is done
@@ -12,7 +13,8 @@ import { QUEUE_SCHEMA, QUEUES } from '../queue/job-queue.ts';
  *   recon_deliveries_quarantined: those of them given up after two attempts that died or failed the same way;
  * - recon_queue_depth{queue}, recon_jobs_failed{queue}: jobs waiting, and jobs whose retries ran out;
  * - recon_nightly_run_lag_seconds: since the last nightly run that reconciled (what an alert on a stalled nightly
- *   watches), and recon_nightly_runs_failed.
+ *   watches), and recon_nightly_runs_failed;
+ * - recon_callback_base_reachable{callback_base}: the latest probe of the callback base (callback-probe.ts).
  */
 export function registerNightlyMetrics(registry: MetricsRegistry, db: Kysely<Schema>): void {
   registry.gaugeFromCallback(
@@ -82,6 +84,14 @@ export function registerNightlyMetrics(registry: MetricsRegistry, db: Kysely<Sch
         db,
       );
       return latest?.lag ?? -1;
+    },
+  );
+  registry.gaugeFromCallback(
+    'recon_callback_base_reachable',
+    "Whether the latest probe of RECON_CALLBACK_BASE_URL reached recon's receiver (1) or not (0); absent before the first.",
+    async () => {
+      const probe = await latestCallbackProbe(db);
+      return probe ? [{ labels: { callback_base: probe.callbackBaseUrl }, value: probe.reachable ? 1 : 0 }] : [];
     },
   );
   registry.gaugeFromCallback('recon_nightly_runs_failed', 'Nightly runs that failed.', async () => {

@@ -17,6 +17,8 @@ export interface NightlyRunReport {
   readonly failedDeliveries: readonly FailedDelivery[];
   /** Requests sent and still without an export after RECON_EXPORT_LATE_SECONDS, oldest first. */
   readonly lateExports: readonly LateExport[];
+  /** The run's probe of its callback base, once answered: whether the service's deliveries can reach recon. */
+  readonly callbackProbe: RunCallbackProbe | null;
   readonly startedAt: string;
   readonly finishedAt: string | null;
 }
@@ -28,6 +30,13 @@ export interface FailedDelivery {
   /** Given up after two attempts that died or failed the same way, rather than failed by its content. */
   readonly quarantined: boolean;
   readonly failure: string | null;
+}
+
+export interface RunCallbackProbe {
+  readonly callbackBaseUrl: string;
+  readonly reachable: boolean;
+  readonly detail: string;
+  readonly checkedAt: string;
 }
 
 export interface LateExport {
@@ -55,6 +64,9 @@ export async function listNightlyRuns(
 ): Promise<NightlyRunReport[]> {
   let query = db
     .selectFrom('recon.nightly_runs as n')
+    .leftJoin('recon.callback_probes as p', (join) =>
+      join.onRef('p.nightly_run_id', '=', 'n.nightly_run_id').on('p.reachable', 'is not', null),
+    )
     .select([
       'n.nightly_run_id',
       sql<string>`n.run_date::text`.as('run_date'),
@@ -66,6 +78,10 @@ export async function listNightlyRuns(
       'n.failure',
       'n.started_at',
       'n.finished_at',
+      'p.callback_base_url as probe_base',
+      'p.reachable as probe_reachable',
+      'p.detail as probe_detail',
+      'p.checked_at as probe_checked_at',
     ])
     .select((eb) =>
       eb
@@ -102,6 +118,15 @@ export async function listNightlyRuns(
     failure: row.failure,
     failedDeliveries: failed.get(String(row.nightly_run_id)) ?? [],
     lateExports: late.get(String(row.nightly_run_id)) ?? [],
+    callbackProbe:
+      row.probe_reachable === null || row.probe_base === null
+        ? null
+        : {
+            callbackBaseUrl: row.probe_base,
+            reachable: row.probe_reachable,
+            detail: row.probe_detail ?? '',
+            checkedAt: new Date(row.probe_checked_at!).toISOString(),
+          },
     startedAt: new Date(row.started_at).toISOString(),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at).toISOString(),
   }));
@@ -181,7 +206,12 @@ export function formatNightlyRun(run: NightlyRunReport): string {
       `  delivery ${delivery.deliveryId} (batch ${delivery.batch ?? '-'}, request ${delivery.attempt}) ${delivery.quarantined ? 'quarantined' : 'failed'}: ${delivery.failure ?? 'no reason recorded'}`,
   );
   const late = run.lateExports.map((request) => `  ${describeLateExport(request)}`);
-  return [line, ...deliveries, ...late].join('\n');
+  const probe = run.callbackProbe;
+  const unreachable =
+    probe && !probe.reachable
+      ? [`  callback base ${probe.callbackBaseUrl} unreachable at ${probe.checkedAt}: ${probe.detail}`]
+      : [];
+  return [line, ...unreachable, ...deliveries, ...late].join('\n');
 }
 
 export function describeLateExport(request: LateExport): string {

@@ -7,6 +7,7 @@ import { mediaType } from './request-body.ts';
 import { answer, answerEarly } from './respond.ts';
 import { SlowClientError } from './slow-client-guard.ts';
 import { spoolUpload, type SpooledUpload } from './spool-upload.ts';
+import { receiveProbe } from './probe-receipt.ts';
 import { checkDeliveryToken, storeDelivery, type StoredDelivery } from './store-delivery.ts';
 
 /** How long a sender turned away for lack of a free slot is asked to wait before it sends again. */
@@ -47,6 +48,10 @@ export async function handleDelivery(
     const upload = spooled;
     stored = await ctx.deliveryQueries.run(() => storeDelivery(ctx.db, token, upload, { now: ctx.now }));
   } catch (error) {
+    if (error instanceof Refusal && error.reason === 'unknown_token' && (await isProbe(ctx, token))) {
+      ctx.emit({ type: 'probe-received' });
+      return answerEarly(request, response, 200, 'probe received');
+    }
     if (error instanceof Refusal) return refuse(error);
     if (error instanceof GateBusyError) return busy(ctx, request, response, error);
     if (error instanceof ClientGoneError || error instanceof SlowClientError) {
@@ -74,6 +79,15 @@ export async function handleDelivery(
   } catch (error) {
     ctx.metrics.deliveryHookFailures.inc();
     ctx.emit({ type: 'delivery-hook-failed', deliveryId: stored.deliveryId, error });
+  }
+}
+
+/** recon's own probe of its callback base (a token of recon.callback_probes); a failure to tell is no probe. */
+async function isProbe(ctx: ReceiverContext, token: string): Promise<boolean> {
+  try {
+    return await ctx.deliveryQueries.run(() => receiveProbe(ctx.db, token, ctx.now()));
+  } catch {
+    return false;
   }
 }
 

@@ -18,6 +18,8 @@ export type ReceiverEvent =
       readonly reason: FailureReason;
       readonly message: string;
     }
+  /** recon's own probe of its callback base reached this receiver. */
+  | { readonly type: 'probe-received' }
   | { readonly type: 'delivery-hook-failed'; readonly deliveryId: string; readonly error: unknown }
   | { readonly type: 'notification'; readonly notificationId: string; readonly hashValid: boolean }
   | {

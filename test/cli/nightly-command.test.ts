@@ -186,8 +186,12 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
       runRecon(['nightly', '--date', '2026-11-23', '--wait'], { ...testDb.env, ...service, ...workerEnv }),
     );
     expect(result.code).toBe(2);
+    // The worker probed the callback base before sending: why the exports never came shows at once.
+    expect(result.stderr).toMatch(
+      new RegExp(`\nrecon nightly: error: callback base ${baseUrl}/ does not reach recon's receiver: cannot connect: `),
+    );
     expect(result.stdout).toMatch(
-      /^2026-11-23 {2}run \d+ {2}failed \(1 export batch\(es\) given up, their orders reconciled without them: batch 1 \(no export delivered within 1 s\)\) {2}orders \d+ in 1 batch\(es\); requests: 1 given_up, reconciliation run \d+\n$/,
+      /^2026-11-23 {2}run \d+ {2}failed \(1 export batch\(es\) given up, their orders reconciled without them: batch 1 \(no export delivered within 1 s\)\) {2}orders \d+ in 1 batch\(es\); requests: 1 given_up, reconciliation run \d+\n {2}callback base http:\/\/127\.0\.0\.1:\d+\/ unreachable at .+: cannot connect: .+\n$/,
     );
   });
 

@@ -166,7 +166,7 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
     'takes a late delivery on an older token: the batch asked again is done once the first export arrives',
     async () => {
       // Between the sandbox and the receiver: the first delivery is held until its batch has been asked for again,
-      // then passed on; the second request's delivery is swallowed, so only the late one can complete the batch.
+      // then passed on (recon's probe of the callback base is passed on at once); the second request's delivery is swallowed, so only the late one can complete the batch.
       const receiver = { url: '' };
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
@@ -175,9 +175,11 @@ describe.each(BACKENDS)('nightly exports on %s', (backend) => {
         const chunks: Buffer[] = [];
         request.on('data', (chunk: Buffer) => chunks.push(chunk));
         request.on('end', () => {
-          const delivery = ++seen;
+          // recon's own probe of its callback base (text/plain, before the first request) passes at once.
+          const probe = request.headers['content-type'] === 'text/plain';
+          const delivery = probe ? 0 : ++seen;
           if (delivery > 1) return void response.writeHead(200).end('OK');
-          void released
+          void (probe ? Promise.resolve() : released)
             .then(() =>
               fetch(receiver.url + request.url, {
                 method: 'POST',

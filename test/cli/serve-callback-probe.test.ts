@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refusingBaseUrl } from '../support/loopback.ts';
+import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { waitUntil } from '../support/wait-until.ts';
+import { runRecon, startRecon } from './run-recon.ts';
+
+const SERVICE = { RECON_SERVICE_URL: 'http://127.0.0.1:9', RECON_IDENTIFIER: 'PROBE', RECON_SECRET: 'probe-secret' };
+
+/** A mistyped RECON_CALLBACK_BASE_URL shows at serve's start, not as exports missing hours later. */
+describe.each(BACKENDS)('recon serve probes its callback base at start, on %s', (backend) => {
+  const skip = backend === 'postgres' && !hasPostgres;
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    if (skip) return;
+    testDb = await createTestDatabase(backend);
+    await testDb.close();
+  });
+  afterAll(async () => testDb?.drop());
+
+  async function serveUntil(env: Record<string, string>, said: string): Promise<string> {
+    const serve = startRecon(['serve'], { ...testDb.env, ...SERVICE, ...env });
+    try {
+      await waitUntil(`recon serve to say '${said}'`, () => serve.stderrSoFar().includes(said), { timeoutMs: 60_000 });
+    } finally {
+      serve.child.kill('SIGTERM');
+    }
+    const result = await serve.done;
+    expect(result.code, result.stderr).toBe(0);
+    return result.stderr;
+  }
+
+  it.skipIf(skip)(
+    'an unreachable base is an error at once, and recon runs shows it first',
+    async () => {
+      const { port } = await refusingBaseUrl();
+      const { baseUrl: wrong } = await refusingBaseUrl(); // a typo in the port
+      const stderr = await serveUntil(
+        { RECON_PORT: String(port), RECON_CALLBACK_BASE_URL: `${wrong}/` },
+        'does not reach',
+      );
+      expect(stderr).toMatch(
+        new RegExp(
+          `recon serve: error: callback base ${wrong}/ does not reach recon's receiver: cannot connect: .*ECONNREFUSED.*check RECON_CALLBACK_BASE_URL`,
+        ),
+      );
+      const runs = await runRecon(['runs'], testDb.env);
+      expect(runs.code).toBe(0);
+      expect(runs.stdout).toMatch(
+        new RegExp(
+          `^callback base ${wrong}/ does not reach recon's receiver: cannot connect: .* \\(checked .+\\)\\nno nightly run yet\\n$`,
+        ),
+      );
+    },
+    120_000,
+  );
+
+  it.skipIf(skip)(
+    'a base that leads to this serve is reachable, and recon runs stays quiet about it',
+    async () => {
+      const { baseUrl, port } = await refusingBaseUrl();
+      const stderr = await serveUntil(
+        { RECON_PORT: String(port), RECON_CALLBACK_BASE_URL: `${baseUrl}/` },
+        "reaches recon's receiver",
+      );
+      expect(stderr).toContain(`recon serve: callback base ${baseUrl}/ reaches recon's receiver\n`);
+      const runs = await runRecon(['runs'], testDb.env);
+      expect(runs.stdout).toBe('no nightly run yet\n');
+    },
+    120_000,
+  );
+});
