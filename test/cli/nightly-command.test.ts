@@ -4,6 +4,7 @@ import type { NightlyRunReport } from '../../src/nightly/nightly-run-report.ts';
 import { createSandbox, type Sandbox } from '@recon/sandbox';
 import { DAY, insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { holdTransaction, lockWaiters, type HeldTransaction } from '../support/held-transaction.ts';
+import { untilLogged } from '../support/log-records.ts';
 import { refusingBaseUrl } from '../support/loopback.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
@@ -181,7 +182,7 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
       RECON_EXPORT_BATCH_SIZE: '1000',
     };
     const working = (recon: RunningRecon) =>
-      waitUntil('recon worker working', () => recon.stderrSoFar().includes('recon worker: working\n'));
+      untilLogged(recon, 'recon worker working', (record) => record.msg === 'working');
     const result = await beside(['worker'], workerEnv, working, () =>
       runRecon(['nightly', '--date', '2026-11-23', '--wait'], { ...testDb.env, ...service, ...workerEnv }),
     );
