@@ -102,18 +102,18 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
         try {
           answer = parseAnswer(operation, schema, await postForm(fetch, url, body, options.timeoutMs));
         } catch (error) {
-          log.warn({ operation, attempt, ms: took(), err: error }, `${operation}: no valid answer`);
+          log.warn({ operation, try: attempt, ms: took(), err: error }, `${operation}: no valid answer`);
           throw error;
         }
         const execCode = answer.EXECCODE;
         if (execCodeFamily(execCode) !== 'success') {
           log.warn(
-            { operation, attempt, execCode, ms: took(), serviceMessage: answer.MESSAGE },
+            { operation, try: attempt, execCode, ms: took(), serviceMessage: answer.MESSAGE },
             `${operation} answered EXECCODE ${execCode}`,
           );
           throw new ServiceError(operation, execCode, answer.MESSAGE);
         }
-        log.info({ operation, attempt, execCode, ms: took() }, `${operation} answered EXECCODE ${execCode}`);
+        log.info({ operation, try: attempt, execCode, ms: took() }, `${operation} answered EXECCODE ${execCode}`);
         return answer;
       },
       { jitter: true, ...options.retry },

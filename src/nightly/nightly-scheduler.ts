@@ -41,8 +41,11 @@ export function startNightlyScheduler(
       try {
         const runDate = slotDate();
         if (runDate === undefined) return;
-        const { nightlyRunId, created } = await triggerNightlyRun(db, runDate, now(), options.onRunCreated);
-        if (created) log.info({ run: nightlyRunId, date: runDate, state: 'requesting' }, 'nightly run started');
+        // Logged before its first advance is enqueued, so that it comes before whatever the workers log of the run.
+        await triggerNightlyRun(db, runDate, now(), async (nightlyRunId) => {
+          log.info({ run: nightlyRunId, date: runDate, state: 'requesting' }, 'nightly run started');
+          await options.onRunCreated(nightlyRunId);
+        });
       } catch (error) {
         options.onError(`scheduler: ${(error as Error).message}`);
       }
