@@ -39,12 +39,12 @@ export async function startNightlyWorker(
   database: Database,
   options: NightlyWorkerOptions,
 ): Promise<RunningWorker> {
+  const log = options.log ?? silentLogger;
   // Shown from the start: a run the worker takes at once is never seen untaken by a worker that exists.
   const presence = await announceWorker(database.db, {
-    onError: (error) => options.log?.(`presence: ${describeError(error)}`),
+    onError: (error) => log.error({ err: error }, 'worker presence not refreshed'),
   });
   const scheduleAdvance = advanceSender(boss);
-  const log = options.log ?? silentLogger;
   const deps: NightlyDependencies = { ...options, database, scheduleAdvance };
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
   const reported =
@@ -88,7 +88,7 @@ export async function startNightlyWorker(
   return {
     async stop() {
       clearInterval(timer);
-      await presence.stop().catch((error: unknown) => options.log?.(`presence: ${describeError(error)}`));
+      await presence.stop().catch((error: unknown) => log.error({ err: error }, 'worker presence not removed'));
     },
   };
 }

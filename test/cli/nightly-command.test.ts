@@ -213,7 +213,7 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
         /^recon nightly: started the run of 2026-11-25 \(run \d+\)\nrecon nightly: no worker is running \(none seen in the last 30 s\): the run waits until one starts; start `recon serve` \(receiver, worker and scheduler\) or `recon worker` on this database\n$/,
       );
       const working = (recon: RunningRecon) =>
-        waitUntil('recon worker working', () => recon.stderrSoFar().includes('recon worker: working\n'));
+        untilLogged(recon, 'recon worker working', (record) => record.msg === 'working');
       const result = await beside(['worker'], workerEnv, working, () => waiting.done);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('no worker is running');
