@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
-import { describeError, ReconError } from '../../src/errors.ts';
+import { ReconError } from '../../src/errors.ts';
 import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
 import { requireCallbackBase } from '../../src/nightly/callback-base.ts';
 import { describeProbe, probeCallbackBase } from '../../src/nightly/callback-probe.ts';
@@ -14,6 +14,7 @@ import { serviceClient } from '../../src/client/service-client.ts';
 import { DEFAULT_SLOW_CLIENT_RULE } from '../../src/receive/slow-client-guard.ts';
 import { removeStaleTempFolders } from '../../src/temp/temp-folder.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
+import { serviceLogger } from '../service-logger.ts';
 import { EXIT } from '../exit-codes.ts';
 import { untilAborted, workerSettings } from './worker.ts';
 
@@ -22,15 +23,16 @@ const USAGE = `usage: recon serve [--port P] [--host H]
 Runs recon's service until SIGTERM or SIGINT: the receiver (export deliveries on the path of
 RECON_CALLBACK_BASE_URL, notifications on /notify, /healthz, Prometheus /metrics), a worker (as recon worker)
 and the nightly scheduler (RECON_SCHEDULE in RECON_SCHEDULE_TIMEZONE). SIGTERM drains: /healthz answers 503,
-uploads in flight finish, the current job finishes, then exit 0.
+uploads in flight finish, the current job finishes, then exit 0. It logs on stdout: one JSON object a line (a
+readable line each on a terminal), from \`listening on URL\` on, at RECON_LOG_LEVEL (info); see docs/operations.md.
 
 options (each also read from the environment variable shown; flags win):
   --port P   port to listen on, 0 for any free one   RECON_PORT (8090)
   --host H   address to listen on                    RECON_HOST (127.0.0.1)
 
 settings: DATABASE_URL (or the embedded database under RECON_DATA_DIR), RECON_SERVICE_URL, RECON_IDENTIFIER,
-RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_MAX_FILE_BYTES, RECON_SCHEDULE*, RECON_EXPORT_*, RECON_LOOKBACK_DAYS
-(see docs/configuration.md).
+RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_MAX_FILE_BYTES, RECON_SCHEDULE*, RECON_EXPORT_*, RECON_LOOKBACK_DAYS,
+RECON_LOG_LEVEL (see docs/configuration.md).
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -46,9 +48,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   const config = loadConfig(ctx.env);
   const port = values.port === undefined ? config.serve.port : parsePort(values.port);
   const host = values.host ?? config.serve.host;
-  const client = serviceClient(config.service);
+  const log = serviceLogger(ctx, config, 'recon serve');
+  const client = serviceClient(config.service, log);
   const callbackBaseUrl = requireCallbackBase(config.serve);
-  const log = (message: string) => ctx.stderr.write(`recon serve: ${message}\n`);
 
   const database = await openDatabase(config);
   try {
@@ -80,19 +82,25 @@ export async function run(ctx: CommandContext): Promise<number> {
       schedule: config.nightly.schedule,
       timezone: config.nightly.scheduleTimezone,
       onRunCreated: advanceSender(services.boss),
-      onError: log,
+      onError: (message) => log.error(message),
+      log,
     });
-    // The one line a supervisor or a test waits for.
-    ctx.stdout.write(`listening on ${services.receiver!.url}\n`);
+    // The first record, and the one a supervisor or a test waits for: everything is started.
+    const url = services.receiver!.url;
+    log.info({ url, callbackBaseUrl: services.callbackBaseUrl }, `listening on ${url}`);
     const probing = probeCallbackBase(database.db, callbackBaseUrl, { reason: 'serve start' }).then(
-      (result) => result && log(`${result.reachable ? '' : 'error: '}${describeProbe(result)}`),
-      (error: unknown) => log(`callback probe: ${describeError(error)}`),
+      (result) => {
+        if (result?.reachable) log.info({ callbackBaseUrl }, describeProbe(result));
+        else if (result) log.error({ callbackBaseUrl, detail: result.detail }, describeProbe(result));
+      },
+      (error: unknown) => log.error({ err: error }, 'callback probe failed'),
     );
     await untilAborted(ctx.signal);
-    log('draining');
+    log.info('draining');
     await probing;
     await scheduler.stop();
     await services.close({ drainMs: config.queue.drainSeconds * 1000 });
+    log.info('stopped');
     return EXIT.ok;
   } finally {
     await database.close();

@@ -7,16 +7,19 @@ import { serviceClient } from '../../src/client/service-client.ts';
 import { requireCallbackBase } from '../../src/nightly/callback-base.ts';
 import { removeStaleTempFolders } from '../../src/temp/temp-folder.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
+import { serviceLogger } from '../service-logger.ts';
 import { EXIT } from '../exit-codes.ts';
 
 const USAGE = `usage: recon worker
 
 Takes jobs off recon's queue (in the database) until SIGTERM or SIGINT: ingests delivered exports and moves
 nightly runs on (requests, timeouts, the reconciliation). Run as many as you like, on as many machines: they
-share the work. SIGTERM drains: no new job is taken, the current one finishes, then exit 0.
+share the work. SIGTERM drains: no new job is taken, the current one finishes, then exit 0. It logs on stdout as
+recon serve does: one JSON object a line (a readable line each on a terminal) at RECON_LOG_LEVEL (info).
 
 settings: DATABASE_URL (or the embedded database under RECON_DATA_DIR), RECON_SERVICE_URL, RECON_IDENTIFIER,
-RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_EXPORT_*, RECON_LOOKBACK_DAYS, RECON_TIMEZONE (see docs/configuration.md).
+RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_EXPORT_*, RECON_LOOKBACK_DAYS, RECON_TIMEZONE, RECON_LOG_LEVEL
+(see docs/configuration.md).
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -26,9 +29,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     return EXIT.ok;
   }
   const config = loadConfig(ctx.env);
-  const client = serviceClient(config.service);
+  const log = serviceLogger(ctx, config, 'recon worker');
+  const client = serviceClient(config.service, log);
   const callbackBaseUrl = requireCallbackBase(config.serve);
-  const log = (message: string) => ctx.stderr.write(`recon worker: ${message}\n`);
   const database = await openDatabase(config);
   try {
     await removeStaleTempFolders();
@@ -40,10 +43,11 @@ export async function run(ctx: CommandContext): Promise<number> {
       callbackBaseUrl,
       worker: workerSettings(config, client),
     });
-    log('working');
+    log.info({ callbackBaseUrl }, 'working');
     await untilAborted(ctx.signal);
-    log('draining');
+    log.info('draining');
     await services.close({ drainMs: config.queue.drainSeconds * 1000 });
+    log.info('stopped');
     return EXIT.ok;
   } finally {
     await database.close();

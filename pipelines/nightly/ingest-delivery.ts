@@ -5,9 +5,10 @@ import type { Database } from '../../src/db/database.ts';
 import { isTransientDatabaseError } from '../../src/db/sql-state.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
 import type { FileResult } from '../../src/load/file-result.ts';
+import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { spoolDelivery } from '../../src/receive/spool-delivery.ts';
 import { endFailedAttempt, startIngestAttempt } from '../../src/nightly/delivery-attempts.ts';
-import { deliveryFileName, readDeliveryFacts } from '../../src/nightly/delivery-file-name.ts';
+import { deliveryFileName, readDeliveryFacts, type DeliveryFacts } from '../../src/nightly/delivery-file-name.ts';
 
 export interface IngestDeliveryOptions {
   readonly timezone: string;
@@ -16,6 +17,8 @@ export interface IngestDeliveryOptions {
   readonly onWarning?: (message: string) => void;
   /** Told when a delivery is quarantined (failed for good after two equal failures). */
   readonly onQuarantined?: (deliveryId: string, reason: string) => void;
+  /** Told of each ingest: its file, rows and seconds (the caller's logger carries the delivery's id). */
+  readonly log?: Logger;
 }
 
 /**
@@ -49,7 +52,10 @@ export async function ingestDelivery(
 }
 
 async function ingestOnce(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<void> {
-  const result = await ingestSpooled(database, deliveryId, options);
+  const facts = await readDeliveryFacts(database.db, deliveryId);
+  const started = performance.now();
+  const result = await ingestSpooled(database, deliveryId, deliveryFileName(facts), options);
+  logIngest(options.log ?? silentLogger, facts, result, (performance.now() - started) / 1000);
   const failure = result.status === 'failed' ? result : undefined;
   // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
   if (failure?.errorCode === 'DATABASE_TRANSIENT')
@@ -86,9 +92,9 @@ async function ingestOnce(database: Database, deliveryId: string, options: Inges
 async function ingestSpooled(
   database: Database,
   deliveryId: string,
+  name: string,
   options: IngestDeliveryOptions,
 ): Promise<FileResult> {
-  const name = deliveryFileName(await readDeliveryFacts(database.db, deliveryId));
   const spooled = await spoolDelivery(database.db, deliveryId);
   try {
     return await ingestExportFile(
@@ -98,6 +104,36 @@ async function ingestSpooled(
     );
   } finally {
     await spooled.remove();
+  }
+}
+
+/** One record an ingest: its file, counts and seconds, with the nightly run's date and batch it answers. */
+function logIngest(log: Logger, facts: DeliveryFacts, result: FileResult, seconds: number): void {
+  const ids = { request: facts.requestId, date: facts.runDate, batch: facts.batch, attempt: facts.attempt };
+  const took = { seconds: Math.round(seconds * 1000) / 1000 };
+  switch (result.status) {
+    case 'loaded':
+      return log.info(
+        {
+          ...ids,
+          file: result.fileId,
+          rows: result.rows,
+          inserted: result.inserted,
+          updated: result.updated,
+          unchanged: result.unchanged,
+          rejected: result.rejected,
+          bytes: result.sizeBytes,
+          ...took,
+        },
+        'delivery ingested',
+      );
+    case 'duplicate':
+      return log.info({ ...ids, file: result.fileId, ...took }, 'delivery ingested: the same file was loaded before');
+    case 'failed':
+      return log.error(
+        { ...ids, file: result.fileId, err: { code: result.errorCode, message: result.error }, ...took },
+        'delivery failed to ingest',
+      );
   }
 }
 

@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import type { Database } from '../../src/db/database.ts';
-import { describeError } from '../../src/errors.ts';
+import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { QUEUES, sendIngestJobs } from '../../src/queue/job-queue.ts';
 import { announceWorker } from '../../src/queue/worker-presence.ts';
 import { describeProbe, probeCallbackBase } from '../../src/nightly/callback-probe.ts';
@@ -40,9 +40,10 @@ export async function startNightlyWorker(
   database: Database,
   options: NightlyWorkerOptions,
 ): Promise<RunningWorker> {
+  const log = options.log ?? silentLogger;
   // Shown from the start: a run the worker takes at once is never seen untaken by a worker that exists.
   const presence = await announceWorker(database.db, {
-    onError: (error) => options.log?.(`presence: ${describeError(error)}`),
+    onError: (error) => log.error({ err: error }, 'worker presence not refreshed'),
   });
   const scheduleAdvance = advanceSender(boss);
   const deps: NightlyDependencies = {
@@ -50,56 +51,58 @@ export async function startNightlyWorker(
     database,
     scheduleAdvance,
     probeCallbackBase: async (nightlyRunId) => {
+      const runLog = log.child({ run: nightlyRunId });
       const result = await probeCallbackBase(database.db, options.callbackBaseUrl, {
         reason: 'nightly run',
         nightlyRunId,
-      }).catch((error: unknown) => options.log?.(`callback probe: ${describeError(error)}`));
-      if (result) options.log?.(`${result.reachable ? '' : 'error: '}run ${nightlyRunId}: ${describeProbe(result)}`);
+      }).catch((error: unknown) => runLog.error({ err: error }, 'callback probe failed'));
+      if (result?.reachable) runLog.info(describeProbe(result));
+      else if (result) runLog.error({ detail: result.detail }, describeProbe(result));
     },
   };
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
   const reported =
-    <T>(queue: string, handler: (data: T) => Promise<void>) =>
-    async ([job]: { data: T }[]) => {
+    <T>(queue: string, handler: (data: T, log: Logger) => Promise<void>) =>
+    async ([job]: { id: string; data: T }[]) => {
+      const jobLog = log.child({ job: job!.id });
       try {
-        await handler(job!.data);
+        await handler(job!.data, jobLog);
       } catch (error) {
-        options.log?.(`${queue} job failed (it will be retried): ${describeError(error)}`);
+        jobLog.error({ queue, err: error }, `${queue} job failed (it will be retried)`);
         throw error;
       }
     };
-  const ingest = {
-    ...options.ingest,
-    onWarning: (message: string) => options.log?.(`warning: ${message}`),
-    onQuarantined: (deliveryId: string, reason: string) =>
-      options.log?.(`delivery ${deliveryId} ${reason}; its batch is asked for again`),
-  };
   await boss.work<{ deliveryId: string }>(
     QUEUES.ingestDelivery,
     polling,
-    reported(QUEUES.ingestDelivery, async (data: { deliveryId: string }) => {
-      const nightlyRunId = await ingestDelivery(database, data.deliveryId, ingest);
+    reported(QUEUES.ingestDelivery, async (data: { deliveryId: string }, jobLog) => {
+      const deliveryLog = jobLog.child({ delivery: data.deliveryId });
+      const nightlyRunId = await ingestDelivery(database, data.deliveryId, {
+        ...options.ingest,
+        log: deliveryLog,
+        onWarning: (message: string) => deliveryLog.warn(message),
+        onQuarantined: (_deliveryId: string, reason: string) =>
+          deliveryLog.error({ reason }, 'delivery quarantined; its batch is asked for again'),
+      });
       if (nightlyRunId) await scheduleAdvance(nightlyRunId);
     }),
   );
   await boss.work<{ nightlyRunId: string }>(
     QUEUES.advanceNightlyRun,
     polling,
-    reported(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }) => {
-      await advanceNightlyRun(deps, data.nightlyRunId);
+    reported(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }, jobLog) => {
+      await advanceNightlyRun({ ...deps, log: jobLog }, data.nightlyRunId);
     }),
   );
   const sweep = () =>
-    resumeUnfinishedWork(boss, database, options.log).catch((error: unknown) =>
-      options.log?.(`sweep: ${describeError(error)}`),
-    );
+    resumeUnfinishedWork(boss, database, log).catch((error: unknown) => log.error({ err: error }, 'sweep failed'));
   await sweep();
   const timer = setInterval(() => void sweep(), SWEEP_MS);
   timer.unref();
   return {
     async stop() {
       clearInterval(timer);
-      await presence.stop().catch((error: unknown) => options.log?.(`presence: ${describeError(error)}`));
+      await presence.stop().catch((error: unknown) => log.error({ err: error }, 'worker presence not removed'));
     },
   };
 }
@@ -115,7 +118,7 @@ const SWEEP_BATCH = 1000;
  * was never sent. A delivery a job still holds (waiting or running) gets no second one: the ingest queue is
  * exclusive per delivery. A quarantined delivery is failed, and never swept again.
  */
-async function resumeUnfinishedWork(boss: PgBoss, database: Database, log?: (message: string) => void): Promise<void> {
+async function resumeUnfinishedWork(boss: PgBoss, database: Database, log: Logger): Promise<void> {
   const deliveries = await database.db
     .selectFrom('recon.deliveries')
     .select('delivery_id')
@@ -140,5 +143,8 @@ async function resumeUnfinishedWork(boss: PgBoss, database: Database, log?: (mes
       runs.map((row) => ({ data: { nightlyRunId: String(row.nightly_run_id) } })),
     );
   if (enqueued + runs.length > 0)
-    log?.(`resumed ${enqueued} delivery(ies) to ingest and ${runs.length} nightly run(s)`);
+    log.info(
+      { deliveries: enqueued, runs: runs.length },
+      `resumed ${enqueued} delivery(ies) to ingest and ${runs.length} nightly run(s)`,
+    );
 }

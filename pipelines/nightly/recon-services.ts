@@ -1,8 +1,9 @@
 import type { PgBoss } from 'pg-boss';
 import { DEFAULT_DRAIN_SECONDS } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import { describeError } from '../../src/errors.ts';
+import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { openJobQueue, sendIngestJobs } from '../../src/queue/job-queue.ts';
+import { logReceiverEvent } from '../../src/receive/log-receiver-event.ts';
 import { startReceiver, type RunningReceiver, type StartReceiverOptions } from '../../src/receive/start-receiver.ts';
 import { startNightlyWorker, type NightlyWorkerOptions, type RunningWorker } from './nightly-worker.ts';
 
@@ -10,7 +11,8 @@ export interface ReconServicesOptions {
   readonly database: Database;
   /** RECON_JOB_HEARTBEAT_SECONDS. */
   readonly heartbeatSeconds: number;
-  readonly log?: (message: string) => void;
+  /** Where the receiver, the queue and the worker log; nothing is logged when absent. */
+  readonly log?: Logger;
   /** A worker taking ingest and nightly-run jobs; none when absent. */
   readonly worker?: Omit<NightlyWorkerOptions, 'callbackBaseUrl' | 'log'>;
   /** The receiver, its stored deliveries enqueued for the workers; none when absent (`recon worker`). */
@@ -44,7 +46,8 @@ const LOOPBACK_BASE_FOR_CHECKS = 'http://127.0.0.1:65535/';
  * that fails stops whatever it had started, so that nothing keeps polling a database the caller is about to close.
  */
 export async function startReconServices(options: ReconServicesOptions): Promise<ReconServices> {
-  const { database, log } = options;
+  const { database } = options;
+  const log = options.log ?? silentLogger;
   let boss: PgBoss | undefined;
   let receiver: RunningReceiver | undefined;
   let worker: RunningWorker | undefined;
@@ -72,16 +75,14 @@ export async function startReconServices(options: ReconServicesOptions): Promise
         onDelivered: async (deliveryId) => {
           await sendIngestJobs(await queue, [deliveryId]);
         },
-        onEvent: (event) => {
-          if (event.type === 'internal-error') log?.(`${event.path}: ${describeError(event.error)}`);
-        },
+        onEvent: (event) => logReceiverEvent(log, event),
       });
     }
     if (!options.callbackBaseUrl && !receiver)
       throw new Error('startReconServices: a worker without a receiver needs RECON_CALLBACK_BASE_URL');
     boss = await openJobQueue(database, {
       heartbeatSeconds: options.heartbeatSeconds,
-      ...(log ? { onError: log } : {}),
+      onError: (message) => log.error(message),
     });
     queueReady(boss);
     const callbackBaseUrl = options.callbackBaseUrl ?? `${receiver!.url}/`;
@@ -89,7 +90,7 @@ export async function startReconServices(options: ReconServicesOptions): Promise
       worker = await startNightlyWorker(boss, database, {
         ...options.worker,
         callbackBaseUrl,
-        ...(log ? { log } : {}),
+        log,
       });
     return { boss, receiver, callbackBaseUrl, close };
   } catch (error) {

@@ -1,6 +1,6 @@
 /** The payment service's client, in one import. */
 export { createPaymentClient, retriesProcess, retriesRead } from './payment-client.ts';
-export type { AsyncExportReceipt, PaymentClient, PaymentClientOptions } from './payment-client.ts';
+export type { AsyncExportReceipt, CallOptions, PaymentClient, PaymentClientOptions } from './payment-client.ts';
 export type {
   AsyncExportRequest,
   AuthorizationRequest,

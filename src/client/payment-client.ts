@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ReconError } from '../errors.ts';
+import { silentLogger, type Logger } from '../log/logger.ts';
 import {
   encodeRequest,
   execCodeFamily,
@@ -42,6 +43,13 @@ export interface PaymentClientOptions {
   /** How a failed request is tried again (retriesProcess, retriesRead say which); with jitter unless it says `jitter: false`. */
   readonly retry: RetryPolicy;
   readonly fetch?: FetchFunction;
+  /** Told of every attempt: the operation, its EXECCODE or failure, and how long it took; see CallOptions. */
+  readonly log?: Logger;
+}
+
+/** Per call: a logger carrying the caller's ids (run, batch, request), in place of the client's own. */
+export interface CallOptions {
+  readonly log?: Logger;
 }
 
 /** The service's answer to an asynchronous getTransactions: the file comes later by URL or e-mail. */
@@ -49,18 +57,19 @@ export type AsyncExportReceipt = GetTransactionsResponse;
 
 export interface PaymentClient {
   /** Wallet payment; answers EXECCODE 0002 with TRANSACTIONID and REDIRECTHTML (base64) when accepted. */
-  payment(request: WalletPaymentRequest): Promise<ProcessResponse>;
-  authorization(request: AuthorizationRequest): Promise<ProcessResponse>;
-  capture(request: CaptureOrRefundRequest): Promise<ProcessResponse>;
-  refund(request: CaptureOrRefundRequest): Promise<ProcessResponse>;
-  getTransactions(request: SyncExportRequest): Promise<ExportRow[]>;
-  getTransactions(request: AsyncExportRequest): Promise<AsyncExportReceipt>;
+  payment(request: WalletPaymentRequest, call?: CallOptions): Promise<ProcessResponse>;
+  authorization(request: AuthorizationRequest, call?: CallOptions): Promise<ProcessResponse>;
+  capture(request: CaptureOrRefundRequest, call?: CallOptions): Promise<ProcessResponse>;
+  refund(request: CaptureOrRefundRequest, call?: CallOptions): Promise<ProcessResponse>;
+  getTransactions(request: SyncExportRequest, call?: CallOptions): Promise<ExportRow[]>;
+  getTransactions(request: AsyncExportRequest, call?: CallOptions): Promise<AsyncExportReceipt>;
 }
 
 /**
  * The payment service's client. Every request is validated against the field dictionary before it is
  * sent (ProtocolError naming the field), signed, and its answer validated (PROTOCOL_RESPONSE). An EXECCODE
- * outside 0xxx is a ServiceError. Retries: see `retriesProcess` and `retriesRead`.
+ * outside 0xxx is a ServiceError. Retries: see `retriesProcess` and `retriesRead`. Each attempt is logged (info with
+ * its EXECCODE, warn when refused or unanswered), by name and code only: never a field of the request or its HASH.
  */
 export function createPaymentClient(options: PaymentClientOptions): PaymentClient {
   const fetch = options.fetch ?? globalThis.fetch;
@@ -72,7 +81,9 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
     method: PaymentMethod | undefined,
     fields: Params,
     schema: z.ZodType<T>,
+    callOptions: CallOptions = {},
   ): Promise<T> {
+    const log = callOptions.log ?? options.log ?? silentLogger;
     const params = signParams(options.secret, {
       IDENTIFIER: options.identifier,
       OPERATIONTYPE: operation,
@@ -84,10 +95,25 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
     const body = encodeRequest(operation, params);
     const shouldRetry = endpoint === 'export' ? retriesRead : retriesProcess;
     return retry(
-      async () => {
-        const answer = parseAnswer(operation, schema, await postForm(fetch, url, body, options.timeoutMs));
-        if (execCodeFamily(answer.EXECCODE) !== 'success')
-          throw new ServiceError(operation, answer.EXECCODE, answer.MESSAGE);
+      async (attempt) => {
+        const started = performance.now();
+        const took = () => Math.round(performance.now() - started);
+        let answer: T;
+        try {
+          answer = parseAnswer(operation, schema, await postForm(fetch, url, body, options.timeoutMs));
+        } catch (error) {
+          log.warn({ operation, try: attempt, ms: took(), err: error }, `${operation}: no valid answer`);
+          throw error;
+        }
+        const execCode = answer.EXECCODE;
+        if (execCodeFamily(execCode) !== 'success') {
+          log.warn(
+            { operation, try: attempt, execCode, ms: took(), serviceMessage: answer.MESSAGE },
+            `${operation} answered EXECCODE ${execCode}`,
+          );
+          throw new ServiceError(operation, execCode, answer.MESSAGE);
+        }
+        log.info({ operation, try: attempt, execCode, ms: took() }, `${operation} answered EXECCODE ${execCode}`);
         return answer;
       },
       { jitter: true, ...options.retry },
@@ -95,16 +121,21 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
     );
   }
 
-  const process = (operation: OperationType, method: PaymentMethod | undefined, fields: Params) =>
-    call('process', operation, method, fields, processResponseSchema);
+  const process = (
+    operation: OperationType,
+    method: PaymentMethod | undefined,
+    fields: Params,
+    callOptions?: CallOptions,
+  ) => call('process', operation, method, fields, processResponseSchema, callOptions);
 
-  async function getTransactions(request: SyncExportRequest | AsyncExportRequest) {
+  async function getTransactions(request: SyncExportRequest | AsyncExportRequest, callOptions?: CallOptions) {
     const answer = await call(
       'export',
       'getTransactions',
       undefined,
       exportParams(request),
       getTransactionsResponseSchema,
+      callOptions,
     );
     if (request.CALLBACKURL !== undefined || request.MAILTO !== undefined) return answer;
     if (answer.DATA === undefined) throw new ReconError('PROTOCOL_RESPONSE', 'getTransactions answer: missing DATA');
@@ -112,10 +143,11 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
   }
 
   return {
-    payment: (request) => process('payment', 'wallet', toParams(request)),
-    authorization: ({ method, ...request }) => process('authorization', method, toParams(request)),
-    capture: (request) => process('capture', undefined, toParams(request)),
-    refund: (request) => process('refund', undefined, toParams(request)),
+    payment: (request, callOptions) => process('payment', 'wallet', toParams(request), callOptions),
+    authorization: ({ method, ...request }, callOptions) =>
+      process('authorization', method, toParams(request), callOptions),
+    capture: (request, callOptions) => process('capture', undefined, toParams(request), callOptions),
+    refund: (request, callOptions) => process('refund', undefined, toParams(request), callOptions),
     getTransactions: getTransactions as PaymentClient['getTransactions'],
   };
 }

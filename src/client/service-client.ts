@@ -1,4 +1,5 @@
 import { requireService, type ServiceConfig } from '../config/config.ts';
+import type { Logger } from '../log/logger.ts';
 import { createPaymentClient, type PaymentClient } from './payment-client.ts';
 
 /** One attempt may take this long, the answer included: a few orders answer in about a second. */
@@ -7,7 +8,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const RETRY = { attempts: 3, baseDelayMs: 500 };
 
 /** The client of the configured payment service; a missing variable is a CONFIG error naming it. */
-export function serviceClient(service: ServiceConfig): PaymentClient {
+export function serviceClient(service: ServiceConfig, log?: Logger): PaymentClient {
   const access = requireService(service);
   return createPaymentClient({
     baseUrl: access.url,
@@ -15,5 +16,6 @@ export function serviceClient(service: ServiceConfig): PaymentClient {
     secret: access.secret,
     timeoutMs: REQUEST_TIMEOUT_MS,
     retry: RETRY,
+    ...(log ? { log } : {}),
   });
 }

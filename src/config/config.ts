@@ -2,6 +2,7 @@ import path from 'node:path';
 import { isTimeZone } from '@recon/protocol';
 import { z } from 'zod';
 import { ReconError } from '../errors.ts';
+import { LOG_LEVELS, type LogLevel } from '../log/logger.ts';
 
 /**
  * Configuration is read once at start-up from the environment, validated, frozen and passed in.
@@ -83,6 +84,9 @@ const EnvSchema = z.object({
   RECON_DRAIN_SECONDS: positiveInt.default(DEFAULT_DRAIN_SECONDS),
   // pg-boss refuses a heartbeat under 10 s.
   RECON_JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).default(30),
+  RECON_LOG_LEVEL: z
+    .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(LOG_LEVELS))
+    .default('info'),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -100,6 +104,13 @@ export interface Config {
   readonly serve: ServeConfig;
   readonly nightly: NightlyConfig;
   readonly queue: QueueConfig;
+  /** What `recon serve` and `recon worker` log (their JSON lines on stdout). */
+  readonly log: LogConfig;
+}
+
+export interface LogConfig {
+  /** The least severe level written; `silent` writes nothing. */
+  readonly level: LogLevel;
 }
 
 /** The job queue between receiving and ingesting (pg-boss, in recon's database). */
@@ -258,5 +269,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       exportLateSeconds: e.RECON_EXPORT_LATE_SECONDS,
     }),
     queue: Object.freeze({ heartbeatSeconds: e.RECON_JOB_HEARTBEAT_SECONDS, drainSeconds: e.RECON_DRAIN_SECONDS }),
+    log: Object.freeze({ level: e.RECON_LOG_LEVEL }),
   });
 }

@@ -8,6 +8,7 @@ import type { Database } from '../db/database.ts';
 import { isUniqueViolation } from '../db/sql-state.ts';
 import type { ExportCompression, ExportRequestState, NightlyRunState, Schema } from '../db/schema.ts';
 import { describeError, ReconError } from '../errors.ts';
+import { silentLogger, type Logger } from '../log/logger.ts';
 import { EXPORT_COLUMNS, isRetryableExecCode } from '@recon/protocol';
 import { reconcile } from '../reconcile/reconcile.ts';
 import { callbackEndpoint } from '../receive/callback-url.ts';
@@ -25,10 +26,14 @@ export interface NightlyDependencies {
   readonly now?: () => Date;
   /** Asks for the run to be advanced again: at once, or at `at` (the next deadline). */
   readonly scheduleAdvance: (nightlyRunId: string, at?: Date) => Promise<void>;
-  readonly log?: (message: string) => void;
+  /** Told of every state change, request and reconciliation; each record carries the run's id and date. */
+  readonly log?: Logger;
   /** Checks, once per run before its requests go out, that the callback base reaches recon's receiver. */
   readonly probeCallbackBase?: (nightlyRunId: string) => Promise<void>;
 }
+
+/** The dependencies of one run's advance: the logger is the run's own. */
+type RunDependencies = NightlyDependencies & { readonly log: Logger };
 
 /** A run stuck in `reconciling` longer than this lost its reconciler (a killed process): another takes over. */
 const RECONCILE_LEASE_MS = 10 * 60_000;
@@ -53,11 +58,16 @@ const SEND_RETRY_MS = 60_000;
  *    `reconciled`, or `failed` when a batch was given up (its orders were judged without their export).
  * While batches are pending, the run's next advance is scheduled for the earliest deadline, once.
  */
-export async function advanceNightlyRun(deps: NightlyDependencies, nightlyRunId: string): Promise<NightlyRunState> {
-  const now = deps.now ?? (() => new Date());
-  const run = await findNightlyRun(deps.database.db, nightlyRunId);
+export async function advanceNightlyRun(
+  dependencies: NightlyDependencies,
+  nightlyRunId: string,
+): Promise<NightlyRunState> {
+  const now = dependencies.now ?? (() => new Date());
+  const run = await findNightlyRun(dependencies.database.db, nightlyRunId);
   if (!run) throw new ReconError('RUN_NOT_FOUND', `nightly run ${nightlyRunId} does not exist`);
   if (run.state === 'reconciled' || run.state === 'failed') return run.state;
+  const log = (dependencies.log ?? silentLogger).child({ run: run.nightlyRunId, date: run.runDate });
+  const deps: RunDependencies = { ...dependencies, log };
   if (run.state === 'requesting') {
     await planBatches(deps, run, now());
     await deps.probeCallbackBase?.(run.nightlyRunId);
@@ -66,21 +76,23 @@ export async function advanceNightlyRun(deps: NightlyDependencies, nightlyRunId:
   await sendUnsentRequests(deps, run, now);
   const progress = await progressOf(deps, run, now());
   if (progress.pendingBatches > 0) {
-    await deps.database.db
+    const moved = await deps.database.db
       .updateTable('recon.nightly_runs')
       .set({ state: 'waiting', updated_at: now() })
       .where('nightly_run_id', '=', run.nightlyRunId)
       .where('state', '=', 'requesting')
-      .execute();
+      .executeTakeFirst();
+    if (moved.numUpdatedRows > 0n)
+      log.info({ state: 'waiting', pendingBatches: progress.pendingBatches }, 'nightly run waiting for its exports');
     if (progress.nextDue) await scheduleOnce(deps, run, progress.nextDue, now());
     return 'waiting';
   }
   return finishRun(deps, run, now());
 }
 
-async function planBatches(deps: NightlyDependencies, run: NightlyRun, now: Date): Promise<void> {
+async function planBatches(deps: RunDependencies, run: NightlyRun, now: Date): Promise<void> {
   const { exportBatchSize, lookbackDays, exportCompression } = deps.nightly;
-  await deps.database.db.transaction().execute(async (trx) => {
+  const planned = await deps.database.db.transaction().execute(async (trx) => {
     const orderIds = await runOrderIds(trx, run.asOf, lookbackDays);
     const batches = batchOrderIds(orderIds, exportBatchSize);
     const claimed = await trx
@@ -89,7 +101,7 @@ async function planBatches(deps: NightlyDependencies, run: NightlyRun, now: Date
       .where('nightly_run_id', '=', run.nightlyRunId)
       .where('batches', 'is', null)
       .executeTakeFirst();
-    if (claimed.numUpdatedRows === 0n) return;
+    if (claimed.numUpdatedRows === 0n) return undefined;
     await issueExportTokens(
       trx,
       batches.map((orderIds, index) => ({
@@ -102,7 +114,13 @@ async function planBatches(deps: NightlyDependencies, run: NightlyRun, now: Date
         expiresAt: tokenExpiry(deps.nightly, now),
       })),
     );
+    return { orders: orderIds.length, batches: batches.length };
   });
+  if (planned)
+    deps.log.info(
+      { state: 'requesting', ...planned },
+      `nightly run planned: ${planned.orders} order(s) in ${planned.batches} batch(es)`,
+    );
 }
 
 /** A token lives through every attempt of its batch, so a late first export is still taken. */
@@ -110,11 +128,11 @@ function tokenExpiry(nightly: NightlyConfig, from: Date): Date {
   return new Date(from.getTime() + nightly.exportTimeoutSeconds * 1000 * (nightly.exportAttempts + 1));
 }
 
-async function sendUnsentRequests(deps: NightlyDependencies, run: NightlyRun, now: () => Date): Promise<void> {
+async function sendUnsentRequests(deps: RunDependencies, run: NightlyRun, now: () => Date): Promise<void> {
   const db = deps.database.db;
   const unsent = await db
     .selectFrom('recon.export_requests')
-    .select(['request_id', 'token', 'order_ids', 'compression'])
+    .select(['request_id', 'batch', 'attempt', 'token', 'order_ids', 'compression'])
     .where('nightly_run_id', '=', run.nightlyRunId)
     .where('state', '=', 'requested')
     .where('sent_at', 'is', null)
@@ -131,27 +149,39 @@ async function sendUnsentRequests(deps: NightlyDependencies, run: NightlyRun, no
       .where('sent_at', 'is', null)
       .executeTakeFirst();
     if (claimed.numUpdatedRows === 0n) continue;
+    const requestLog = deps.log.child({
+      batch: request.batch,
+      request: String(request.request_id),
+      attempt: request.attempt,
+    });
     try {
-      await deps.client.getTransactions({
-        ORDERID: request.order_ids,
-        COLUMNS: EXPORT_COLUMNS,
-        COMPRESSION: request.compression,
-        // Dates in UTC, whatever the account's default zone: the delivery is then read without a guess.
-        TIMEZONE: 'UTC',
-        CALLBACKURL: base + request.token,
-      });
+      await deps.client.getTransactions(
+        {
+          ORDERID: request.order_ids,
+          COLUMNS: EXPORT_COLUMNS,
+          COMPRESSION: request.compression,
+          // Dates in UTC, whatever the account's default zone: the delivery is then read without a guess.
+          TIMEZONE: 'UTC',
+          CALLBACKURL: base + request.token,
+        },
+        { log: requestLog },
+      );
       await db
         .updateTable('recon.export_requests')
         .set({ failure: null, retry_at: null })
         .where('request_id', '=', request.request_id)
         .execute();
     } catch (error) {
-      await db
-        .updateTable('recon.export_requests')
-        .set(afterFailedSend(error, now()))
-        .where('request_id', '=', request.request_id)
-        .execute();
-      deps.log?.(`nightly run ${run.runDate}: export request ${request.request_id}: ${describeError(error)}`);
+      const after = afterFailedSend(error, now());
+      await db.updateTable('recon.export_requests').set(after).where('request_id', '=', request.request_id).execute();
+      requestLog.error(
+        { err: error },
+        'state' in after
+          ? 'export request refused: its batch is given up'
+          : 'retry_at' in after
+            ? 'export request not sent: it is sent again in a minute'
+            : 'export request unanswered: it may have reached the service, the export timeout asks again',
+      );
     }
   }
 }
@@ -213,7 +243,7 @@ const deadlineOf = (batch: LatestRequest, timeoutMs: number) =>
   batch.sent_at && new Date(new Date(batch.sent_at).getTime() + timeoutMs);
 
 /** Asks again for every batch whose latest request is late (sent, no export in time), failed to ingest, or closed. */
-async function askAgainForLateBatches(deps: NightlyDependencies, run: NightlyRun, now: Date): Promise<void> {
+async function askAgainForLateBatches(deps: RunDependencies, run: NightlyRun, now: Date): Promise<void> {
   const timeoutMs = deps.nightly.exportTimeoutSeconds * 1000;
   for (const batch of await latestRequests(deps.database.db, run.nightlyRunId)) {
     if (!isOpen(batch)) continue;
@@ -245,7 +275,7 @@ async function progressOf(deps: NightlyDependencies, run: NightlyRun, now: Date)
  * two processes asking again at once make one request. The last attempt gives the batch up instead.
  */
 async function askAgain(
-  deps: NightlyDependencies,
+  deps: RunDependencies,
   run: NightlyRun,
   batch: LatestRequest,
   late: boolean,
@@ -278,11 +308,13 @@ async function askAgain(
     if (!isUniqueViolation(error)) throw error;
     return;
   }
-  deps.log?.(
-    lastAttempt
-      ? `nightly run ${run.runDate}: batch ${batch.batch} given up after ${batch.attempt} request(s)`
-      : `nightly run ${run.runDate}: batch ${batch.batch} asked again (request ${batch.attempt + 1} of ${deps.nightly.exportAttempts})`,
-  );
+  const batchLog = deps.log.child({ batch: batch.batch, request: String(batch.request_id) });
+  if (lastAttempt) batchLog.warn({ attempts: batch.attempt, reason: failure ?? batch.state }, 'export batch given up');
+  else
+    batchLog.info(
+      { attempt: batch.attempt + 1, attempts: deps.nightly.exportAttempts, reason: failure ?? batch.state },
+      'export batch asked again',
+    );
 }
 
 /** Schedules the run's next advance at `at` unless one is already due at or before it. */
@@ -298,7 +330,7 @@ async function scheduleOnce(deps: NightlyDependencies, run: NightlyRun, at: Date
   if (claimed.numUpdatedRows > 0n) await deps.scheduleAdvance(run.nightlyRunId, at);
 }
 
-async function finishRun(deps: NightlyDependencies, run: NightlyRun, now: Date): Promise<NightlyRunState> {
+async function finishRun(deps: RunDependencies, run: NightlyRun, now: Date): Promise<NightlyRunState> {
   const db = deps.database.db;
   const leaseEnd = new Date(now.getTime() - RECONCILE_LEASE_MS);
   const claimed = await db
@@ -323,6 +355,7 @@ async function finishRun(deps: NightlyDependencies, run: NightlyRun, now: Date):
       await scheduleOnce(deps, run, new Date(new Date(current.updated_at).getTime() + RECONCILE_LEASE_MS), now);
     return current.state;
   }
+  deps.log.info({ state: 'reconciling' }, 'nightly run reconciling');
   try {
     const orders = await db
       .selectFrom('recon.export_requests')
@@ -331,28 +364,44 @@ async function finishRun(deps: NightlyDependencies, run: NightlyRun, now: Date):
       .where('nightly_run_id', '=', run.nightlyRunId)
       .where('attempt', '=', 1)
       .execute();
+    const started = performance.now();
     const summary = await reconcile(deps.database, {
       scope: { kind: 'orders', orderIds: orders.map((row) => row.order_id) },
       origin: { kind: 'nightly', nightlyRunId: run.nightlyRunId, runDate: run.runDate },
       asOf: run.asOf,
       ...deps.reconcile,
     });
+    deps.log.info(
+      {
+        reconciliation: summary.runId,
+        orders: summary.ordersInScope,
+        counts: summary.counts,
+        lifecycle: summary.lifecycle,
+        notFound: summary.notFoundCount,
+        suspect: summary.suspect,
+        seconds: Math.round(performance.now() - started) / 1000,
+      },
+      'orders reconciled',
+    );
     const givenUp = await givenUpBatches(db, run.nightlyRunId);
     const state: NightlyRunState = givenUp.length > 0 ? 'failed' : 'reconciled';
+    const failure =
+      givenUp.length > 0
+        ? `${givenUp.length} export batch(es) given up, their orders reconciled without them: ${givenUp.map((b) => `batch ${b.batch} (${b.failure ?? 'no reason recorded'})`).join('; ')}`
+        : null;
     await db
       .updateTable('recon.nightly_runs')
       .set({
         state,
         reconciliation_run_id: summary.runId,
-        failure:
-          givenUp.length > 0
-            ? `${givenUp.length} export batch(es) given up, their orders reconciled without them: ${givenUp.map((b) => `batch ${b.batch} (${b.failure ?? 'no reason recorded'})`).join('; ')}`
-            : null,
+        failure,
         finished_at: sql<Date>`clock_timestamp()`,
         updated_at: sql<Date>`clock_timestamp()`,
       })
       .where('nightly_run_id', '=', run.nightlyRunId)
       .execute();
+    if (failure) deps.log.error({ state, reconciliation: summary.runId, failure }, 'nightly run failed');
+    else deps.log.info({ state, reconciliation: summary.runId }, 'nightly run reconciled');
     return state;
   } catch (error) {
     // Hand the run back: the job's retry reconciles it again.
@@ -361,6 +410,7 @@ async function finishRun(deps: NightlyDependencies, run: NightlyRun, now: Date):
       .set({ state: 'waiting', failure: describeError(error) })
       .where('nightly_run_id', '=', run.nightlyRunId)
       .execute();
+    deps.log.error({ state: 'waiting', err: error }, 'nightly run not reconciled: handed back to be tried again');
     throw error;
   }
 }

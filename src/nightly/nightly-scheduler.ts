@@ -3,6 +3,7 @@ import cron from 'node-cron';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
+import { silentLogger, type Logger } from '../log/logger.ts';
 import { startNightlyRun } from './nightly-run.ts';
 import { slotSkippedByClockChange } from './schedule-gap.ts';
 
@@ -12,6 +13,8 @@ export interface NightlySchedulerOptions {
   /** Sets a newly created run going (enqueues its first advance). */
   readonly onRunCreated: (nightlyRunId: string) => Promise<void>;
   readonly onError: (message: string) => void;
+  /** Told of each run this scheduler starts. */
+  readonly log?: Logger;
   readonly now?: () => Date;
   /** How often to look for a slot the clock change skipped (schedule-gap.ts); every 15 minutes by default. */
   readonly gapCheckSchedule?: string;
@@ -31,12 +34,18 @@ export function startNightlyScheduler(
   if (!cron.validate(options.schedule))
     throw new ReconError('CONFIG', `RECON_SCHEDULE: '${options.schedule}' is not a cron expression`);
   const now = options.now ?? (() => new Date());
+  const log = options.log ?? silentLogger;
   const inFlight = new Set<Promise<void>>();
   const start = (slotDate: () => string | undefined) => {
     const tick = (async () => {
       try {
         const runDate = slotDate();
-        if (runDate !== undefined) await triggerNightlyRun(db, runDate, now(), options.onRunCreated);
+        if (runDate === undefined) return;
+        // Logged before its first advance is enqueued, so that it comes before whatever the workers log of the run.
+        await triggerNightlyRun(db, runDate, now(), async (nightlyRunId) => {
+          log.info({ run: nightlyRunId, date: runDate, state: 'requesting' }, 'nightly run started');
+          await options.onRunCreated(nightlyRunId);
+        });
       } catch (error) {
         options.onError(`scheduler: ${(error as Error).message}`);
       }

@@ -27,7 +27,13 @@ export async function handleDelivery(
 ): Promise<void> {
   const refuse = (refusal: Refusal) => {
     ctx.metrics.deliveriesRefused.inc({ reason: refusal.reason });
-    ctx.emit({ type: 'delivery-refused', status: refusal.status, reason: refusal.reason, message: refusal.message });
+    ctx.emit({
+      type: 'delivery-refused',
+      status: refusal.status,
+      reason: refusal.reason,
+      message: refusal.message,
+      tokenPrefix: tokenPrefix(token),
+    });
     answerEarly(request, response, refusal.status, refusal.message);
   };
   if (!TOKEN_PATTERN.test(token)) return refuse(new Refusal(404, 'unknown_token', 'unknown token'));
@@ -37,7 +43,7 @@ export async function handleDelivery(
     return refuse(new Refusal(413, 'too_large', `body over RECON_MAX_FILE_BYTES (${ctx.spool.maxBytes} bytes)`));
   }
   const slot = ctx.uploads.tryEnter();
-  if (!slot) return busy(ctx, request, response, new GateBusyError('uploads'));
+  if (!slot) return busy(ctx, request, response, token, new GateBusyError('uploads'));
 
   let stored: StoredDelivery;
   let spooled: SpooledUpload | undefined;
@@ -53,11 +59,17 @@ export async function handleDelivery(
       return answerEarly(request, response, 200, 'probe received');
     }
     if (error instanceof Refusal) return refuse(error);
-    if (error instanceof GateBusyError) return busy(ctx, request, response, error);
+    if (error instanceof GateBusyError) return busy(ctx, request, response, token, error);
     if (error instanceof ClientGoneError || error instanceof SlowClientError) {
       const reason = error instanceof SlowClientError ? 'slow' : 'aborted';
       ctx.metrics.deliveriesRefused.inc({ reason });
-      ctx.emit({ type: 'delivery-refused', status: null, reason, message: error.message });
+      ctx.emit({
+        type: 'delivery-refused',
+        status: null,
+        reason,
+        message: error.message,
+        tokenPrefix: tokenPrefix(token),
+      });
       return;
     }
     ctx.metrics.deliveriesRefused.inc({ reason: 'error' });
@@ -91,8 +103,25 @@ async function isProbe(ctx: ReceiverContext, token: string): Promise<boolean> {
   }
 }
 
-function busy(ctx: ReceiverContext, request: IncomingMessage, response: ServerResponse, error: GateBusyError): void {
+function busy(
+  ctx: ReceiverContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  token: string,
+  error: GateBusyError,
+): void {
   ctx.metrics.deliveriesRefused.inc({ reason: 'busy' });
-  ctx.emit({ type: 'delivery-refused', status: 503, reason: 'busy', message: error.message });
+  ctx.emit({
+    type: 'delivery-refused',
+    status: 503,
+    reason: 'busy',
+    message: error.message,
+    tokenPrefix: tokenPrefix(token),
+  });
   answerEarly(request, response, 503, error.message, { 'retry-after': RETRY_AFTER_SECONDS });
+}
+
+/** Enough of a token to match a refusal with the request it answers; too little to deliver on it. */
+function tokenPrefix(token: string): string {
+  return `${token.slice(0, 4)}...`;
 }

@@ -1,6 +1,6 @@
 import type { FailureReason } from './receiver-metrics.ts';
 
-/** What the receiver did, for the serve command's log; never thrown, and a listener's failure is ignored. */
+/** What the receiver did, for the serve command's log (log-receiver-event.ts); never thrown, and a listener's failure is ignored. */
 export type ReceiverEvent =
   /** A token was found open and its body is being read (a long upload shows as it starts). */
   | { readonly type: 'delivery-receiving'; readonly requestId: string }
@@ -17,6 +17,8 @@ export type ReceiverEvent =
       readonly status: number | null;
       readonly reason: FailureReason;
       readonly message: string;
+      /** The token's first characters, to tell deliveries apart: the whole token is a key to the receiver. */
+      readonly tokenPrefix: string;
     }
   /** recon's own probe of its callback base reached this receiver. */
   | { readonly type: 'probe-received' }

@@ -4,6 +4,7 @@ import type { NightlyRunReport } from '../../src/nightly/nightly-run-report.ts';
 import { createSandbox, type Sandbox } from '@recon/sandbox';
 import { DAY, insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { holdTransaction, lockWaiters, type HeldTransaction } from '../support/held-transaction.ts';
+import { untilLogged } from '../support/log-records.ts';
 import { refusingBaseUrl } from '../support/loopback.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
@@ -181,7 +182,7 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
       RECON_EXPORT_BATCH_SIZE: '1000',
     };
     const working = (recon: RunningRecon) =>
-      waitUntil('recon worker working', () => recon.stderrSoFar().includes('recon worker: working\n'));
+      untilLogged(recon, 'recon worker working', (record) => record.msg === 'working');
     const result = await beside(['worker'], workerEnv, working, () =>
       runRecon(['nightly', '--date', '2026-11-23', '--wait'], { ...testDb.env, ...service, ...workerEnv }),
     );
@@ -216,7 +217,7 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
         /^recon nightly: started the run of 2026-11-25 \(run \d+\)\nrecon nightly: no worker is running \(none seen in the last 30 s\): the run waits until one starts; start `recon serve` \(receiver, worker and scheduler\) or `recon worker` on this database\n$/,
       );
       const working = (recon: RunningRecon) =>
-        waitUntil('recon worker working', () => recon.stderrSoFar().includes('recon worker: working\n'));
+        untilLogged(recon, 'recon worker working', (record) => record.msg === 'working');
       const result = await beside(['worker'], workerEnv, working, () => waiting.done);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('no worker is running');

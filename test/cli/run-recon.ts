@@ -13,6 +13,8 @@ export interface RunningRecon {
   readonly child: ChildProcess;
   /** Calls `listener` with each complete line of stdout as it arrives. */
   onStdoutLine(listener: (line: string) => void): void;
+  /** What it has written on stdout so far. */
+  stdoutSoFar(): string;
   /** What it has written on stderr so far. */
   stderrSoFar(): string;
   readonly done: Promise<RunResult>;
@@ -68,7 +70,13 @@ export function startRecon(
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-  return { child, onStdoutLine: (listener) => lineListeners.push(listener), stderrSoFar: () => stderr, done };
+  return {
+    child,
+    onStdoutLine: (listener) => lineListeners.push(listener),
+    stdoutSoFar: () => stdout,
+    stderrSoFar: () => stderr,
+    done,
+  };
 }
 
 /** Runs recon to its end: see startRecon. */

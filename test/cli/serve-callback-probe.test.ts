@@ -4,6 +4,11 @@ import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '..
 import { waitUntil } from '../support/wait-until.ts';
 import { runRecon, startRecon } from './run-recon.ts';
 
+interface LogRecord {
+  readonly level: string;
+  readonly msg: string;
+}
+
 const SERVICE = { RECON_SERVICE_URL: 'http://127.0.0.1:9', RECON_IDENTIFIER: 'PROBE', RECON_SECRET: 'probe-secret' };
 
 /** A mistyped RECON_CALLBACK_BASE_URL shows at serve's start, not as exports missing hours later. */
@@ -17,16 +22,22 @@ describe.each(BACKENDS)('recon serve probes its callback base at start, on %s', 
   });
   afterAll(async () => testDb?.drop());
 
-  async function serveUntil(env: Record<string, string>, said: string): Promise<string> {
+  /** Runs recon serve until a log record's message holds `said`; that record. */
+  async function serveUntil(env: Record<string, string>, said: string): Promise<LogRecord> {
     const serve = startRecon(['serve'], { ...testDb.env, ...SERVICE, ...env });
+    let found: LogRecord | undefined;
+    serve.onStdoutLine((line) => {
+      const record = JSON.parse(line) as LogRecord;
+      if (record.msg.includes(said)) found ??= record;
+    });
     try {
-      await waitUntil(`recon serve to say '${said}'`, () => serve.stderrSoFar().includes(said), { timeoutMs: 60_000 });
+      await waitUntil(`recon serve to log '${said}'`, () => found !== undefined, { timeoutMs: 60_000 });
     } finally {
       serve.child.kill('SIGTERM');
     }
     const result = await serve.done;
     expect(result.code, result.stderr).toBe(0);
-    return result.stderr;
+    return found!;
   }
 
   it.skipIf(skip)(
@@ -34,13 +45,14 @@ describe.each(BACKENDS)('recon serve probes its callback base at start, on %s', 
     async () => {
       const { port } = await refusingBaseUrl();
       const { baseUrl: wrong } = await refusingBaseUrl(); // a typo in the port
-      const stderr = await serveUntil(
+      const record = await serveUntil(
         { RECON_PORT: String(port), RECON_CALLBACK_BASE_URL: `${wrong}/` },
         'does not reach',
       );
-      expect(stderr).toMatch(
+      expect(record.level).toBe('error');
+      expect(record.msg).toMatch(
         new RegExp(
-          `recon serve: error: callback base ${wrong}/ does not reach recon's receiver: cannot connect: .*ECONNREFUSED.*check RECON_CALLBACK_BASE_URL`,
+          `^callback base ${wrong}/ does not reach recon's receiver: cannot connect: .*ECONNREFUSED.*check RECON_CALLBACK_BASE_URL`,
         ),
       );
       const runs = await runRecon(['runs'], testDb.env);
@@ -58,11 +70,11 @@ describe.each(BACKENDS)('recon serve probes its callback base at start, on %s', 
     'a base that leads to this serve is reachable, and recon runs stays quiet about it',
     async () => {
       const { baseUrl, port } = await refusingBaseUrl();
-      const stderr = await serveUntil(
+      const record = await serveUntil(
         { RECON_PORT: String(port), RECON_CALLBACK_BASE_URL: `${baseUrl}/` },
         "reaches recon's receiver",
       );
-      expect(stderr).toContain(`recon serve: callback base ${baseUrl}/ reaches recon's receiver\n`);
+      expect(record).toMatchObject({ level: 'info', msg: `callback base ${baseUrl}/ reaches recon's receiver` });
       const runs = await runRecon(['runs'], testDb.env);
       expect(runs.stdout).toBe('no nightly run yet\n');
     },

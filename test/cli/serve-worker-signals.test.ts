@@ -11,6 +11,7 @@ import {
   withApplicationName,
   type HeldTransaction,
 } from '../support/held-transaction.ts';
+import { messagesAmong, parseLogRecords, untilLogged } from '../support/log-records.ts';
 import { refusingBaseUrl } from '../support/loopback.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
@@ -83,11 +84,11 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
       RECON_PORT: String(port),
       RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
     });
-    const url = await new Promise<string>((resolve, reject) => {
-      recon.onStdoutLine((line) => resolve(line));
-      void recon.done.then((result) => reject(new Error(`recon serve exited ${result.code}: ${result.stderr}`)));
-    });
-    expect(url).toBe(`listening on ${baseUrl}`);
+    const listening = await Promise.race([
+      untilLogged(recon, 'recon serve listening', (record) => record.msg.startsWith('listening on ')),
+      recon.done.then((result) => Promise.reject(new Error(`recon serve exited ${result.code}: ${result.stderr}`))),
+    ]);
+    expect(listening).toMatchObject({ level: 'info', msg: `listening on ${baseUrl}`, url: baseUrl });
     return { recon, url: baseUrl, port };
   }
 
@@ -152,7 +153,7 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
       });
       expect(queued.status).toBe(200);
       worker.child.kill('SIGTERM');
-      await waitUntil('the worker draining', () => worker.stderrSoFar().includes('recon worker: draining\n'));
+      await untilLogged(worker, 'the worker draining', (record) => record.msg === 'draining');
       // Still at its job: the merge waits on, the process lives on.
       expect((await lockWaiters(db)).map((waiter) => waiter.pid)).toContain(merging.pid);
       expect(worker.child.exitCode).toBeNull();
@@ -160,7 +161,22 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
       held = undefined;
       const result = await worker.done;
       expect(result.code).toBe(0);
-      expect(result.stderr).toBe('recon worker: working\nrecon worker: draining\n');
+      expect(result.stderr).toBe('');
+      // The job it was at is logged done after the drain began, and before the process stops.
+      const records = parseLogRecords(result.stdout);
+      expect(messagesAmong(records, ['working', 'draining', 'delivery ingested', 'stopped'])).toEqual([
+        'working',
+        'draining',
+        'delivery ingested',
+        'stopped',
+      ]);
+      expect(records.find((record) => record.msg === 'delivery ingested')).toMatchObject({
+        level: 'info',
+        name: 'recon worker',
+        rows: 3,
+        rejected: 0,
+        seconds: expect.any(Number),
+      });
     } finally {
       worker.child.kill('SIGKILL');
       await held?.release();
@@ -191,14 +207,16 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
       expect(posted.status).toBe(200);
       const merging = await mergingIn('drained-serve');
       recon.child.kill('SIGTERM');
-      await waitUntil('recon serve draining', () => recon.stderrSoFar().includes('recon serve: draining\n'));
+      await untilLogged(recon, 'recon serve draining', (record) => record.msg === 'draining');
       expect((await lockWaiters(db)).map((waiter) => waiter.pid)).toContain(merging.pid);
       expect(recon.child.exitCode).toBeNull();
       await held.release();
       released = true;
       const result = await recon.done;
       expect(result.code).toBe(0);
-      expect(result.stdout).toBe(`listening on ${url}\n`);
+      expect(result.stderr).toBe('');
+      const wanted = [`listening on ${url}`, 'delivery received', 'draining', 'delivery ingested', 'stopped'];
+      expect(messagesAmong(parseLogRecords(result.stdout), wanted)).toEqual(wanted);
     } finally {
       recon.child.kill('SIGKILL');
       if (!released) await held.release();
@@ -221,7 +239,12 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
       expect(answers).toMatch(/\r\n\r\nshutting down$/);
       const result = await recon.done;
       expect(result.code).toBe(0);
-      expect(result.stderr).toMatch(/^recon serve: draining\n/);
+      expect(result.stderr).toBe('');
+      expect(messagesAmong(parseLogRecords(result.stdout), ['draining', 'delivery received', 'stopped'])).toEqual([
+        'draining',
+        'delivery received',
+        'stopped',
+      ]);
     } finally {
       recon.child.kill('SIGKILL');
     }

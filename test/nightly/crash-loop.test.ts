@@ -18,6 +18,7 @@ import {
   type HeldTransaction,
 } from '../support/held-transaction.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { parseLogRecords, untilLogged } from '../support/log-records.ts';
 import { waitUntil } from '../support/wait-until.ts';
 import { startQueueReceiver, type QueueReceiver } from './queue-receiver.ts';
 
@@ -137,7 +138,7 @@ describe.skipIf(!hasPostgres)('a delivery that kills its workers (PostgreSQL onl
       // The next worker clears the dead one's temp folder as it starts, takes the job once its heartbeat lapsed, and
       // dies in the same place.
       const second = worker('crash-2');
-      await waitUntil('recon worker working', () => second.stderrSoFar().includes('recon worker: working\n'));
+      await untilLogged(second, 'recon worker working', (record) => record.msg === 'working');
       expect(await tempFoldersOf(first.child.pid!)).toEqual([]);
       const secondSession = await merging('crash-2');
       expect(
@@ -150,16 +151,17 @@ describe.skipIf(!hasPostgres)('a delivery that kills its workers (PostgreSQL onl
       await kill(second, secondSession.pid);
 
       const third = worker('crash-3');
-      await waitUntil(
+      const quarantine = await untilLogged(
+        third,
         'the delivery quarantined',
-        () =>
-          third
-            .stderrSoFar()
-            .includes(
-              `recon worker: delivery ${deliveryId} quarantined after 2 attempts: ${WORKER_DIED}, twice; its batch is asked for again\n`,
-            ),
+        (record) => record.msg === 'delivery quarantined; its batch is asked for again',
         { timeoutMs: 90_000 },
       );
+      expect(quarantine).toMatchObject({
+        level: 'error',
+        delivery: deliveryId,
+        reason: `quarantined after 2 attempts: ${WORKER_DIED}, twice`,
+      });
       expect(await tempFoldersOf(second.child.pid!)).toEqual([]);
       const quarantined = await db
         .selectFrom('recon.deliveries')
@@ -239,10 +241,8 @@ describe.skipIf(!hasPostgres)('a delivery that kills its workers (PostgreSQL onl
         .execute();
 
       const sweeper = worker('sweeper');
-      await waitUntil('the second worker started (its start sweeps)', () =>
-        sweeper.stderrSoFar().includes('recon worker: working\n'),
-      );
-      expect(sweeper.stderrSoFar()).not.toMatch(/resumed [1-9]\d* delivery/);
+      await untilLogged(sweeper, 'the second worker started (its start sweeps)', (record) => record.msg === 'working');
+      expect(parseLogRecords(sweeper.stdoutSoFar()).filter((record) => Number(record.deliveries ?? 0) > 0)).toEqual([]);
       expect(await jobsOf(deliveryId)).toEqual(['active']);
       expect(
         (await lockWaiters(db))

@@ -1,0 +1,22 @@
+import type { Config } from '../src/config/config.ts';
+import { createLogger } from '../src/log/create-logger.ts';
+import type { Logger } from '../src/log/logger.ts';
+import { connectionPassword } from '../src/log/redaction.ts';
+import type { CommandContext } from './command.ts';
+
+/**
+ * The logger of `recon serve` and `recon worker`: records on stdout at RECON_LOG_LEVEL, JSON lines unless stdout is
+ * a terminal, and never the values of the account's secret or the databases' passwords, wherever they would appear.
+ */
+export function serviceLogger(ctx: CommandContext, config: Config, name: string): Logger {
+  return createLogger({
+    level: config.log.level,
+    stream: ctx.stdout,
+    name,
+    secrets: [
+      config.service.secret,
+      connectionPassword(config.databaseUrl),
+      connectionPassword(config.orders.databaseUrl),
+    ],
+  });
+}
