@@ -69,7 +69,8 @@ function openPostgres(connectionString: string): Database {
       const result: pg.QueryResult | pg.QueryResult[] = await pool.query(text, params as unknown[] | undefined);
       // A script answers with one result per statement; the caller gets the rows of every one, in order (pg-boss
       // finds its advisory lock's row among them).
-      return { rows: (Array.isArray(result) ? result.flatMap((each) => each.rows) : result.rows) as Row[] };
+      const results: pg.QueryResult[] = Array.isArray(result) ? result : [result];
+      return { rows: results.flatMap((each) => each.rows as Row[]) };
     },
     async close() {
       await db.destroy();
@@ -83,9 +84,9 @@ function openPostgres(connectionString: string): Database {
 function postgresConnection(client: pg.PoolClient): Connection {
   return withKysely({
     kind: 'postgres',
-    async query(text, params) {
+    async query<Row>(text: string, params?: readonly unknown[]) {
       const result = await client.query(text, params as unknown[] | undefined);
-      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+      return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     },
     async exec(script) {
       await client.query(script);

@@ -27,7 +27,7 @@ const BATCH_RECORDS = 1000;
  */
 export async function parseCsv(source: Readable, options: { label: string }): Promise<ParsedCsv> {
   const { label } = options;
-  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string, unknown>;
   const decoder = new Utf8Text(label);
 
   let text = '';
@@ -37,7 +37,7 @@ export async function parseCsv(source: Readable, options: { label: string }): Pr
     while (delimiter === undefined) {
       const next = await chunks.next();
       ended = next.done === true;
-      text += ended ? decoder.end() : decoder.decode(next.value, text, 1);
+      text += next.done ? decoder.end() : decoder.decode(next.value, text, 1);
       delimiter = detectDelimiter(text, ended);
       if (delimiter === undefined && text.length > MAX_RECORD_CHARS) {
         throw new ReconError(
@@ -53,7 +53,7 @@ export async function parseCsv(source: Readable, options: { label: string }): Pr
     while (first.length === 0 && !ended) {
       const next = await chunks.next();
       ended = next.done === true;
-      if (ended) {
+      if (next.done) {
         scanner.push(decoder.end(), first);
         scanner.finish(first);
       } else {

@@ -57,7 +57,7 @@ describe('sandbox driven by the payment client', () => {
 
   /** The cardholder's outcome on the page the answer's REDIRECTHTML leads to. */
   async function cardholder(answer: { REDIRECTHTML?: string | undefined }, outcome: string): Promise<void> {
-    const page = await answerCardholderPage(cardholderPageUrl(answer as Record<string, string>), outcome);
+    const page = await answerCardholderPage(cardholderPageUrl(answer), outcome);
     expect(page.status).toBe(200);
   }
 
