@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPaymentClient, ServiceError, type PaymentClient } from '../../src/client/index.ts';
+import { createPaymentClient, type PaymentClient } from '../../src/client/payment-client.ts';
+import { ServiceError } from '../../src/client/service-error.ts';
 import { decodeNotification, parseNotification, verifyHash } from '@recon/protocol';
 import { startMailReceiver, type MailReceiver } from '../../packages/sandbox/test/export/mail-receiver.ts';
 import { readExportFile } from '../../packages/sandbox/test/export/read-export-file.ts';
