@@ -107,7 +107,7 @@ const AS_TEXT_LIKE_PG = { [INT8_OID]: (text: string) => text, [NUMERIC_OID]: (te
 
 async function openPglite(dataDir: string): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
-  // Loaded only here: the wasm module took a command on PostgreSQL 0.15 s to load for nothing.
+  // Loaded only here: a command on PostgreSQL should not pay for loading the wasm module.
   const { PGlite } = await import('@electric-sql/pglite');
   const options = {
     parsers: AS_TEXT_LIKE_PG,
@@ -155,9 +155,8 @@ function pgliteConnection(tx: PgliteQueryable): Connection {
     async copyFrom(copySql, data, options) {
       // PGlite has no COPY FROM STDIN; it reads COPY data from a Blob attached to the query instead.
       const blobSql = copySql.replace(/\bFROM\s+STDIN\b/i, "FROM '/dev/blob'");
-      // A batch is held three times at the flush (its text, the Blob, PGlite's ArrayBuffer of the Blob): on a
-      // 1M-row gzip ingest, 16 MiB batches peaked at 386 MB RSS and 4 MiB ones at 324, for the same CPU time
-      // (35-36 s); 1 MiB ones saved nothing more.
+      // A batch is held three times at the flush (its text, the Blob, PGlite's ArrayBuffer of the Blob): 4 MiB
+      // keeps that small at the speed of bigger batches (docs/benchmarks.md).
       const batchBytes = options?.batchBytes ?? 4 * 1024 * 1024;
       let chunks: (string | Buffer)[] = [];
       let size = 0;

@@ -13,9 +13,8 @@ export interface ParsedCsv {
 }
 
 /**
- * Records per yielded batch, at least (a batch ends with the chunk that fills it). Measured on 1M rows:
- * 1,000 and 2,048 cost the same CPU, but batches live across awaits, so bigger ones survive young-generation
- * GCs and get promoted: peak RSS went 182 MB (1,000) -> 216 MB (2,048) -> 332 MB (8,192).
+ * Records per yielded batch, at least (a batch ends with the chunk that fills it). Batches live across awaits, so
+ * bigger ones survive young-generation GCs and cost memory, for no CPU saved (docs/benchmarks.md).
  */
 const BATCH_RECORDS = 1000;
 
