@@ -20,7 +20,7 @@ import {
   type Harness,
 } from '../../packages/sandbox/test/support/sandbox-harness.ts';
 
-/** The project's own client against the sandbox over loopback: the two halves of issue 3 agree. */
+/** The project's own client against the sandbox over loopback: the two ends of the protocol agree. */
 describe('sandbox driven by the payment client', () => {
   let receiver: NotificationReceiver;
   let uploads: UploadReceiver;
