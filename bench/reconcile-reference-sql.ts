@@ -1,7 +1,7 @@
 /**
- * The reconciliation benchmark's reference, as issue 6 words it: one plain SQL statement that joins the orders to
+ * The reconciliation benchmark's reference (docs/benchmarks.md): one plain SQL statement that joins the orders to
  * their per-order sums of succeeded transactions (payments and captures minus refunds) and writes
- * `order_id, settled, settled = expected` into a new table. Expected follows the issue: `paid` -> amount,
+ * `order_id, settled, settled = expected` into a new table. Expected follows docs/reconcile.md: `paid` -> amount,
  * `partially_refunded` -> amount - refunded, every other status -> 0. No rule, no explanation, no history:
  * the floor of what reading both sides and writing one row per order costs on this server.
  */

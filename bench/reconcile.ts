@@ -1,6 +1,6 @@
 /**
  * `npm run bench:reconcile [-- --orders N] [-- --reference-only] [-- --keep]`: `recon reconcile --all` against the
- * plain-SQL reference of issue 6, measured in the same run on the same database.
+ * plain-SQL reference of reconcile-reference-sql.ts, measured in the same run on the same database.
  *
  * A fresh database is migrated and filled by COPY with N orders (default 1,000,000) and about 2 transactions each
  * (bench/reconcile-scenarios.ts), then VACUUM ANALYZE and one read of both tables, so that both sides start from

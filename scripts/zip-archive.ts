@@ -11,8 +11,8 @@ function zipCryptoEncrypt(payload: Buffer, password: string, crc: number): Buffe
   const keys = [0x12345678, 0x23456789, 0x34567890];
   const updateKeys = (byte: number) => {
     keys[0] = (CRC_TABLE[(keys[0]! ^ byte) & 0xff]! ^ (keys[0]! >>> 8)) >>> 0;
-    keys[1] = (Math.imul((keys[1]! + (keys[0]! & 0xff)) >>> 0, 134_775_813) + 1) >>> 0;
-    keys[2] = (CRC_TABLE[(keys[2]! ^ (keys[1]! >>> 24)) & 0xff]! ^ (keys[2]! >>> 8)) >>> 0;
+    keys[1] = (Math.imul((keys[1]! + (keys[0] & 0xff)) >>> 0, 134_775_813) + 1) >>> 0;
+    keys[2] = (CRC_TABLE[(keys[2]! ^ (keys[1] >>> 24)) & 0xff]! ^ (keys[2]! >>> 8)) >>> 0;
   };
   const keyStreamByte = () => {
     const temp = (keys[2]! | 2) & 0xffff;

@@ -27,5 +27,5 @@ export function exportParams(request: SyncExportRequest | AsyncExportRequest): P
 }
 
 function withoutUndefined(item: CartItemInput): CartItem {
-  return Object.fromEntries(Object.entries(item).filter(([, value]) => value !== undefined)) as CartItem;
+  return Object.fromEntries(Object.entries(item).filter(([, value]) => value !== undefined));
 }

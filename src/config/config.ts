@@ -89,8 +89,6 @@ const EnvSchema = z.object({
     .default('info'),
 });
 
-export type Env = z.infer<typeof EnvSchema>;
-
 export interface Config {
   /** Real PostgreSQL when set; embedded PGlite under `dataDir/pgdata` otherwise. */
   readonly databaseUrl: string | undefined;

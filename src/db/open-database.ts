@@ -69,7 +69,8 @@ function openPostgres(connectionString: string): Database {
       const result: pg.QueryResult | pg.QueryResult[] = await pool.query(text, params as unknown[] | undefined);
       // A script answers with one result per statement; the caller gets the rows of every one, in order (pg-boss
       // finds its advisory lock's row among them).
-      return { rows: (Array.isArray(result) ? result.flatMap((each) => each.rows) : result.rows) as Row[] };
+      const results: pg.QueryResult[] = Array.isArray(result) ? result : [result];
+      return { rows: results.flatMap((each) => each.rows as Row[]) };
     },
     async close() {
       await db.destroy();
@@ -83,9 +84,9 @@ function openPostgres(connectionString: string): Database {
 function postgresConnection(client: pg.PoolClient): Connection {
   return withKysely({
     kind: 'postgres',
-    async query(text, params) {
+    async query<Row>(text: string, params?: readonly unknown[]) {
       const result = await client.query(text, params as unknown[] | undefined);
-      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+      return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     },
     async exec(script) {
       await client.query(script);
@@ -106,7 +107,7 @@ const AS_TEXT_LIKE_PG = { [INT8_OID]: (text: string) => text, [NUMERIC_OID]: (te
 
 async function openPglite(dataDir: string): Promise<Database> {
   mkdirSync(dataDir, { recursive: true });
-  // Loaded only here: the wasm module took a command on PostgreSQL 0.15 s to load for nothing.
+  // Loaded only here: a command on PostgreSQL should not pay for loading the wasm module.
   const { PGlite } = await import('@electric-sql/pglite');
   const options = {
     parsers: AS_TEXT_LIKE_PG,
@@ -154,9 +155,8 @@ function pgliteConnection(tx: PgliteQueryable): Connection {
     async copyFrom(copySql, data, options) {
       // PGlite has no COPY FROM STDIN; it reads COPY data from a Blob attached to the query instead.
       const blobSql = copySql.replace(/\bFROM\s+STDIN\b/i, "FROM '/dev/blob'");
-      // A batch is held three times at the flush (its text, the Blob, PGlite's ArrayBuffer of the Blob): on a
-      // 1M-row gzip ingest, 16 MiB batches peaked at 386 MB RSS and 4 MiB ones at 324, for the same CPU time
-      // (35-36 s); 1 MiB ones saved nothing more.
+      // A batch is held three times at the flush (its text, the Blob, PGlite's ArrayBuffer of the Blob): 4 MiB
+      // keeps that small at the speed of bigger batches (docs/benchmarks.md).
       const batchBytes = options?.batchBytes ?? 4 * 1024 * 1024;
       let chunks: (string | Buffer)[] = [];
       let size = 0;

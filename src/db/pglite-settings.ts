@@ -1,12 +1,7 @@
 /**
- * Server settings of embedded PGlite, chosen for a 512 MB container.
- *
- * PGlite allocates PostgreSQL's shared memory through emscripten's mmap, which zero-fills it: all of
- * shared_buffers is resident from the moment a database opens, and initdb's 128MB also grew the wasm heap from
- * its 128 MB minimum to 189 MB. Measured with 16MB: opening a database peaked at 145 MB RSS instead of 260, a
- * 1M-row gzip ingest ran at about 300 MB instead of 430 and took no longer (32 s of CPU against 38: the data
- * files are read through the OS page cache either way). The other memory settings (work_mem 4MB,
- * temp_buffers 8MB, maintenance_work_mem 64MB) never grew the heap past its minimum in that ingest or the demo.
+ * Server settings of embedded PGlite, chosen for a 512 MB container. PGlite's shared memory is zero-filled by
+ * emscripten's mmap, so all of shared_buffers is resident from the start; the data files are read through the OS
+ * page cache anyway, so a small one costs no speed (figures: docs/benchmarks.md, "Why these settings").
  */
 const SETTINGS = ['shared_buffers=16MB'];
 

@@ -81,6 +81,7 @@ export function openNativeBzip2Stream(
     },
     flush(callback) {
       if (pendingBytes > 0) this.push(Buffer.concat(pending, pendingBytes));
+      // exited never rejects: it resolves with the child's error, which the callback hands to the stream.
       void exited.then(callback);
     },
   });

@@ -16,18 +16,25 @@ export function formatTerminalLine(json: string): string {
     return json.endsWith('\n') ? json : `${json}\n`;
   }
   const time = timeOfDay(record.time);
-  const level = String(record.level ?? '').toUpperCase();
+  const level = headText(record.level).toUpperCase();
   const fields = Object.entries(record)
     .filter(([key]) => !HEAD_FIELDS.has(key))
     .flatMap(([key, value]) => flatten(key, value))
     .map(([key, value]) => `${key}=${value}`);
-  const message = String(record.msg ?? '');
+  const message = headText(record.msg);
   return `${[time, level.padEnd(5), message].join(' ')}${fields.length > 0 ? `  ${fields.join(' ')}` : ''}\n`;
 }
 
 /** A destination for pino that writes each record as a terminal line to `stream`. */
 export function terminalDestination(stream: { write(text: string): unknown }): { write(line: string): void } {
   return { write: (line) => void stream.write(formatTerminalLine(line)) };
+}
+
+/** A head field as text: absent is empty, and an object (never written by pino) shows as JSON, not [object Object]. */
+function headText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 
 function timeOfDay(time: unknown): string {

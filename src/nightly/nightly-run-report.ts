@@ -113,7 +113,8 @@ export async function listNightlyRuns(
     asOf: new Date(row.as_of).toISOString(),
     orders: row.orders,
     batches: row.batches,
-    requests: (typeof row.requests === 'string' ? JSON.parse(row.requests) : row.requests) ?? {},
+    requests:
+      (typeof row.requests === 'string' ? (JSON.parse(row.requests) as Record<string, number>) : row.requests) ?? {},
     reconciliationRunId: row.reconciliation_run_id === null ? null : String(row.reconciliation_run_id),
     failure: row.failure,
     failedDeliveries: failed.get(String(row.nightly_run_id)) ?? [],

@@ -51,6 +51,7 @@ export function startNightlyScheduler(
       }
     })();
     inFlight.add(tick);
+    // tick never rejects: its errors go to onError above.
     void tick.finally(() => inFlight.delete(tick));
     return tick;
   };

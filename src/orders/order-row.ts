@@ -1,6 +1,6 @@
 import type { OrderStatus, PaymentMethod } from '../db/schema.ts';
 
-/** The values recon.orders accepts (its CHECK constraints), in the order the issue lists them. */
+/** The values recon.orders accepts (its CHECK constraints), in the order docs/orders.md lists them. */
 export const ORDER_STATUSES = [
   'paid',
   'authorized',

@@ -88,8 +88,8 @@ export async function openOrdersQuery(
   const stream = new QueryStream(query, [], { batchSize: batchRows, highWaterMark: batchRows });
   /*
    * pg-query-stream loses an error that arrives while no read is pending, and a read that waits on a connection
-   * that died never settles (brianc/node-postgres#2707, #2870): a query that fails to parse, or names a missing
-   * table, would leave the sync waiting forever. So every read races the cursor's and the connection's errors.
+   * that died never settles (brianc/node-postgres#2707 and brianc/node-postgres#2870): a query that fails to parse,
+   * or names a missing table, would leave the sync waiting forever. So every read races the cursor's and the connection's errors.
    */
   (stream.cursor as NodeJS.EventEmitter).on('error', (error: unknown) => fail(error));
   const { signal } = options;

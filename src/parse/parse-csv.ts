@@ -13,9 +13,8 @@ export interface ParsedCsv {
 }
 
 /**
- * Records per yielded batch, at least (a batch ends with the chunk that fills it). Measured on 1M rows:
- * 1,000 and 2,048 cost the same CPU, but batches live across awaits, so bigger ones survive young-generation
- * GCs and get promoted: peak RSS went 182 MB (1,000) -> 216 MB (2,048) -> 332 MB (8,192).
+ * Records per yielded batch, at least (a batch ends with the chunk that fills it). Batches live across awaits, so
+ * bigger ones survive young-generation GCs and cost memory, for no CPU saved (docs/benchmarks.md).
  */
 const BATCH_RECORDS = 1000;
 
@@ -27,7 +26,7 @@ const BATCH_RECORDS = 1000;
  */
 export async function parseCsv(source: Readable, options: { label: string }): Promise<ParsedCsv> {
   const { label } = options;
-  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string, unknown>;
   const decoder = new Utf8Text(label);
 
   let text = '';
@@ -37,7 +36,7 @@ export async function parseCsv(source: Readable, options: { label: string }): Pr
     while (delimiter === undefined) {
       const next = await chunks.next();
       ended = next.done === true;
-      text += ended ? decoder.end() : decoder.decode(next.value, text, 1);
+      text += next.done ? decoder.end() : decoder.decode(next.value, text, 1);
       delimiter = detectDelimiter(text, ended);
       if (delimiter === undefined && text.length > MAX_RECORD_CHARS) {
         throw new ReconError(
@@ -53,7 +52,7 @@ export async function parseCsv(source: Readable, options: { label: string }): Pr
     while (first.length === 0 && !ended) {
       const next = await chunks.next();
       ended = next.done === true;
-      if (ended) {
+      if (next.done) {
         scanner.push(decoder.end(), first);
         scanner.finish(first);
       } else {

@@ -57,7 +57,7 @@ export async function openJobQueue(database: Database, options: JobQueueOptions)
       ? { db: fromPglite(database.pglite), backend: 'pglite' as const }
       : { db: { executeSql: (text: string, values?: unknown[]) => database.rawQuery(text, values) } }),
     schema: QUEUE_SCHEMA,
-    // recon's scheduler is node-cron with one run per slot by the database (scheduler.ts); pg-boss's own cron
+    // recon's scheduler is node-cron with one run per slot by the database (nightly-scheduler.ts); pg-boss's own cron
     // would be a second source of runs.
     schedule: false,
     // The supervisor is what fails a job whose heartbeat lapsed; at its default pace (60 s) a killed worker's

@@ -132,6 +132,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         answerEarly(request, response, 500, 'internal error');
       });
       inFlight.add(work);
+      // work never rejects: route's failures become the 500 above.
       void work.finally(() => inFlight.delete(work));
     },
     async drain() {

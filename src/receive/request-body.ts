@@ -14,43 +14,47 @@ export function pumpStream(stream: Readable, onPiece: (piece: Buffer) => void | 
     let ended = false;
     // The piece being handled: the end waits for it, since it may still refuse the body (a limit).
     let inFlight: Promise<void> = Promise.resolve();
-    const finish = (error?: unknown) => {
-      if (settled) return;
+    const settle = (): boolean => {
+      if (settled) return false;
       settled = true;
       stream.off('data', onData);
       stream.pause();
-      if (error === undefined) resolve();
-      else reject(error);
+      return true;
+    };
+    const finish = () => {
+      if (settle()) resolve();
+    };
+    const fail = (error: unknown) => {
+      if (settle()) reject(error);
     };
     const onData = (piece: Buffer) => {
       let pending: void | Promise<void>;
       try {
         pending = onPiece(piece);
       } catch (error) {
-        return finish(error);
+        return fail(error);
       }
       if (!pending) return;
       stream.pause();
       inFlight = pending.then(() => {
         if (!settled && !ended) stream.resume();
       });
-      inFlight.catch(finish);
+      inFlight.catch(fail);
     };
     // A request whose client reset the connection errors with ECONNRESET ('aborted'): that is the client gone.
-    const failed = (error: NodeJS.ErrnoException) =>
-      finish(error.code === 'ECONNRESET' ? new ClientGoneError() : error);
+    const failed = (error: NodeJS.ErrnoException) => fail(error.code === 'ECONNRESET' ? new ClientGoneError() : error);
     stream.on('error', failed);
     // It may have failed or ended before it was handed over, its events gone with it.
     if (stream.errored) return failed(stream.errored);
     if (stream.readableEnded) return finish();
-    if (stream.destroyed) return finish(new ClientGoneError());
+    if (stream.destroyed) return fail(new ClientGoneError());
     stream.on('data', onData);
     stream.once('end', () => {
       ended = true;
-      inFlight.then(() => finish(), finish);
+      inFlight.then(finish, fail);
     });
     stream.once('close', () => {
-      if (!ended) finish(new ClientGoneError());
+      if (!ended) fail(new ClientGoneError());
     });
   });
 }

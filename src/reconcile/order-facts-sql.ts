@@ -14,7 +14,7 @@ export const WHOLE_RANGE: OrderIdRange = { from: null, below: null };
 
 /**
  * What each transaction contributes, as bits of one integer computed once per row: the aggregate then reads bits
- * instead of comparing strings again in every aggregate (seventeen filtered aggregates cost three times the scan).
+ * instead of comparing strings again in every aggregate (docs/benchmarks.md).
  * S is the transactions with EXECCODE 0000.
  */
 export const TX = {
@@ -43,7 +43,7 @@ export function operationSql(column: RawBuilder<unknown>): RawBuilder<string> {
 /**
  * The TX bit of an operation type (0 for an unknown one), as operationSql reads it: a spelling recon expects is
  * told by one comparison per kind until it matches, where folding it first and classifying it then compared it
- * twice over (the bits of 2M transactions: 0.54-0.60 s of CPU against 0.64-0.68 s).
+ * twice over.
  */
 function operationBitSql(column: RawBuilder<unknown>): RawBuilder<number> {
   const kinds = sql`WHEN 'payment' THEN ${TX.money} WHEN 'capture' THEN ${TX.money | TX.capture}

@@ -38,7 +38,7 @@ const DAY_MS = 24 * HOUR_MS;
  * from which the caller makes the counts and the bridge. One statement, one pass: a million orders are never read
  * twice nor written to a temporary table on the way.
  *
- * The rules, in order, the first that holds giving the status (issue 6, "Verdicts"). Ages are measured at as_of.
+ * The rules, in order, the first that holds giving the status (docs/reconcile.md, "The rules"). Ages are measured at as_of.
  * Boundaries: an age of exactly 6 days is an expired approval (the service treats the approval as expired once
  * 6 days have elapsed, and "younger than 6 days" is pending: the two rules partition time); "7 days old or more"
  * and "5 days old or more" are as written; an order exactly as old as the grace period is past it.

@@ -38,12 +38,12 @@ export async function writeFileAtomically(file: string, chunks: Chunks): Promise
     `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
   );
   // Errors of the content (the database, an interrupt) are not errors of the file: they pass unchanged.
-  let contentError: unknown;
+  let contentError: { error: unknown } | undefined;
   async function* content() {
     try {
       yield* chunks;
     } catch (error) {
-      contentError = error;
+      contentError = { error };
       throw error;
     }
   }
@@ -53,7 +53,7 @@ export async function writeFileAtomically(file: string, chunks: Chunks): Promise
     return target;
   } catch (error) {
     await rm(temporary, { force: true });
-    if (contentError !== undefined) throw contentError;
+    if (contentError !== undefined) throw contentError.error;
     throw new ReconError('OUTPUT_UNWRITABLE', `cannot write ${file}: ${(error as Error).message}`, { cause: error });
   }
 }

@@ -90,13 +90,7 @@ export function renderVerdictChart(unit: ChartUnit, buckets: readonly ChartBucke
   for (let value = 0; value <= top; value += step) {
     const lineY = round(baseline - y(value));
     grid.push(
-      html`<line class="grid" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${lineY}" y2="${lineY}" /><text
-          class="axis"
-          x="${PLOT.left - 8}"
-          y="${lineY + 4}"
-          text-anchor="end"
-          >${value.toLocaleString('en-US')}</text
-        >`,
+      html`<line class="grid" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${lineY}" y2="${lineY}"/><text class="axis" x="${PLOT.left - 8}" y="${lineY + 4}" text-anchor="end">${value.toLocaleString('en-US')}</text>`,
     );
   }
 
@@ -109,34 +103,16 @@ export function renderVerdictChart(unit: ChartUnit, buckets: readonly ChartBucke
       // At least one pixel: a single exception among thousands of matches must still show.
       const height = Math.max(1, y(count));
       stacked += height;
-      return html`<rect
-        class="bar ${series}"
-        x="${x}"
-        y="${round(baseline - stacked)}"
-        width="${round(barWidth)}"
-        height="${round(height)}"
-      />`;
+      return html`<rect class="bar ${series}" x="${x}" y="${round(baseline - stacked)}" width="${round(barWidth)}" height="${round(height)}"/>`;
     });
     const label =
       i % labelEvery === 0
-        ? html`<text class="axis" x="${round(x + barWidth / 2)}" y="${baseline + 18}" text-anchor="middle"
-            >${unit === 'month' ? bucket.start.slice(0, 7) : bucket.start}</text
-          >`
+        ? html`<text class="axis" x="${round(x + barWidth / 2)}" y="${baseline + 18}" text-anchor="middle">${unit === 'month' ? bucket.start.slice(0, 7) : bucket.start}</text>`
         : null;
     return html`<g><title>${bucketTitle(unit, bucket)}</title>${segments}</g>${label}`;
   });
 
-  return html`<svg
-    class="chart"
-    viewBox="0 0 ${WIDTH} ${HEIGHT}"
-    role="img"
-    aria-label="Verdicts per ${unit} of order creation"
-    preserveAspectRatio="xMidYMid meet"
-  >
-    ${grid}
-    <line class="baseline" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${baseline}" y2="${baseline}" />
-    ${bars}
-  </svg>`;
+  return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Verdicts per ${unit} of order creation" preserveAspectRatio="xMidYMid meet">${grid}<line class="baseline" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${baseline}" y2="${baseline}"/>${bars}</svg>`;
 }
 
 function bucketTitle(unit: ChartUnit, bucket: ChartBucket): string {

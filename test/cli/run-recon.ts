@@ -56,7 +56,7 @@ export function startRecon(
   let stdout = '';
   let stderr = '';
   const lineListeners: ((line: string) => void)[] = [];
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     const complete = stdout.length;
     stdout += chunk;
     const lines = stdout
@@ -65,7 +65,7 @@ export function startRecon(
       .slice(0, -1);
     for (const line of lines) for (const listener of lineListeners) listener(line);
   });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const done = new Promise<RunResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));

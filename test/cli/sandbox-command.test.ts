@@ -7,7 +7,7 @@ describe('recon sandbox', () => {
     const sandbox = startRecon(['sandbox', '--port', '0', '--seed', '7'], {});
     const url = await new Promise<string>((resolve, reject) => {
       sandbox.onStdoutLine(resolve);
-      void sandbox.done.then((result) => reject(new Error(`recon sandbox exited ${result.code}: ${result.stderr}`)));
+      sandbox.done.then((result) => reject(new Error(`recon sandbox exited ${result.code}: ${result.stderr}`)), reject);
     });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const clock = await fetch(`${url}/sandbox/clock`);

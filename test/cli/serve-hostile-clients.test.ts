@@ -47,7 +47,7 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
     );
     await new Promise<void>((resolve, reject) => {
       recon.onStdoutLine(() => resolve());
-      void recon.done.then((result) => reject(new Error(`recon serve exited ${result.code}: ${result.stderr}`)));
+      recon.done.then((result) => reject(new Error(`recon serve exited ${result.code}: ${result.stderr}`)), reject);
     });
   });
   afterAll(async () => {

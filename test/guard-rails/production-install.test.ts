@@ -27,6 +27,7 @@ it('installs recon for production without the sandbox or what only the sandbox n
   });
   const installed = await readdir(path.join(folder, 'node_modules'));
   expect(await readdir(path.join(folder, 'node_modules', '@recon'))).toEqual(['protocol']);
-  for (const absent of ['nodemailer', 'vitest', 'eslint', 'playwright-core']) expect(installed).not.toContain(absent);
+  for (const absent of ['nodemailer', 'vitest', 'eslint', 'playwright-core', 'csv-parse', 'unzipper', 'knip'])
+    expect(installed).not.toContain(absent);
   for (const present of ['pg', 'kysely', 'pg-boss', 'zod']) expect(installed).toContain(present);
 }, 120_000);

@@ -214,7 +214,7 @@ describe.each(BACKENDS)('ingestFiles on %s', (backend) => {
       [fixture('two-entries.zip')],
     );
     expect(zipped.map((r) => r.n)).toEqual([4, 5]);
-    expect(zipped.every((r) => typeof r.entry === 'string' && (r.entry as string).endsWith('.csv'))).toBe(true);
+    expect(zipped.every((r) => typeof r.entry === 'string' && r.entry.endsWith('.csv'))).toBe(true);
   });
 
   it.skipIf(skip)('keeps unknown columns in extra under their header name', async () => {

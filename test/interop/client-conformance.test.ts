@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPaymentClient, ServiceError, type PaymentClient } from '../../src/client/index.ts';
+import { createPaymentClient, type PaymentClient } from '../../src/client/payment-client.ts';
+import { ServiceError } from '../../src/client/service-error.ts';
 import { decodeNotification, parseNotification, verifyHash } from '@recon/protocol';
 import { startMailReceiver, type MailReceiver } from '../../packages/sandbox/test/export/mail-receiver.ts';
 import { readExportFile } from '../../packages/sandbox/test/export/read-export-file.ts';
@@ -19,7 +20,7 @@ import {
   type Harness,
 } from '../../packages/sandbox/test/support/sandbox-harness.ts';
 
-/** The project's own client against the sandbox over loopback: the two halves of issue 3 agree. */
+/** The project's own client against the sandbox over loopback: the two ends of the protocol agree. */
 describe('sandbox driven by the payment client', () => {
   let receiver: NotificationReceiver;
   let uploads: UploadReceiver;
@@ -57,7 +58,7 @@ describe('sandbox driven by the payment client', () => {
 
   /** The cardholder's outcome on the page the answer's REDIRECTHTML leads to. */
   async function cardholder(answer: { REDIRECTHTML?: string | undefined }, outcome: string): Promise<void> {
-    const page = await answerCardholderPage(cardholderPageUrl(answer as Record<string, string>), outcome);
+    const page = await answerCardholderPage(cardholderPageUrl(answer), outcome);
     expect(page.status).toBe(200);
   }
 

@@ -202,7 +202,7 @@ describe('formatOrdersCsv', () => {
     const { store, scenario } = seeded(2026);
     const orders = scenarioOrders(store, scenario, SEEDED_AT);
     const csv = formatOrdersCsv(orders);
-    const [header, ...records] = parse(csv, { delimiter: ';' }) as string[][];
+    const [header, ...records] = parse(csv, { delimiter: ';' });
     expect(header).toEqual([
       'order_id',
       'amount',

@@ -125,7 +125,7 @@ describe.each(BACKENDS)('money without an order, found by a nightly run on %s', 
           .execute();
         expect(bridge.reduce((sum, row) => sum + row.unknown_orders, 0)).toBe(1);
       } finally {
-        worker.stop();
+        await worker.stop();
       }
     },
   );

@@ -16,7 +16,7 @@ import {
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 /**
- * An export with columns beyond the documented record (issue 9: NATURE, CHARGEBACKDATE, TRANSFER REFERENCE,
+ * An export with columns beyond the documented record (NATURE, CHARGEBACKDATE, TRANSFER REFERENCE,
  * EXTRADATA) and one the service does not know, asked in mixed case, is ingested whole: every row loads, the
  * documented columns fill their fields, and the others land in `extra` under their header names.
  */

@@ -79,7 +79,7 @@ describe.each(BACKENDS)("the seeded scenario notifies recon's receiver, on %s", 
       const stored = await storedNotifications();
       expect(stored).toHaveLength(deliveries.length);
       expect(stored.filter((row) => !row.hash_valid)).toEqual([]);
-      for (const row of stored) expect(verifyHash(SECRET, row.params as Record<string, string>)).toBe(true);
+      for (const row of stored) expect(verifyHash(SECRET, row.params)).toBe(true);
 
       // Each succeeded operation of the left-out order, notified with its EXECCODE and AMOUNT.
       const succeeded = sandbox.store.byOrderId(leftOut).filter((transaction) => transaction.execCode === '0000');

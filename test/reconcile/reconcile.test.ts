@@ -97,9 +97,7 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
       ])
       .where('run_id', '=', runId)
       .execute();
-    return new Map(
-      rows.map((row) => [row.order_id, { ...row, explanation: row.explanation as Explanation } as VerdictRow]),
-    );
+    return new Map(rows.map((row) => [row.order_id, { ...row, explanation: row.explanation as Explanation }]));
   }
 
   async function explanationOnRead(orderId: string): Promise<Explanation> {

@@ -1,5 +1,6 @@
 /** The tables of schema recon after every migration, sorted: what the migration tests expect to find. */
 export const RECON_TABLES = [
+  'callback_probes',
   'deliveries',
   'delivery_chunks',
   'export_requests',
@@ -16,4 +17,5 @@ export const RECON_TABLES = [
   'schema_migrations',
   'transactions',
   'verdicts',
+  'workers',
 ];

@@ -13,16 +13,6 @@ export interface ZipLayout {
   readonly zip64Record: number | null;
 }
 
-export const LOCAL_FIELDS = {
-  signature: 0,
-  flags: 6,
-  method: 8,
-  crc: 14,
-  compressedSize: 18,
-  size: 22,
-  nameLength: 26,
-  extraLength: 28,
-} as const;
 export const CENTRAL_FIELDS = {
   signature: 0,
   flags: 8,
@@ -45,17 +35,6 @@ export const END_FIELDS = {
   directorySize: 12,
   directoryOffset: 16,
   commentLength: 20,
-} as const;
-export const ZIP64_LOCATOR_FIELDS = { signature: 0, disk: 4, recordOffset: 8, disks: 16 } as const;
-export const ZIP64_RECORD_FIELDS = {
-  signature: 0,
-  recordSize: 4,
-  disk: 16,
-  directoryDisk: 20,
-  entriesOnDisk: 24,
-  entries: 32,
-  directorySize: 40,
-  directoryOffset: 48,
 } as const;
 
 export function zipLayout(zip: Buffer): ZipLayout {

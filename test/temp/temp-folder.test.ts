@@ -15,7 +15,7 @@ afterEach(async () => {
 
 /** The pid of a process that has ended. */
 function deadPid(): number {
-  return spawnSync(process.execPath, ['-e', ''], { stdio: 'ignore' }).pid!;
+  return spawnSync(process.execPath, ['-e', ''], { stdio: 'ignore' }).pid;
 }
 
 it('names a folder after its owner, and removes it with its content', async () => {

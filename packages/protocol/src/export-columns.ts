@@ -1,7 +1,7 @@
 /**
  * The columns of getTransactions. EXPORT_COLUMNS are the documented record (payment-api-3.0.md), in the default
- * order: what an export without COLUMNS holds. LATER_EXPORT_COLUMNS appear in the service's files beyond it (issue
- * 9) and are exported only when asked by name. A name the service does not know is not an error: it is answered
+ * order: what an export without COLUMNS holds. LATER_EXPORT_COLUMNS appear in the service's files beyond it
+ * and are exported only when asked by name. A name the service does not know is not an error: it is answered
  * with an empty value, as the service does, so a COLUMNS entry is any non-empty name.
  */
 export const EXPORT_COLUMNS = [

@@ -102,7 +102,7 @@ export const FIELD_DICTIONARY = {
   // "int(1-10)": read as an integer of 1 to 10 digits.
   EXTERNALENTITYID: { kind: 'digits', length: 10, upTo: true },
   EXTERNALREFERENCE: { kind: 'digits', length: 9 },
-  // getTransactions (E1). Its options are taken in any letter case (issue 9: merchants send COMPRESSION=GZIP); the
+  // getTransactions (E1). Its options are taken in any letter case (merchants send COMPRESSION=GZIP); the
   // column names of COLUMNS too (field-format.ts). OPERATIONTYPE stays exact: it must equal the envelope's `method`,
   // which routes the request on both endpoints.
   COLUMNS: { kind: 'columns' },

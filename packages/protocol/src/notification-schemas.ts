@@ -99,8 +99,8 @@ function notificationSchema(kind: NotificationKind): z.ZodType<Record<string, st
     const schema = formatSchema(FIELD_DICTIONARY[name]);
     shape[name] = NEVER_EMPTY.has(name) ? schema : z.union([z.literal(''), schema]);
   }
-  shape['OPERATIONTYPE'] = z.enum(operationTypes as [OperationType, ...OperationType[]]);
-  return z.strictObject(shape) as unknown as z.ZodType<Record<string, string>>;
+  shape['OPERATIONTYPE'] = z.enum(operationTypes);
+  return z.strictObject(shape);
 }
 
 export const notificationSchemas: Readonly<Record<NotificationKind, z.ZodType<Record<string, string>>>> =

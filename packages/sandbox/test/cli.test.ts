@@ -41,12 +41,12 @@ async function startCli(args: string[], env: Record<string, string> = {}): Promi
   let stdout = '';
   let stderr = '';
   const stderrArrivals = createArrivals();
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
     stderrArrivals.notify();
   });
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       if (stdout.includes('\n')) resolve(stdout.split('\n')[0]!);
     });

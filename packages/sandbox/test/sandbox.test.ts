@@ -69,7 +69,7 @@ describe('createSandbox', () => {
     const body = signedBody('getTransactions', {
       IDENTIFIER,
       VERSION: '3.0',
-      ORDERID: params['ORDERID'] as string,
+      ORDERID: params['ORDERID'],
       COLUMNS: 'TRANSACTIONID;AMOUNT',
     });
     const answer = await (await fetch(exportUrl, { method: 'POST', body })).json();

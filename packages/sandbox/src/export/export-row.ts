@@ -43,7 +43,7 @@ export function toExportRow(transaction: SandboxTransaction, lookup: Transaction
     SCHEDULE: scheduleOf(transaction, chain),
     // The sandbox never retries a payment on the merchant's behalf, so no row has a retry position.
     RETRY: '',
-    // Beyond the documented record (issue 9). The sandbox has no chargebacks and pays nothing out by transfer, and
+    // Beyond the documented record: columns the service's real files hold. The sandbox has no chargebacks and pays nothing out by transfer, and
     // what NATURE would distinguish is unknown, so these stay empty; EXTRADATA echoes the merchant's own field.
     NATURE: '',
     CHARGEBACKDATE: '',

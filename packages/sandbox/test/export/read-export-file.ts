@@ -13,7 +13,7 @@ export async function readExportFile(
   bytes: Buffer,
 ): Promise<{ csv: string; rows: Record<string, string>[] }> {
   const csv = (await decompress(filename, bytes)).toString('utf8');
-  return { csv, rows: parse(csv, { delimiter: ';', columns: true }) as Record<string, string>[] };
+  return { csv, rows: parse<Record<string, string>>(csv, { delimiter: ';', columns: true }) };
 }
 
 async function decompress(filename: string, bytes: Buffer): Promise<Buffer> {
