@@ -1,5 +1,6 @@
 /** The tables of schema recon after every migration, sorted: what the migration tests expect to find. */
 export const RECON_TABLES = [
+  'alerts',
   'deliveries',
   'delivery_chunks',
   'export_requests',
