@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkAlerts, type AlertCheckOptions } from '../../src/alerts/alert-check.ts';
@@ -315,6 +316,38 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
       }
       expect(row!.next_attempt_at.getTime()).toBeGreaterThan(at(6 * HOUR).getTime());
       expect(row).toMatchObject({ webhook_delivered_at: null, email_delivered_at: null, given_up_at: null });
+    },
+  );
+
+  it.skipIf(skip)(
+    'a receiver that never answers and a relay that never greets: each send cut at its timeout',
+    async () => {
+      // Takes the connection and says nothing: no SMTP greeting ever comes.
+      const silent = net.createServer(() => {});
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const relayPort = (silent.address() as net.AddressInfo).port;
+      const held = webhook.holdNext();
+      try {
+        await insertRun({ date: '2026-11-24', state: 'failed', failure: GIVEN_UP, finishedAt: at(5 * HOUR) });
+        const started = Date.now();
+        const result = await checkAlerts(db, {
+          ...options(() => at(6 * HOUR), { RECON_SMTP_URL: `smtp://127.0.0.1:${relayPort}` }),
+          webhookTimeoutMs: 300,
+          smtpTimeoutMs: 300,
+        });
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(result).toMatchObject({ raised: 1, failed: 1 });
+        const [row] = await alertRows();
+        expect(row!.last_error).toMatch(
+          new RegExp(
+            `^webhook ${new URL(webhook.url).origin}/…: no answer within 300 ms; SMTP relay 127\\.0\\.0\\.1:${relayPort}: (ETIMEDOUT|not done within 300 ms)`,
+          ),
+        );
+      } finally {
+        held.release();
+        silent.close();
+        silent.unref();
+      }
     },
   );
 
