@@ -1,6 +1,7 @@
 /** The tables of schema recon after every migration, sorted: what the migration tests expect to find. */
 export const RECON_TABLES = [
   'alerts',
+  'callback_probes',
   'deliveries',
   'delivery_chunks',
   'export_requests',
@@ -17,4 +18,5 @@ export const RECON_TABLES = [
   'schema_migrations',
   'transactions',
   'verdicts',
+  'workers',
 ];
