@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { alertsEnabled, type AlertConfig } from '../config/config.ts';
 import type { Schema } from '../db/schema.ts';
+import { findCallbackAlerts } from './callback-alerts.ts';
 import { deliverPendingAlerts, type DeliveryReport } from './deliver-alerts.ts';
 import { findNightlyAlerts } from './nightly-alerts.ts';
 import { pruneAlerts } from './prune-alerts.ts';
@@ -26,19 +27,22 @@ export interface AlertCheck extends DeliveryReport {
 }
 
 /**
- * One pass of the alert check: raises the nightly alerts now due, sends what is pending (these and any raised
- * elsewhere, the callback probe's), and deletes alerts past their retention. Without a channel it does nothing at
- * all: no alert is looked for, none is sent.
+ * One pass of the alert check: raises the alerts now due (the nightly runs', and the callback base's from the
+ * probes any process recorded), sends what is pending (these and any raised elsewhere with raiseAlert), and deletes
+ * alerts past their retention. Without a channel it does nothing at all: no alert is looked for, none is sent.
  */
 export async function checkAlerts(db: Kysely<Schema>, options: AlertCheckOptions): Promise<AlertCheck> {
   if (!alertsEnabled(options.alerts)) return { raised: 0, delivered: 0, failed: 0, givenUp: 0 };
   const now = options.now ?? (() => new Date());
   let raised = 0;
-  const due = await findNightlyAlerts(
-    db,
-    { schedule: options.schedule, timezone: options.timezone, lateHours: options.alerts.lateHours },
-    now(),
-  );
+  const due = [
+    ...(await findNightlyAlerts(
+      db,
+      { schedule: options.schedule, timezone: options.timezone, lateHours: options.alerts.lateHours },
+      now(),
+    )),
+    ...(await findCallbackAlerts(db, options.timezone, now())),
+  ];
   for (const alert of due) {
     if (!(await raiseAlert(db, alert, now())).raised) continue;
     raised++;

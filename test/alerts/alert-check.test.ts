@@ -11,6 +11,7 @@ import { openDatabase } from '../../src/db/open-database.ts';
 import type { NightlyRunState, Schema } from '../../src/db/schema.ts';
 import { createPaymentClient } from '../../src/client/payment-client.ts';
 import { advanceNightlyRun, type NightlyDependencies } from '../../src/nightly/advance-nightly-run.ts';
+import { probeCallbackBase } from '../../src/nightly/callback-probe.ts';
 import { startNightlyRun } from '../../src/nightly/nightly-run.ts';
 import { answering, startServer } from '../client/loopback-servers.ts';
 import { insertOrders } from '../reconcile/reconcile-scenario.ts';
@@ -54,6 +55,7 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
   beforeEach(async () => {
     if (skip) return;
     await db.deleteFrom('recon.alerts').execute();
+    await db.deleteFrom('recon.callback_probes').execute();
     await db.deleteFrom('recon.export_requests').execute();
     await db.deleteFrom('recon.nightly_runs').execute();
     webhook = await startWebhookReceiver();
@@ -550,6 +552,47 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
       await insertRun({ date: '2026-11-24', state: 'waiting', startedAt: at(7 * HOUR) });
       expect(await check(at(14 * HOUR))).toMatchObject({ raised: 0 });
       expect(webhook.requests).toHaveLength(1);
+    },
+  );
+
+  it.skipIf(skip)(
+    'a callback base the probe finds unreachable: one alert per base and day, however many probes fail',
+    async () => {
+      const { baseUrl } = await refusingBaseUrl();
+      const base = `${baseUrl}/`;
+      const probe = (when: Date) => probeCallbackBase(db, base, { reason: 'serve start', now: () => when });
+      expect(await probe(at(HOUR))).toMatchObject({ reachable: false });
+      expect(await check(at(HOUR + 60_000))).toMatchObject({ raised: 1, delivered: 1 });
+      const [body] = webhook.requests.map((request) => request.body);
+      expect(body).toMatchObject({
+        cause: 'callback_unreachable',
+        key: `${base} 2026-11-24`,
+        title: `recon: the callback base ${base} does not reach recon`,
+        callbackBaseUrl: base,
+        probeReason: 'serve start',
+        probedAt: at(HOUR).toISOString(),
+        runId: null,
+        detail: expect.stringMatching(/^cannot connect: /),
+      });
+      expect(body!['text']).toBe(
+        `recon: the callback base ${base} does not reach recon's receiver (probed at recon serve start): ` +
+          `${String(body!['detail'])}. The service's exports cannot arrive: check RECON_CALLBACK_BASE_URL and what ` +
+          'routes it to recon serve.',
+      );
+      // Failing again the same day (in RECON_SCHEDULE_TIMEZONE): the same alert.
+      await probe(at(10 * HOUR));
+      expect(await check(at(10 * HOUR + 60_000))).toMatchObject({ raised: 0 });
+      // The next day: a new one.
+      await probe(at(24 * HOUR));
+      expect(await check(at(24 * HOUR + 60_000))).toMatchObject({ raised: 1 });
+      expect(webhook.requests.map((request) => request.body['key'])).toEqual([
+        `${base} 2026-11-24`,
+        `${base} 2026-11-25`,
+      ]);
+      // A base that reaches recon gives none.
+      await db.updateTable('recon.callback_probes').set({ reachable: true }).execute();
+      await db.deleteFrom('recon.alerts').execute();
+      expect(await check(at(24 * HOUR + 120_000))).toMatchObject({ raised: 0 });
     },
   );
 

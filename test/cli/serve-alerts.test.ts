@@ -90,13 +90,14 @@ describe.each(BACKENDS)('recon serve and its alerts, on %s', (backend) => {
         await waitUntil('the alert at the webhook', () => webhook.requests.length > 0);
       });
       expect(result.code).toBe(0);
-      expect(webhook.requests.map((request) => request.body)).toEqual([
+      // The nightly run's alert (the probe of the callback base, refused here, gives its own at a later check).
+      expect(webhook.requests.map((request) => request.body)).toContainEqual(
         expect.objectContaining({
           cause: 'nightly_failed',
           nightlyDate: runDate,
           text: expect.stringMatching(new RegExp(`^recon: the nightly run of ${runDate} failed: 1 export batch`)),
         }),
-      ]);
+      );
       const origin = new URL(webhook.url).origin;
       const messages = parseLogRecords(result.stdout).map((record) => record.msg);
       expect(messages).toContain(`alerts to webhook ${origin}/…`);
