@@ -101,7 +101,7 @@ export async function run(ctx: CommandContext): Promise<number> {
         schedule: config.nightly.schedule,
         timezone: config.nightly.scheduleTimezone,
         secrets: alertSecrets(config),
-        log: (message) => log.warn(message),
+        log,
       });
     }
     const probing = probeCallbackBase(database.db, callbackBaseUrl, { reason: 'serve start' }).then(

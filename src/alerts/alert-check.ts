@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { alertsEnabled, type AlertConfig } from '../config/config.ts';
 import type { Schema } from '../db/schema.ts';
+import { silentLogger, type Logger } from '../log/logger.ts';
 import { findCallbackAlerts } from './callback-alerts.ts';
 import { deliverPendingAlerts, type DeliveryReport } from './deliver-alerts.ts';
 import { findNightlyAlerts } from './nightly-alerts.ts';
@@ -16,7 +17,8 @@ export interface AlertCheckOptions {
   /** Strings no alert or log line may hold (alert-secrets.ts). */
   readonly secrets: readonly string[];
   readonly now?: () => Date;
-  readonly log?: (message: string) => void;
+  /** Each alert raised (warn), delivered (info), failed (warn) or given up (error). */
+  readonly log?: Logger;
   readonly webhookTimeoutMs?: number;
   readonly smtpTimeoutMs?: number;
 }
@@ -34,6 +36,7 @@ export interface AlertCheck extends DeliveryReport {
 export async function checkAlerts(db: Kysely<Schema>, options: AlertCheckOptions): Promise<AlertCheck> {
   if (!alertsEnabled(options.alerts)) return { raised: 0, delivered: 0, failed: 0, givenUp: 0 };
   const now = options.now ?? (() => new Date());
+  const log = options.log ?? silentLogger;
   let raised = 0;
   const due = [
     ...(await findNightlyAlerts(
@@ -44,15 +47,19 @@ export async function checkAlerts(db: Kysely<Schema>, options: AlertCheckOptions
     ...(await findCallbackAlerts(db, options.timezone, now())),
   ];
   for (const alert of due) {
-    if (!(await raiseAlert(db, alert, now())).raised) continue;
+    const { alertId } = await raiseAlert(db, alert, now());
+    if (alertId === undefined) continue;
     raised++;
-    options.log?.(`alert raised: ${scrubSecrets(alert.title, options.secrets)}`);
+    log.warn(
+      { alert: alertId, cause: alert.cause, key: alert.key },
+      `alert raised: ${scrubSecrets(alert.title, options.secrets)}`,
+    );
   }
   const report = await deliverPendingAlerts(db, {
     channels: options.alerts,
     secrets: options.secrets,
     now,
-    ...(options.log ? { log: options.log } : {}),
+    log,
     ...(options.webhookTimeoutMs === undefined ? {} : { webhookTimeoutMs: options.webhookTimeoutMs }),
     ...(options.smtpTimeoutMs === undefined ? {} : { smtpTimeoutMs: options.smtpTimeoutMs }),
   });

@@ -30,7 +30,7 @@ export function startAlertMonitor(
       },
       (error: unknown) => {
         if (running === check) running = undefined;
-        options.log?.(`alert check failed: ${scrubSecrets(describeError(error), options.secrets)}`);
+        options.log?.error(`alert check failed: ${scrubSecrets(describeError(error), options.secrets)}`);
       },
     );
     return check;

@@ -3,6 +3,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selecta
 import type { AlertEmailConfig } from '../config/config.ts';
 import type { AlertsTable, Schema } from '../db/schema.ts';
 import { describeError } from '../errors.ts';
+import { silentLogger, type Logger } from '../log/logger.ts';
 import { alertMail, webhookBody } from './alert-message.ts';
 import { sendAlertMail } from './email-channel.ts';
 import { scrubSecrets } from './redact.ts';
@@ -19,7 +20,7 @@ export interface DeliveryOptions {
   /** Strings no message, stored error or log line may hold (alert-secrets.ts). */
   readonly secrets: readonly string[];
   readonly now: () => Date;
-  readonly log?: (message: string) => void;
+  readonly log?: Logger;
   /** Each send's bound, the whole exchange: 10 s for the webhook and 30 s for the relay by default. */
   readonly webhookTimeoutMs?: number;
   readonly smtpTimeoutMs?: number;
@@ -104,10 +105,13 @@ async function giveUpStale(db: Kysely<Schema>, options: DeliveryOptions, pending
     .where('given_up_at', 'is', null)
     .where('raised_at', '<', new Date(now.getTime() - MAX_AGE_MS))
     .where(pending)
-    .returning(['alert_id', 'title'])
+    .returning(['alert_id', 'cause', 'key', 'title'])
     .execute();
   for (const alert of stale)
-    options.log?.(`alert ${alert.alert_id} given up, not delivered within a day: ${scrub(alert.title, options)}`);
+    (options.log ?? silentLogger).error(
+      { alert: alert.alert_id, cause: alert.cause, key: alert.key },
+      `alert ${alert.alert_id} given up, not delivered within a day: ${scrub(alert.title, options)}`,
+    );
   return stale.length;
 }
 
@@ -148,13 +152,26 @@ async function sendAlert(
     })
     .where('alert_id', '=', alert.alert_id)
     .execute();
-  if (failures.length === 0) return 'delivered';
+  const log = options.log ?? silentLogger;
+  const fields = { alert: alert.alert_id, cause: alert.cause, key: alert.key };
   const title = scrub(alert.title, options);
-  options.log?.(
-    givingUp
-      ? `alert ${alert.alert_id} given up after ${alert.attempts} tries (${title}): ${failures.join('; ')}`
-      : `alert ${alert.alert_id} not delivered (${title}), try ${alert.attempts} of ${ALERT_RETRY.attempts}, again from ${nextAttemptAt.toISOString()}: ${failures.join('; ')}`,
-  );
+  if (failures.length === 0) {
+    log.info(
+      { ...fields, channels: sends.map((entry) => entry.channel) },
+      `alert ${alert.alert_id} delivered: ${title}`,
+    );
+    return 'delivered';
+  }
+  if (givingUp)
+    log.error(
+      { ...fields, tries: alert.attempts },
+      `alert ${alert.alert_id} given up after ${alert.attempts} tries (${title}): ${failures.join('; ')}`,
+    );
+  else
+    log.warn(
+      { ...fields, try: alert.attempts, nextTryAt: nextAttemptAt.toISOString() },
+      `alert ${alert.alert_id} not delivered (${title}), try ${alert.attempts} of ${ALERT_RETRY.attempts}, again from ${nextAttemptAt.toISOString()}: ${failures.join('; ')}`,
+    );
   return givingUp ? 'given up' : 'failed';
 }
 

@@ -6,6 +6,7 @@ import { alertSecrets } from '../../src/alerts/alert-secrets.ts';
 import { ALERT_RETRY } from '../../src/alerts/deliver-alerts.ts';
 import { raiseAlert } from '../../src/alerts/raise-alert.ts';
 import { loadConfig } from '../../src/config/config.ts';
+import { createLogger } from '../../src/log/create-logger.ts';
 import type { Database } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import type { NightlyRunState, Schema } from '../../src/db/schema.ts';
@@ -15,6 +16,8 @@ import { probeCallbackBase } from '../../src/nightly/callback-probe.ts';
 import { startNightlyRun } from '../../src/nightly/nightly-run.ts';
 import { answering, startServer } from '../client/loopback-servers.ts';
 import { insertOrders } from '../reconcile/reconcile-scenario.ts';
+import { memoryStream } from '../log/memory-stream.ts';
+import { parseLogRecords } from '../support/log-records.ts';
 import { holdTransaction, lockWaiters, withApplicationName } from '../support/held-transaction.ts';
 import { refusingBaseUrl } from '../support/loopback.ts';
 import { startMailReceiver, type MailReceiver } from '../support/mail-receiver.ts';
@@ -42,7 +45,9 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
   let db: Kysely<Schema>;
   let webhook: WebhookReceiver;
   let mail: MailReceiver;
-  let logs: string[];
+  let logStream: ReturnType<typeof memoryStream>;
+  /** The messages logged so far. */
+  const logs = () => parseLogRecords(logStream.text()).map((record) => record.msg);
 
   beforeAll(async () => {
     if (skip) return;
@@ -60,7 +65,7 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
     await db.deleteFrom('recon.nightly_runs').execute();
     webhook = await startWebhookReceiver();
     mail = await startMailReceiver();
-    logs = [];
+    logStream = memoryStream();
   });
   afterEach(async () => {
     await webhook?.close();
@@ -81,7 +86,7 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
       ...SCHEDULE,
       secrets: alertSecrets(config),
       now: clock,
-      log: (message) => logs.push(message),
+      log: createLogger({ level: 'info', stream: logStream, name: 'recon serve', secrets: alertSecrets(config) }),
     };
   }
   const check = (now: Date, env?: Record<string, string | undefined>, on: Kysely<Schema> = db) =>
@@ -199,7 +204,10 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
       expect(message!.mail.text).toContain(text);
       expect(message!.mail.text).toContain('cause: nightly_failed\n');
       expect(message!.mail.text).toContain(`runId: ${nightlyRunId}\n`);
-      expect(logs).toEqual(['alert raised: recon: the nightly run of 2026-11-24 failed']);
+      expect(logs()).toEqual([
+        'alert raised: recon: the nightly run of 2026-11-24 failed',
+        expect.stringMatching(/^alert \d+ delivered: recon: the nightly run of 2026-11-24 failed$/),
+      ]);
 
       // Checks later, as every minute: the alert exists and was delivered, so nothing more is sent.
       expect(await check(at(5 * HOUR + 120_000))).toEqual({ raised: 0, delivered: 0, failed: 0, givenUp: 0 });
@@ -272,12 +280,12 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
       const retryAt = failed!.next_attempt_at.getTime() - first.getTime();
       expect(retryAt).toBeGreaterThanOrEqual(ALERT_RETRY.baseDelayMs / 2);
       expect(retryAt).toBeLessThanOrEqual(ALERT_RETRY.baseDelayMs);
-      expect(logs.at(-1)).toMatch(
+      expect(logs().at(-1)).toMatch(
         new RegExp(
           `^alert \\d+ not delivered \\(recon: the nightly run of 2026-11-24 failed\\), try 1 of 20, again from .*: webhook ${origin}/… answered HTTP 500$`,
         ),
       );
-      for (const line of logs) expect(line).not.toContain(WEBHOOK_TOKEN);
+      expect(logStream.text()).not.toContain(WEBHOOK_TOKEN);
 
       // Not before its time.
       expect(await check(new Date(first.getTime() + 10_000))).toMatchObject({ delivered: 0, failed: 0 });
@@ -312,7 +320,7 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
       expect(row!.last_error).toMatch(
         new RegExp(`^webhook ${baseUrl}/…: connection refused; SMTP relay 127\\.0\\.0\\.1:\\d+: EAUTH: 535 `),
       );
-      for (const text of [row!.last_error!, ...logs]) {
+      for (const text of [row!.last_error!, logStream.text()]) {
         expect(text).not.toContain(WEBHOOK_TOKEN);
         expect(text).not.toContain('wrong-pa55word');
       }
@@ -366,7 +374,9 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
     expect(await alertRows()).toEqual([
       expect.objectContaining({ attempts: ALERT_RETRY.attempts, given_up_at: at(7 * HOUR) }),
     ]);
-    expect(logs.at(-1)).toMatch(/^alert \d+ given up after 20 tries \(recon: the nightly run of 2026-11-24 failed\): /);
+    expect(logs().at(-1)).toMatch(
+      /^alert \d+ given up after 20 tries \(recon: the nightly run of 2026-11-24 failed\): /,
+    );
     // Given up is final: a receiver that works again is not sent it.
     expect(await check(at(9 * HOUR))).toMatchObject({ delivered: 0, failed: 0 });
     expect(webhook.requests).toHaveLength(0);
@@ -379,7 +389,7 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
     );
     expect(await check(at(9 * HOUR))).toMatchObject({ delivered: 0, givenUp: 1 });
     expect(webhook.requests).toHaveLength(0);
-    expect(logs.at(-1)).toMatch(/^alert \d+ given up, not delivered within a day: stale$/);
+    expect(logs().at(-1)).toMatch(/^alert \d+ given up, not delivered within a day: stale$/);
   });
 
   it.skipIf(skip)(

@@ -99,9 +99,17 @@ describe.each(BACKENDS)('recon serve and its alerts, on %s', (backend) => {
         }),
       );
       const origin = new URL(webhook.url).origin;
-      const messages = parseLogRecords(result.stdout).map((record) => record.msg);
-      expect(messages).toContain(`alerts to webhook ${origin}/…`);
-      expect(messages).toContain(`alert raised: recon: the nightly run of ${runDate} failed`);
+      const records = parseLogRecords(result.stdout);
+      expect(records).toContainEqual(expect.objectContaining({ level: 'info', msg: `alerts to webhook ${origin}/…` }));
+      expect(records).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          msg: `alert raised: recon: the nightly run of ${runDate} failed`,
+          cause: 'nightly_failed',
+          key: runDate,
+          alert: expect.stringMatching(/^\d+$/),
+        }),
+      );
       expect(result.stdout + result.stderr).not.toContain(WEBHOOK_TOKEN);
     },
     60_000,
