@@ -33,10 +33,10 @@ RUN apt-get update && apt-get install -y --no-install-recommends lbzip2 bzip2 &&
 ENV NODE_ENV=production RECON_DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The protocol package only: without packages/sandbox the install holds neither the sandbox nor its dependencies.
+# The protocol package only: without packages/sandbox the install holds no sandbox.
 COPY packages/protocol ./packages/protocol
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force \
-  && test ! -e node_modules/@recon/sandbox && test ! -e node_modules/nodemailer
+  && test ! -e node_modules/@recon/sandbox
 COPY --from=build /app/dist ./dist
 COPY sql ./sql
 COPY fixtures ./fixtures

@@ -1,3 +1,4 @@
+import { alertSecrets } from '../src/alerts/alert-secrets.ts';
 import type { Config } from '../src/config/config.ts';
 import { createLogger } from '../src/log/create-logger.ts';
 import type { Logger } from '../src/log/logger.ts';
@@ -17,6 +18,8 @@ export function serviceLogger(ctx: CommandContext, config: Config, name: string)
       config.service.secret,
       connectionPassword(config.databaseUrl),
       connectionPassword(config.orders.databaseUrl),
+      // The webhook's token-bearing path and the SMTP relay's password.
+      ...alertSecrets(config),
     ],
   });
 }

@@ -39,6 +39,8 @@ export type ReconErrorCode =
   // database
   | 'DATABASE'
   | 'MIGRATION'
+  // an alert's webhook or SMTP relay refused it or did not answer (recorded on the alert, tried again)
+  | 'ALERT_DELIVERY'
   // payment service protocol
   | 'PROTOCOL_RESPONSE'
   | 'SERVICE_ERROR'

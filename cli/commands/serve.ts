@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { loadConfig } from '../../src/config/config.ts';
+import { alertSecrets } from '../../src/alerts/alert-secrets.ts';
+import { startAlertMonitor, type AlertMonitor } from '../../src/alerts/alert-monitor.ts';
+import { redactUrl } from '../../src/alerts/redact.ts';
+import { alertsEnabled, loadConfig, type AlertConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
@@ -21,10 +24,12 @@ import { untilAborted, workerSettings } from './worker.ts';
 const USAGE = `usage: recon serve [--port P] [--host H]
 
 Runs recon's service until SIGTERM or SIGINT: the receiver (export deliveries on the path of
-RECON_CALLBACK_BASE_URL, notifications on /notify, /healthz, Prometheus /metrics), a worker (as recon worker)
-and the nightly scheduler (RECON_SCHEDULE in RECON_SCHEDULE_TIMEZONE). SIGTERM drains: /healthz answers 503,
-uploads in flight finish, the current job finishes, then exit 0. It logs on stdout: one JSON object a line (a
-readable line each on a terminal), from \`listening on URL\` on, at RECON_LOG_LEVEL (info); see docs/operations.md.
+RECON_CALLBACK_BASE_URL, notifications on /notify, /healthz, Prometheus /metrics), a worker (as recon worker),
+the nightly scheduler (RECON_SCHEDULE in RECON_SCHEDULE_TIMEZONE) and, with RECON_ALERT_WEBHOOK or
+RECON_ALERT_EMAIL set, the alert check every minute (a nightly run failed, suspect or late; the callback base
+unreachable). SIGTERM drains: /healthz answers 503, uploads in flight finish, the current job finishes, then
+exit 0. It logs on stdout: one JSON object a line (a readable line each on a terminal), from \`listening on URL\`
+on, at RECON_LOG_LEVEL (info); see docs/operations.md.
 
 options (each also read from the environment variable shown; flags win):
   --port P   port to listen on, 0 for any free one   RECON_PORT (8090)
@@ -32,7 +37,7 @@ options (each also read from the environment variable shown; flags win):
 
 settings: DATABASE_URL (or the embedded database under RECON_DATA_DIR), RECON_SERVICE_URL, RECON_IDENTIFIER,
 RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_MAX_FILE_BYTES, RECON_SCHEDULE*, RECON_EXPORT_*, RECON_LOOKBACK_DAYS,
-RECON_LOG_LEVEL (see docs/configuration.md).
+RECON_LOG_LEVEL, RECON_ALERT_*, RECON_SMTP_URL (see docs/configuration.md).
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -88,6 +93,17 @@ export async function run(ctx: CommandContext): Promise<number> {
     // The first record, and the one a supervisor or a test waits for: everything is started.
     const url = services.receiver!.url;
     log.info({ url, callbackBaseUrl: services.callbackBaseUrl }, `listening on ${url}`);
+    let alerts: AlertMonitor | undefined;
+    if (alertsEnabled(config.alerts)) {
+      log.info(`alerts to ${describeChannels(config.alerts)}`);
+      alerts = startAlertMonitor(database.db, {
+        alerts: config.alerts,
+        schedule: config.nightly.schedule,
+        timezone: config.nightly.scheduleTimezone,
+        secrets: alertSecrets(config),
+        log,
+      });
+    }
     const probing = probeCallbackBase(database.db, callbackBaseUrl, { reason: 'serve start' }).then(
       (result) => {
         if (result?.reachable) log.info({ callbackBaseUrl }, describeProbe(result));
@@ -98,6 +114,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     await untilAborted(ctx.signal);
     log.info('draining');
     await probing;
+    await alerts?.stop();
     await scheduler.stop();
     await services.close({ drainMs: config.queue.drainSeconds * 1000 });
     log.info('stopped');
@@ -111,4 +128,12 @@ function parsePort(text: string): number {
   const parsed = z.coerce.number().int().min(0).max(65535).safeParse(text);
   if (!parsed.success) throw new ReconError('USAGE', `--port: expected 0-65535, got '${text}'`);
   return parsed.data;
+}
+
+/** Where alerts go, for the log: the webhook by its origin only (its path may be its token). */
+function describeChannels(alerts: AlertConfig): string {
+  const channels: string[] = [];
+  if (alerts.webhookUrl) channels.push(`webhook ${redactUrl(alerts.webhookUrl)}`);
+  if (alerts.email) channels.push(`e-mail to ${alerts.email.to.length} address(es)`);
+  return channels.join(' and ');
 }

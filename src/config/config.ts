@@ -33,6 +33,26 @@ function isPostgresUrl(text: string): boolean {
   }
 }
 
+/** A bare address, user@host: lenient on the host (an internal relay may deliver to recon@localhost). */
+const isMailAddress = (text: string) => /^[^\s@<>,;"]+@[^\s@<>,;"]+$/.test(text);
+/** Comma-separated e-mail addresses, each checked: the message names the variable, never the address list. */
+const addressList = z
+  .string()
+  .trim()
+  .min(1)
+  .refine(
+    (text) => splitAddresses(text).length > 0 && splitAddresses(text).every(isMailAddress),
+    'expected one or more e-mail addresses (user@host) separated by commas',
+  )
+  .transform(splitAddresses);
+
+function splitAddresses(text: string): string[] {
+  return text
+    .split(',')
+    .map((address) => address.trim())
+    .filter((address) => address !== '');
+}
+
 /** RECON_DRAIN_SECONDS: what a stopping recon serve gives uploads (a third) and jobs (the rest) in flight. */
 export const DEFAULT_DRAIN_SECONDS = 90;
 /** An export not delivered this long after its request was sent shows as late in `recon runs`. */
@@ -87,6 +107,18 @@ const EnvSchema = z.object({
   RECON_LOG_LEVEL: z
     .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(LOG_LEVELS))
     .default('info'),
+  // The URL may hold a token (Slack's, Mattermost's): zod's messages never repeat the value.
+  RECON_ALERT_WEBHOOK: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).optional(),
+  RECON_ALERT_EMAIL: addressList.optional(),
+  RECON_SMTP_URL: z
+    .url({ protocol: /^smtps?$/, hostname: /./, error: 'expected smtp://host:port or smtps://user:password@host:port' })
+    .optional(),
+  RECON_ALERT_FROM: z
+    .string()
+    .trim()
+    .refine(isMailAddress, 'expected an e-mail address, user@host')
+    .default('recon@localhost'),
+  RECON_ALERT_LATE_HOURS: z.coerce.number().int().min(1).max(72).default(6),
 });
 
 export interface Config {
@@ -104,11 +136,33 @@ export interface Config {
   readonly queue: QueueConfig;
   /** What `recon serve` and `recon worker` log (their JSON lines on stdout). */
   readonly log: LogConfig;
+  readonly alerts: AlertConfig;
 }
 
 export interface LogConfig {
   /** The least severe level written; `silent` writes nothing. */
   readonly level: LogLevel;
+}
+
+/** What recon sends when a nightly run fails, is suspect or late, or the callback base is unreachable. */
+export interface AlertConfig {
+  /** RECON_ALERT_WEBHOOK: each alert POSTed as JSON. It may hold a token: never printed whole. */
+  readonly webhookUrl: string | undefined;
+  readonly email: AlertEmailConfig | undefined;
+  /** A nightly run not reconciled this many hours after its slot is late. */
+  readonly lateHours: number;
+}
+
+export interface AlertEmailConfig {
+  readonly to: readonly string[];
+  /** smtp:// (STARTTLS when offered) or smtps://, with user:password when the relay wants them. */
+  readonly smtpUrl: string;
+  readonly from: string;
+}
+
+/** Whether any channel is set: without one, recon neither looks for alerts nor sends any. */
+export function alertsEnabled(alerts: AlertConfig): boolean {
+  return alerts.webhookUrl !== undefined || alerts.email !== undefined;
 }
 
 /** The job queue between receiving and ingesting (pg-boss, in recon's database). */
@@ -227,6 +281,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ReconError('CONFIG', `invalid environment variable ${variable}: ${issue.message}`);
   }
   const e = parsed.data;
+  if (e.RECON_ALERT_EMAIL && !e.RECON_SMTP_URL) {
+    throw new ReconError(
+      'CONFIG',
+      'RECON_ALERT_EMAIL is set but RECON_SMTP_URL is not: set RECON_SMTP_URL to the relay that sends the alerts (smtp://host:port or smtps://user:password@host)',
+    );
+  }
+  if (e.RECON_SMTP_URL && !e.RECON_ALERT_EMAIL) {
+    throw new ReconError(
+      'CONFIG',
+      'RECON_SMTP_URL is set but RECON_ALERT_EMAIL is not: set RECON_ALERT_EMAIL to the addresses alerts go to',
+    );
+  }
   return Object.freeze({
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.RECON_DATA_DIR),
@@ -268,5 +334,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     queue: Object.freeze({ heartbeatSeconds: e.RECON_JOB_HEARTBEAT_SECONDS, drainSeconds: e.RECON_DRAIN_SECONDS }),
     log: Object.freeze({ level: e.RECON_LOG_LEVEL }),
+    alerts: Object.freeze({
+      webhookUrl: e.RECON_ALERT_WEBHOOK,
+      email:
+        e.RECON_ALERT_EMAIL && e.RECON_SMTP_URL
+          ? Object.freeze({
+              to: Object.freeze(e.RECON_ALERT_EMAIL),
+              smtpUrl: e.RECON_SMTP_URL,
+              from: e.RECON_ALERT_FROM,
+            })
+          : undefined,
+      lateHours: e.RECON_ALERT_LATE_HOURS,
+    }),
   });
 }

@@ -312,6 +312,30 @@ export interface NightlyRunsTable {
   finished_at: Timestamp | null;
 }
 
+export const ALERT_CAUSES = ['nightly_failed', 'nightly_suspect', 'nightly_late', 'callback_unreachable'] as const;
+export type AlertCause = (typeof ALERT_CAUSES)[number];
+
+/** The structured fields of an alert (sql/migrations/0018_alerts.sql): strings only, so a webhook reads them as is. */
+export type AlertDetails = Readonly<Record<string, string>>;
+
+export interface AlertsTable {
+  alert_id: Generated<string>;
+  cause: AlertCause;
+  /** Unique within its cause: a nightly run's date for the nightly causes. */
+  key: string;
+  nightly_run_id: string | null;
+  title: string;
+  text: string;
+  details: ColumnType<AlertDetails, string | undefined, string>;
+  raised_at: DefaultedTimestamp;
+  webhook_delivered_at: Timestamp | null;
+  email_delivered_at: Timestamp | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: DefaultedTimestamp;
+  last_error: string | null;
+  given_up_at: Timestamp | null;
+}
+
 /**
  * reporting.reconciliation (sql/migrations/0005_reporting.sql), a view: each order's latest verdict, with the
  * explanation stored as judged, or assembled when read for a matched one. Read, never written.
@@ -356,5 +380,6 @@ export interface Schema {
   'recon.nightly_runs': NightlyRunsTable;
   'recon.workers': WorkersTable;
   'recon.callback_probes': CallbackProbesTable;
+  'recon.alerts': AlertsTable;
   'reporting.reconciliation': ReconciliationView;
 }

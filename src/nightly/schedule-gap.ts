@@ -1,6 +1,6 @@
-import { wallClockAt } from '@recon/protocol';
 import { CronExpressionParser } from 'cron-parser';
 import { createWallTimeResolver } from '../normalize/wall-time-resolver.ts';
+import { wallClock } from './schedule-slot.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -19,10 +19,4 @@ export function slotSkippedByClockChange(schedule: string, timezone: string, now
   const instant = new Date(resolver.toEpochSeconds(previous.getTime() / 1000) * 1000);
   const exists = wallClock(instant, timezone).getTime() === previous.getTime();
   return exists ? undefined : previous.toISOString().slice(0, 10);
-}
-
-/** The wall-clock time of `instant` in `timezone`, as a Date whose UTC fields are the local ones. */
-function wallClock(instant: Date, timezone: string): Date {
-  const wall = wallClockAt(instant, timezone);
-  return new Date(Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second));
 }
