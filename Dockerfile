@@ -44,5 +44,8 @@ RUN ln -s /app/dist/cli/main.js /usr/local/bin/recon && chmod +x /app/dist/cli/m
   && mkdir -p /data /shared && chown node:node /data /shared
 USER node
 VOLUME /data
+# recon serve's public listener (RECON_PORT), and the admin listener of recon serve and recon worker
+# (RECON_ADMIN_PORT: /metrics, /healthz), which listens on loopback unless RECON_ADMIN_HOST says otherwise.
+EXPOSE 8090 8091
 ENTRYPOINT ["recon"]
 CMD ["--help"]

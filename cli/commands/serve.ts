@@ -6,6 +6,8 @@ import { alertsEnabled, loadConfig, type AlertConfig } from '../../src/config/co
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
+import { startAdminListener, type AdminListener } from '../../src/admin/admin-listener.ts';
+import { registerServiceRequestMetrics } from '../../src/client/service-request-metrics.ts';
 import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
 import { requireCallbackBase } from '../../src/nightly/callback-base.ts';
 import { describeProbe, probeCallbackBase } from '../../src/nightly/callback-probe.ts';
@@ -24,12 +26,13 @@ import { untilAborted, workerSettings } from './worker.ts';
 const USAGE = `usage: recon serve [--port P] [--host H]
 
 Runs recon's service until SIGTERM or SIGINT: the receiver (export deliveries on the path of
-RECON_CALLBACK_BASE_URL, notifications on /notify, /healthz, Prometheus /metrics), a worker (as recon worker),
-the nightly scheduler (RECON_SCHEDULE in RECON_SCHEDULE_TIMEZONE) and, with RECON_ALERT_WEBHOOK or
-RECON_ALERT_EMAIL set, the alert check every minute (a nightly run failed, suspect or late; the callback base
-unreachable). SIGTERM drains: /healthz answers 503, uploads in flight finish, the current job finishes, then
-exit 0. It logs on stdout: one JSON object a line (a readable line each on a terminal), from \`listening on URL\`
-on, at RECON_LOG_LEVEL (info); see docs/operations.md.
+RECON_CALLBACK_BASE_URL, notifications on /notify), a worker (as recon worker), the nightly scheduler
+(RECON_SCHEDULE in RECON_SCHEDULE_TIMEZONE) and, with RECON_ALERT_WEBHOOK or RECON_ALERT_EMAIL set, the alert
+check every minute (a nightly run failed, suspect or late; the callback base unreachable). Operators' /healthz and
+Prometheus /metrics are on the admin listener, RECON_ADMIN_HOST:RECON_ADMIN_PORT (127.0.0.1:8091). SIGTERM drains:
+/healthz answers 503, uploads in flight finish, the current job finishes, then exit 0. It logs on stdout: one JSON
+object a line (a readable line each on a terminal), from \`listening on URL\` then \`admin on URL\` on, at
+RECON_LOG_LEVEL (info); see docs/operations.md.
 
 options (each also read from the environment variable shown; flags win):
   --port P   port to listen on, 0 for any free one   RECON_PORT (8090)
@@ -37,7 +40,7 @@ options (each also read from the environment variable shown; flags win):
 
 settings: DATABASE_URL (or the embedded database under RECON_DATA_DIR), RECON_SERVICE_URL, RECON_IDENTIFIER,
 RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_MAX_FILE_BYTES, RECON_SCHEDULE*, RECON_EXPORT_*, RECON_LOOKBACK_DAYS,
-RECON_LOG_LEVEL, RECON_ALERT_*, RECON_SMTP_URL (see docs/configuration.md).
+RECON_LOG_LEVEL, RECON_ADMIN_*, RECON_ALERT_*, RECON_SMTP_URL (see docs/configuration.md).
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -54,21 +57,28 @@ export async function run(ctx: CommandContext): Promise<number> {
   const port = values.port === undefined ? config.serve.port : parsePort(values.port);
   const host = values.host ?? config.serve.host;
   const log = serviceLogger(ctx, config, 'recon serve');
-  const client = serviceClient(config.service, log);
+  // One registry for the whole process: the receiver, the worker and the client count on it.
+  const metrics = createMetricsRegistry();
+  const client = serviceClient(config.service, log, { onAttempt: registerServiceRequestMetrics(metrics) });
   const callbackBaseUrl = requireCallbackBase(config.serve);
 
   const database = await openDatabase(config);
+  let admin: AdminListener | undefined;
   try {
     await removeStaleTempFolders();
     await migrate(database);
-    const metrics = createMetricsRegistry();
-    registerNightlyMetrics(metrics, database.db);
+    registerNightlyMetrics(metrics, database.db, {
+      schedule: config.nightly.schedule,
+      timezone: config.nightly.scheduleTimezone,
+      lateHours: config.alerts.lateHours,
+    });
+    admin = await startAdminListener({ ...config.admin, metrics, db: database.db });
     const services = await startReconServices({
       database,
       heartbeatSeconds: config.queue.heartbeatSeconds,
       log,
       callbackBaseUrl,
-      worker: workerSettings(config, client),
+      worker: workerSettings(config, client, metrics),
       receiver: {
         host,
         port,
@@ -90,9 +100,11 @@ export async function run(ctx: CommandContext): Promise<number> {
       onError: (message) => log.error(message),
       log,
     });
-    // The first record, and the one a supervisor or a test waits for: everything is started.
+    // The first record, and the one a supervisor or a test waits for: everything is started. Then where operators
+    // scrape.
     const url = services.receiver!.url;
     log.info({ url, callbackBaseUrl: services.callbackBaseUrl }, `listening on ${url}`);
+    log.info({ url: admin.url }, `admin on ${admin.url}`);
     let alerts: AlertMonitor | undefined;
     if (alertsEnabled(config.alerts)) {
       log.info(`alerts to ${describeChannels(config.alerts)}`);
@@ -112,6 +124,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       (error: unknown) => log.error({ err: error }, 'callback probe failed'),
     );
     await untilAborted(ctx.signal);
+    admin.drain();
     log.info('draining');
     await probing;
     await alerts?.stop();
@@ -120,6 +133,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     log.info('stopped');
     return EXIT.ok;
   } finally {
+    // The admin listener last: /healthz says `shutting down` and /metrics answers while the rest drains.
+    await admin?.close();
     await database.close();
   }
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { Histogram } from 'prom-client';
 import { ingestExportFile } from '../ingest-files.ts';
 import type { IngestLimits } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
@@ -19,6 +20,8 @@ export interface IngestDeliveryOptions {
   readonly onQuarantined?: (deliveryId: string, reason: string) => void;
   /** Told of each ingest: its file, rows and seconds (the caller's logger carries the delivery's id). */
   readonly log?: Logger;
+  /** Where each attempt's seconds are observed, by outcome (loaded, duplicate, failed, error). */
+  readonly ingestSeconds?: Histogram<'outcome'>;
 }
 
 /**
@@ -37,9 +40,12 @@ export async function ingestDelivery(
   const attempt = await startIngestAttempt(database.db, deliveryId);
   if (attempt.kind === 'quarantined') options.onQuarantined?.(deliveryId, attempt.reason);
   if (attempt.kind !== 'ingest') return attempt.nightlyRunId;
+  const timer = options.ingestSeconds?.startTimer();
   try {
-    await ingestOnce(database, deliveryId, options);
+    const outcome = await ingestOnce(database, deliveryId, options);
+    timer?.({ outcome });
   } catch (error) {
+    timer?.({ outcome: 'error' });
     const transient = error instanceof DatabaseFailedDuringLoad || isTransientDatabaseError(error);
     // Recorded when the database lets it be; when it does not, the next attempt takes this one for a dead worker.
     const quarantined = await endFailedAttempt(database.db, deliveryId, describeError(error), transient).catch(
@@ -51,7 +57,12 @@ export async function ingestDelivery(
   return attempt.nightlyRunId;
 }
 
-async function ingestOnce(database: Database, deliveryId: string, options: IngestDeliveryOptions): Promise<void> {
+/** Returns the file's status: loaded, duplicate or failed. */
+async function ingestOnce(
+  database: Database,
+  deliveryId: string,
+  options: IngestDeliveryOptions,
+): Promise<FileResult['status']> {
   const facts = await readDeliveryFacts(database.db, deliveryId);
   const started = performance.now();
   const result = await ingestSpooled(database, deliveryId, deliveryFileName(facts), options);
@@ -83,6 +94,7 @@ async function ingestOnce(database: Database, deliveryId: string, options: Inges
       .where('state', '=', 'delivered')
       .execute();
   });
+  return result.status;
 }
 
 /**

@@ -1,14 +1,21 @@
 import type { PgBoss } from 'pg-boss';
 import type { Database } from '../../src/db/database.ts';
 import { silentLogger, type Logger } from '../../src/log/logger.ts';
+import type { MetricsRegistry } from '../../src/metrics/metrics-registry.ts';
 import { QUEUES, sendIngestJobs } from '../../src/queue/job-queue.ts';
 import { announceWorker } from '../../src/queue/worker-presence.ts';
 import { describeProbe, probeCallbackBase } from '../../src/nightly/callback-probe.ts';
 import { advanceNightlyRun, type NightlyDependencies } from '../../src/nightly/advance-nightly-run.ts';
 import { ingestDelivery, type IngestDeliveryOptions } from './ingest-delivery.ts';
+import { registerWorkerMetrics } from './worker-metrics.ts';
 
-export interface NightlyWorkerOptions extends Omit<NightlyDependencies, 'scheduleAdvance' | 'database'> {
-  readonly ingest: IngestDeliveryOptions;
+export interface NightlyWorkerOptions extends Omit<
+  NightlyDependencies,
+  'scheduleAdvance' | 'database' | 'reconcileSeconds'
+> {
+  readonly ingest: Omit<IngestDeliveryOptions, 'ingestSeconds'>;
+  /** The process's registry, where the worker counts its jobs, ingests and reconciliations; none when absent. */
+  readonly metrics?: MetricsRegistry;
   /** How often an idle worker looks for jobs (pg-boss's default is 2 s; the demo and tests go faster). */
   readonly pollingIntervalSeconds?: number;
 }
@@ -46,6 +53,7 @@ export async function startNightlyWorker(
     onError: (error) => log.error({ err: error }, 'worker presence not refreshed'),
   });
   const scheduleAdvance = advanceSender(boss);
+  const metrics = options.metrics && registerWorkerMetrics(options.metrics);
   const deps: NightlyDependencies = {
     ...options,
     database,
@@ -59,6 +67,7 @@ export async function startNightlyWorker(
       if (result?.reachable) runLog.info(describeProbe(result));
       else if (result) runLog.error({ detail: result.detail }, describeProbe(result));
     },
+    ...(metrics ? { reconcileSeconds: metrics.reconcileSeconds } : {}),
   };
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
   const reported =
@@ -68,9 +77,11 @@ export async function startNightlyWorker(
       try {
         await handler(job!.data, jobLog);
       } catch (error) {
+        metrics?.jobs.inc({ queue, outcome: 'failed' });
         jobLog.error({ queue, err: error }, `${queue} job failed (it will be retried)`);
         throw error;
       }
+      metrics?.jobs.inc({ queue, outcome: 'completed' });
     };
   await boss.work<{ deliveryId: string }>(
     QUEUES.ingestDelivery,
@@ -79,6 +90,7 @@ export async function startNightlyWorker(
       const deliveryLog = jobLog.child({ delivery: data.deliveryId });
       const nightlyRunId = await ingestDelivery(database, data.deliveryId, {
         ...options.ingest,
+        ...(metrics ? { ingestSeconds: metrics.ingestSeconds } : {}),
         log: deliveryLog,
         onWarning: (message: string) => deliveryLog.warn(message),
         onQuarantined: (_deliveryId: string, reason: string) =>

@@ -6,6 +6,7 @@ import {
   execCodeFamily,
   getTransactionsResponseSchema,
   isRetryableExecCode,
+  normalizeExecCode,
   processResponseSchema,
   PROTOCOL_VERSION,
   retry,
@@ -28,6 +29,7 @@ import type {
   SyncExportRequest,
   WalletPaymentRequest,
 } from './request-types.ts';
+import { execCodeClass, failedAttemptOutcome, type ServiceAttempt } from './service-attempt.ts';
 import { ServiceError } from './service-error.ts';
 import { exportParams, toParams } from './to-params.ts';
 import { TransportError } from './transport-error.ts';
@@ -45,6 +47,8 @@ export interface PaymentClientOptions {
   readonly fetch?: FetchFunction;
   /** Told of every attempt: the operation, its EXECCODE or failure, and how long it took; see CallOptions. */
   readonly log?: Logger;
+  /** Told of every attempt too (the request latency metric); never fails a request. */
+  readonly onAttempt?: (attempt: ServiceAttempt) => void;
 }
 
 /** Per call: a logger carrying the caller's ids (run, batch, request), in place of the client's own. */
@@ -74,6 +78,13 @@ export interface PaymentClient {
 export function createPaymentClient(options: PaymentClientOptions): PaymentClient {
   const fetch = options.fetch ?? globalThis.fetch;
   const base = options.baseUrl.replace(/\/+$/, '');
+  const reportAttempt = (attempt: ServiceAttempt) => {
+    try {
+      options.onAttempt?.(attempt);
+    } catch {
+      // A faulty observer must not fail a request.
+    }
+  };
 
   async function call<T extends { EXECCODE: string; MESSAGE: string }>(
     endpoint: 'process' | 'export',
@@ -98,14 +109,23 @@ export function createPaymentClient(options: PaymentClientOptions): PaymentClien
       async (attempt) => {
         const started = performance.now();
         const took = () => Math.round(performance.now() - started);
+        const report = (outcome: string, execCode?: string) =>
+          reportAttempt({
+            operation,
+            outcome,
+            ...(execCode === undefined ? {} : { execCode }),
+            seconds: (performance.now() - started) / 1000,
+          });
         let answer: T;
         try {
           answer = parseAnswer(operation, schema, await postForm(fetch, url, body, options.timeoutMs));
         } catch (error) {
+          report(failedAttemptOutcome(error));
           log.warn({ operation, try: attempt, ms: took(), err: error }, `${operation}: no valid answer`);
           throw error;
         }
         const execCode = answer.EXECCODE;
+        report(execCodeClass(normalizeExecCode(execCode)), normalizeExecCode(execCode));
         if (execCodeFamily(execCode) !== 'success') {
           log.warn(
             { operation, try: attempt, execCode, ms: took(), serviceMessage: answer.MESSAGE },

@@ -1,6 +1,6 @@
 import { requireService, type ServiceConfig } from '../config/config.ts';
 import type { Logger } from '../log/logger.ts';
-import { createPaymentClient, type PaymentClient } from './payment-client.ts';
+import { createPaymentClient, type PaymentClient, type PaymentClientOptions } from './payment-client.ts';
 
 /** One attempt may take this long, the answer included: a few orders answer in about a second. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -8,7 +8,11 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const RETRY = { attempts: 3, baseDelayMs: 500 };
 
 /** The client of the configured payment service; a missing variable is a CONFIG error naming it. */
-export function serviceClient(service: ServiceConfig, log?: Logger): PaymentClient {
+export function serviceClient(
+  service: ServiceConfig,
+  log?: Logger,
+  observe: Pick<PaymentClientOptions, 'onAttempt'> = {},
+): PaymentClient {
   const access = requireService(service);
   return createPaymentClient({
     baseUrl: access.url,
@@ -17,5 +21,6 @@ export function serviceClient(service: ServiceConfig, log?: Logger): PaymentClie
     timeoutMs: REQUEST_TIMEOUT_MS,
     retry: RETRY,
     ...(log ? { log } : {}),
+    ...observe,
   });
 }

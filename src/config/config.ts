@@ -83,6 +83,9 @@ const EnvSchema = z.object({
   RECON_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   RECON_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
   RECON_HOST: z.string().min(1).default('127.0.0.1'),
+  // Not 9090: that is Prometheus's own port, often on the same host.
+  RECON_ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(8091),
+  RECON_ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
   RECON_MAX_CONNECTIONS: positiveInt.default(256),
   RECON_MAX_CONNECTIONS_PER_CLIENT: nonNegativeInt.default(64),
   RECON_MAX_UPLOADS: positiveInt.default(8),
@@ -136,6 +139,7 @@ export interface Config {
   readonly queue: QueueConfig;
   /** What `recon serve` and `recon worker` log (their JSON lines on stdout). */
   readonly log: LogConfig;
+  readonly admin: AdminConfig;
   readonly alerts: AlertConfig;
 }
 
@@ -163,6 +167,14 @@ export interface AlertEmailConfig {
 /** Whether any channel is set: without one, recon neither looks for alerts nor sends any. */
 export function alertsEnabled(alerts: AlertConfig): boolean {
   return alerts.webhookUrl !== undefined || alerts.email !== undefined;
+}
+
+/** The operators' listener of `recon serve` and `recon worker`: /metrics and /healthz. */
+export interface AdminConfig {
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** Loopback by default: /metrics and /healthz are for the host, not the internet. */
+  readonly host: string;
 }
 
 /** The job queue between receiving and ingesting (pg-boss, in recon's database). */
@@ -334,6 +346,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     queue: Object.freeze({ heartbeatSeconds: e.RECON_JOB_HEARTBEAT_SECONDS, drainSeconds: e.RECON_DRAIN_SECONDS }),
     log: Object.freeze({ level: e.RECON_LOG_LEVEL }),
+    admin: Object.freeze({ port: e.RECON_ADMIN_PORT, host: e.RECON_ADMIN_HOST }),
     alerts: Object.freeze({
       webhookUrl: e.RECON_ALERT_WEBHOOK,
       email:

@@ -30,6 +30,8 @@ export interface NightlyDependencies {
   readonly log?: Logger;
   /** Checks, once per run before its requests go out, that the callback base reaches recon's receiver. */
   readonly probeCallbackBase?: (nightlyRunId: string) => Promise<void>;
+  /** Where the seconds of each reconciliation are observed. */
+  readonly reconcileSeconds?: { observe(seconds: number): void };
 }
 
 /** The dependencies of one run's advance: the logger is the run's own. */
@@ -383,6 +385,7 @@ async function finishRun(deps: RunDependencies, run: NightlyRun, now: Date): Pro
       },
       'orders reconciled',
     );
+    deps.reconcileSeconds?.observe((performance.now() - started) / 1000);
     const givenUp = await givenUpBatches(db, run.nightlyRunId);
     const state: NightlyRunState = givenUp.length > 0 ? 'failed' : 'reconciled';
     const failure =

@@ -1,26 +1,38 @@
 import { sql, type Kysely } from 'kysely';
-import type { Schema } from '../db/schema.ts';
+import { Gauge } from 'prom-client';
+import { NIGHTLY_RUN_STATES, type Schema } from '../db/schema.ts';
 import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
+import { scrapeGauge } from '../metrics/scrape-gauge.ts';
 import { QUEUE_SCHEMA, QUEUES } from '../queue/job-queue.ts';
 import { latestCallbackProbe } from './callback-probe.ts';
+import { ALERT_HORIZON_DAYS } from '../alerts/nightly-alerts.ts';
+import { findLateRuns, type LatenessRule } from './late-run.ts';
 
 /**
  * What the workers and the nightly runs add to /metrics, read from the database at each scrape: the work is done
- * by any number of `recon worker` processes that serve no HTTP, so what they did is counted where they leave it,
- * and every `recon serve` reports the same figures for the whole deployment.
+ * by any number of `recon worker` processes, so what they did is counted where they leave it, and every
+ * `recon serve` reports the same figures for the whole deployment (alert rules take the max over instances).
  * - recon_delivered_rows{outcome}: rows of delivered exports loaded and rejected;
  * - recon_deliveries_failed: delivered files that failed to ingest (their batch is asked for again), and
  *   recon_deliveries_quarantined: those of them given up after two attempts that died or failed the same way;
  * - recon_queue_depth{queue}, recon_jobs_failed{queue}: jobs waiting, and jobs whose retries ran out;
- * - recon_nightly_run_lag_seconds: since the last nightly run that reconciled (what an alert on a stalled nightly
- *   watches), and recon_nightly_runs_failed;
+ * - recon_nightly_runs{state}, recon_nightly_runs_failed: runs by state;
+ * - recon_nightly_run_lag_seconds: since the last nightly run that reconciled;
+ * - recon_nightly_latest_run_failed, recon_nightly_latest_run_suspect, recon_nightly_run_late: what the alert
+ *   rules of deploy/prometheus/alerts.yml watch, each 1 or 0.
  * - recon_callback_base_reachable{callback_base}: the latest probe of the callback base (callback-probe.ts).
  */
-export function registerNightlyMetrics(registry: MetricsRegistry, db: Kysely<Schema>): void {
-  registry.gaugeFromCallback(
-    'recon_delivered_rows',
-    'Rows of delivered exports ingested, by outcome (loaded or rejected).',
-    async () => {
+export function registerNightlyMetrics(
+  registry: MetricsRegistry,
+  db: Kysely<Schema>,
+  lateness: LatenessRule,
+  now: () => Date = () => new Date(),
+): void {
+  scrapeGauge(registry, {
+    name: 'recon_delivered_rows',
+    help: 'Rows of delivered exports ingested, by outcome (loaded or rejected).',
+    labelNames: ['outcome'],
+    read: async () => {
       const totals = await db
         .selectFrom('recon.deliveries as d')
         .innerJoin('recon.files as f', 'f.file_id', 'd.file_id')
@@ -35,19 +47,23 @@ export function registerNightlyMetrics(registry: MetricsRegistry, db: Kysely<Sch
         { labels: { outcome: 'rejected' }, value: Number(totals.rejected) },
       ];
     },
-  );
-  registry.gaugeFromCallback('recon_deliveries_failed', 'Delivered export files that failed to ingest.', async () => {
-    const { failed } = await db
-      .selectFrom('recon.deliveries')
-      .select((eb) => eb.fn.countAll<string>().as('failed'))
-      .where('state', '=', 'failed')
-      .executeTakeFirstOrThrow();
-    return Number(failed);
   });
-  registry.gaugeFromCallback(
-    'recon_deliveries_quarantined',
-    'Delivered export files given up after two attempts that died or failed the same way.',
-    async () => {
+  scrapeGauge(registry, {
+    name: 'recon_deliveries_failed',
+    help: 'Delivered export files that failed to ingest.',
+    read: async () => {
+      const { failed } = await db
+        .selectFrom('recon.deliveries')
+        .select((eb) => eb.fn.countAll<string>().as('failed'))
+        .where('state', '=', 'failed')
+        .executeTakeFirstOrThrow();
+      return Number(failed);
+    },
+  });
+  scrapeGauge(registry, {
+    name: 'recon_deliveries_quarantined',
+    help: 'Delivered export files given up after two attempts that died or failed the same way.',
+    read: async () => {
       const { quarantined } = await db
         .selectFrom('recon.deliveries')
         .select((eb) => eb.fn.countAll<string>().as('quarantined'))
@@ -55,7 +71,7 @@ export function registerNightlyMetrics(registry: MetricsRegistry, db: Kysely<Sch
         .executeTakeFirstOrThrow();
       return Number(quarantined);
     },
-  );
+  });
   // Counted in pg-boss's job table itself: its own queue statistics are a cache refreshed every minute or so, and a
   // scrape should see a job the moment it waits.
   const jobsByQueue = async (states: readonly string[]) => {
@@ -65,41 +81,92 @@ export function registerNightlyMetrics(registry: MetricsRegistry, db: Kysely<Sch
     const counted = new Map(rows.map((row) => [row.name, row.jobs]));
     return Object.values(QUEUES).map((name) => ({ labels: { queue: name }, value: counted.get(name) ?? 0 }));
   };
-  registry.gaugeFromCallback('recon_queue_depth', 'Jobs waiting in the queue (created or to retry), by queue.', () =>
-    jobsByQueue(['created', 'retry']),
-  );
-  registry.gaugeFromCallback(
-    'recon_jobs_failed',
-    'Jobs whose retries ran out, by queue (kept for a week by the queue).',
-    () => jobsByQueue(['failed']),
-  );
-  registry.gaugeFromCallback(
-    'recon_nightly_run_lag_seconds',
-    'Seconds since the last nightly run that reconciled (-1: none yet).',
-    async () => {
+  scrapeGauge(registry, {
+    name: 'recon_queue_depth',
+    help: 'Jobs waiting in the queue (created or to retry), by queue.',
+    labelNames: ['queue'],
+    read: () => jobsByQueue(['created', 'retry']),
+  });
+  scrapeGauge(registry, {
+    name: 'recon_jobs_failed',
+    help: 'Jobs whose retries ran out, by queue (kept for a week by the queue).',
+    labelNames: ['queue'],
+    read: () => jobsByQueue(['failed']),
+  });
+  scrapeGauge(registry, {
+    name: 'recon_nightly_run_lag_seconds',
+    help: 'Seconds since the last nightly run that reconciled (-1: none yet).',
+    read: async () => {
       const {
         rows: [latest],
       } = await sql<{ lag: number | null }>`
-      SELECT extract(epoch FROM now() - max(finished_at))::float8 AS lag FROM recon.nightly_runs WHERE state = 'reconciled'`.execute(
-        db,
-      );
+        SELECT extract(epoch FROM now() - max(finished_at))::float8 AS lag
+        FROM recon.nightly_runs WHERE state = 'reconciled'`.execute(db);
       return latest?.lag ?? -1;
     },
-  );
-  registry.gaugeFromCallback(
-    'recon_callback_base_reachable',
-    "Whether the latest probe of RECON_CALLBACK_BASE_URL reached recon's receiver (1) or not (0); absent before the first.",
-    async () => {
+  });
+  scrapeGauge(registry, {
+    name: 'recon_callback_base_reachable',
+    help: "Whether the latest probe of RECON_CALLBACK_BASE_URL reached recon's receiver (1) or not (0); absent before the first.",
+    labelNames: ['callback_base'],
+    read: async () => {
       const probe = await latestCallbackProbe(db);
       return probe ? [{ labels: { callback_base: probe.callbackBaseUrl }, value: probe.reachable ? 1 : 0 }] : [];
     },
-  );
-  registry.gaugeFromCallback('recon_nightly_runs_failed', 'Nightly runs that failed.', async () => {
-    const { failed } = await db
-      .selectFrom('recon.nightly_runs')
-      .select((eb) => eb.fn.countAll<string>().as('failed'))
-      .where('state', '=', 'failed')
-      .executeTakeFirstOrThrow();
-    return Number(failed);
   });
+  const runsByState = async () => {
+    const rows = await db
+      .selectFrom('recon.nightly_runs')
+      .select(['state', (eb) => eb.fn.countAll<string>().as('runs')])
+      .groupBy('state')
+      .execute();
+    return new Map(rows.map((row) => [row.state as string, Number(row.runs)]));
+  };
+  scrapeGauge(registry, {
+    name: 'recon_nightly_runs',
+    help: 'Nightly runs by state (requesting, waiting, reconciling, reconciled, failed).',
+    labelNames: ['state'],
+    read: async () => {
+      const counted = await runsByState();
+      return NIGHTLY_RUN_STATES.map((state) => ({ labels: { state }, value: counted.get(state) ?? 0 }));
+    },
+  });
+  scrapeGauge(registry, {
+    name: 'recon_nightly_runs_failed',
+    help: 'Nightly runs that failed (the same as recon_nightly_runs{state="failed"}).',
+    read: async () => (await runsByState()).get('failed') ?? 0,
+  });
+  const latestFinishedRun = () =>
+    db
+      .selectFrom('recon.nightly_runs as n')
+      .leftJoin('recon.reconciliation_runs as r', 'r.run_id', 'n.reconciliation_run_id')
+      .select(['n.state', 'r.suspect'])
+      .where('n.state', 'in', ['reconciled', 'failed'])
+      .orderBy('n.run_date', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  scrapeGauge(registry, {
+    name: 'recon_nightly_latest_run_failed',
+    help: 'Whether the latest finished nightly run failed (1) or reconciled (0): an export batch was given up.',
+    read: async () => ((await latestFinishedRun())?.state === 'failed' ? 1 : 0),
+  });
+  scrapeGauge(registry, {
+    name: 'recon_nightly_latest_run_suspect',
+    help: 'Whether the reconciliation of the latest finished nightly run is suspect (1): orders expect money but no transaction was found.',
+    read: async () => ((await latestFinishedRun())?.suspect === true ? 1 : 0),
+  });
+  scrapeGauge(registry, {
+    name: 'recon_nightly_run_late',
+    help: 'Whether a nightly run is late (1): unfinished RECON_ALERT_LATE_HOURS after its slot, or missing for a slot that long past.',
+    read: async () => {
+      const at = now();
+      const horizon = new Date(at.getTime() - ALERT_HORIZON_DAYS * 86_400_000);
+      return (await findLateRuns(db, lateness, at, horizon)).length > 0 ? 1 : 0;
+    },
+  });
+  new Gauge({
+    name: 'recon_nightly_late_hours',
+    help: 'RECON_ALERT_LATE_HOURS: hours after its slot from which an unfinished nightly run counts as late.',
+    registers: [registry],
+  }).set(lateness.lateHours);
 }

@@ -85,7 +85,8 @@ export async function handleDelivery(
   ctx.emit({ type: 'delivery-accepted', ...stored });
   answer(response, 200, 'OK');
   if (stored.outcome === 'repeated') return;
-  ctx.metrics.deliveredBytes.inc({}, stored.bytes);
+  ctx.metrics.deliveredBytes.inc(stored.bytes);
+  ctx.metrics.deliverySize.observe(stored.bytes);
   try {
     await ctx.onDelivered(stored.deliveryId);
   } catch (error) {

@@ -1,20 +1,17 @@
-import type { Counter, MetricsRegistry } from '../metrics/metrics-registry.ts';
+import { Counter, Histogram } from 'prom-client';
+import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
 import type { RefusalReason } from './refusal.ts';
 
-/** What the receiver counts, on the registry the whole `recon serve` process exposes at /metrics. */
+/** What the receiver counts, on the registry its process exposes on the admin listener's /metrics. */
 export interface ReceiverMetrics {
-  /** outcome: stored | repeated. */
-  readonly deliveriesAccepted: Counter;
-  /**
-   * reason: a RefusalReason, `aborted` (the sender went away), `slow` (it trickled), `busy` (no free slot: answered
-   * 503) or `error` (recon could not store it).
-   */
-  readonly deliveriesRefused: Counter;
+  readonly deliveriesAccepted: Counter<'outcome'>;
+  readonly deliveriesRefused: Counter<'reason'>;
   readonly deliveredBytes: Counter;
+  /** Sizes of the deliveries stored, as sent (compressed). */
+  readonly deliverySize: Histogram;
   readonly deliveryHookFailures: Counter;
-  /** hash: valid | invalid (both stored). */
-  readonly notifications: Counter;
-  readonly notificationsRefused: Counter;
+  readonly notifications: Counter<'hash'>;
+  readonly notificationsRefused: Counter<'reason'>;
 }
 
 export type FailureReason = RefusalReason | 'aborted' | 'slow' | 'busy' | 'error';
@@ -42,32 +39,56 @@ const NOTIFICATION_REFUSALS: readonly FailureReason[] = [
   'error',
 ];
 
+/** From 1 KiB to 4 GiB by fours: an export of a few orders is kilobytes, a month of a large shop a gigabyte. */
+const DELIVERY_SIZE_BUCKETS = Array.from({ length: 12 }, (_, n) => 1024 * 4 ** n);
+
 export function registerReceiverMetrics(registry: MetricsRegistry): ReceiverMetrics {
+  const registers = [registry];
   const metrics: ReceiverMetrics = {
-    deliveriesAccepted: registry.counter(
-      'recon_deliveries_accepted_total',
-      'Export deliveries answered 200, by outcome: stored, or repeated (the same content again).',
-    ),
-    deliveriesRefused: registry.counter('recon_deliveries_refused_total', 'Export deliveries not stored, by reason.'),
-    deliveredBytes: registry.counter('recon_delivered_bytes_total', 'Bytes of the export deliveries stored.'),
-    deliveryHookFailures: registry.counter(
-      'recon_delivery_hook_failures_total',
-      'Stored deliveries whose onDelivered call failed (they stay in state received).',
-    ),
-    notifications: registry.counter(
-      'recon_notifications_total',
-      'Notifications stored, by whether their HASH was valid.',
-    ),
-    notificationsRefused: registry.counter(
-      'recon_notifications_refused_total',
-      'Notification requests not stored, by reason.',
-    ),
+    deliveriesAccepted: new Counter({
+      name: 'recon_deliveries_accepted_total',
+      help: 'Export deliveries answered 200, by outcome: stored, or repeated (the same content again).',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    deliveriesRefused: new Counter({
+      name: 'recon_deliveries_refused_total',
+      help: 'Export deliveries not stored, by reason.',
+      labelNames: ['reason'],
+      registers,
+    }),
+    deliveredBytes: new Counter({
+      name: 'recon_delivered_bytes_total',
+      help: 'Bytes of the export deliveries stored.',
+      registers,
+    }),
+    deliverySize: new Histogram({
+      name: 'recon_delivery_size_bytes',
+      help: 'Sizes of the export deliveries stored, in bytes as sent (compressed).',
+      buckets: DELIVERY_SIZE_BUCKETS,
+      registers,
+    }),
+    deliveryHookFailures: new Counter({
+      name: 'recon_delivery_hook_failures_total',
+      help: 'Stored deliveries whose onDelivered call failed (they stay in state received).',
+      registers,
+    }),
+    notifications: new Counter({
+      name: 'recon_notifications_total',
+      help: 'Notifications stored, by whether their HASH was valid.',
+      labelNames: ['hash'],
+      registers,
+    }),
+    notificationsRefused: new Counter({
+      name: 'recon_notifications_refused_total',
+      help: 'Notification requests not stored, by reason.',
+      labelNames: ['reason'],
+      registers,
+    }),
   };
   // Every series from the start, so that a rate over the first event is not lost.
   for (const outcome of ['stored', 'repeated']) metrics.deliveriesAccepted.inc({ outcome }, 0);
   for (const reason of DELIVERY_REFUSALS) metrics.deliveriesRefused.inc({ reason }, 0);
-  metrics.deliveredBytes.inc({}, 0);
-  metrics.deliveryHookFailures.inc({}, 0);
   for (const hash of ['valid', 'invalid']) metrics.notifications.inc({ hash }, 0);
   for (const reason of NOTIFICATION_REFUSALS) metrics.notificationsRefused.inc({ reason }, 0);
   return metrics;

@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
 import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
-import { PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus-text.ts';
 import { callbackEndpoint } from './callback-url.ts';
 import { createConcurrencyGate } from './concurrency-gate.ts';
 import { handleDelivery } from './delivery-handler.ts';
@@ -11,7 +10,7 @@ import { handleNotification } from './notification-handler.ts';
 import type { ReceiverContext } from './receiver-context.ts';
 import type { ReceiverEvent } from './receiver-event.ts';
 import { registerReceiverMetrics } from './receiver-metrics.ts';
-import { answer, answerEarly } from './respond.ts';
+import { answerEarly } from './respond.ts';
 import { DEFAULT_SLOW_CLIENT_RULE, type SlowClientRule } from './slow-client-guard.ts';
 
 export interface ReceiverOptions {
@@ -32,7 +31,7 @@ export interface ReceiverOptions {
   readonly spoolDirectory?: string;
   /** Called with each newly stored delivery, after it is answered; a failure is counted, never the sender's. */
   readonly onDelivered?: (deliveryId: string) => void | Promise<void>;
-  /** Where the receiver counts; served at /metrics with everything else registered there. */
+  /** Where the receiver counts: the process's registry, served on the admin listener's /metrics. */
   readonly metrics: MetricsRegistry;
   readonly onEvent?: (event: ReceiverEvent) => void;
   /** Expiry of tokens and received_at of deliveries and notifications. Default: the system clock. */
@@ -51,20 +50,19 @@ export interface DatabaseShare {
  */
 export const DEFAULT_DATABASE_SHARE: DatabaseShare = { deliveries: 3, notifications: 3, waitMs: 10_000 };
 export const DEFAULT_MAX_UPLOADS = 8;
-/** /healthz says unhealthy when the database does not answer within this. */
-const HEALTH_CHECK_MS = 3_000;
 
 export interface Receiver {
   /** The request listener, for node:http's createServer (startReceiver does that). */
   readonly handle: (request: IncomingMessage, response: ServerResponse) => void;
-  /** From now on /healthz answers 503; resolves once every request in flight, onDelivered calls included, is done. */
+  /** Resolves once every request in flight, onDelivered calls included, is done. */
   drain(): Promise<void>;
 }
 
 /**
- * recon serve's HTTP side: POST <callback path><token> takes export deliveries, GET and POST /notify take
- * notifications, GET /healthz and GET /metrics serve operators. Refuses to start (ReconError CONFIG) with a
- * callback base URL that leaves fewer than 8 token characters or without a secret.
+ * recon serve's public HTTP side: POST <callback path><token> takes export deliveries, GET and POST /notify take
+ * notifications; anything else is 404 (/healthz and /metrics are on the admin listener, off the internet).
+ * Refuses to start (ReconError CONFIG) with a callback base URL that leaves fewer than 8 token characters or
+ * without a secret.
  */
 export function createReceiver(options: ReceiverOptions): Receiver {
   const endpoint = callbackEndpoint(options.callbackBaseUrl);
@@ -94,7 +92,6 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     },
   };
   const inFlight = new Set<Promise<void>>();
-  let draining = false;
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const target = request.url ?? '';
@@ -106,14 +103,11 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       case '/notify':
         if (method === 'GET' || method === 'POST') return handleNotification(ctx, request, response);
         return answerEarly(request, response, 405, `${method} not allowed on /notify`, { allow: 'GET, POST' });
+      // Named here because under a callback path of `/` they would read as delivery URLs and answer 405: a scraper
+      // still pointed at the public port should be told plainly that nothing is there.
       case '/healthz':
-        if (method !== 'GET' && method !== 'HEAD')
-          return answerEarly(request, response, 405, `${method} not allowed on /healthz`, { allow: 'GET, HEAD' });
-        return draining ? answer(response, 503, 'shutting down') : answerHealth(options.db, response);
       case '/metrics':
-        if (method !== 'GET' && method !== 'HEAD')
-          return answerEarly(request, response, 405, `${method} not allowed on /metrics`, { allow: 'GET, HEAD' });
-        return answerMetrics(options.metrics, response);
+        return answerEarly(request, response, 404, 'not found: served on the admin listener (RECON_ADMIN_PORT)');
     }
     if (url.pathname.startsWith(endpoint.path) && url.pathname.length > endpoint.path.length) {
       if (method === 'POST') return handleDelivery(ctx, request, response, url.pathname.slice(endpoint.path.length));
@@ -136,41 +130,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       void work.finally(() => inFlight.delete(work));
     },
     async drain() {
-      draining = true;
       while (inFlight.size > 0) await Promise.all(inFlight);
     },
   };
-}
-
-/** 200 when the database answers a query in time, 503 naming the failure otherwise. */
-async function answerHealth(db: Kysely<Schema>, response: ServerResponse): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      sql`SELECT 1`.execute(db),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${HEALTH_CHECK_MS / 1000} s`)), HEALTH_CHECK_MS);
-      }),
-    ]);
-  } catch (error) {
-    return answer(
-      response,
-      503,
-      `database unreachable: ${error instanceof Error ? error.message.replace(/\s*\n\s*/g, ' ') : String(error)}`,
-    );
-  } finally {
-    clearTimeout(timer);
-  }
-  answer(response, 200, 'OK');
-}
-
-async function answerMetrics(registry: MetricsRegistry, response: ServerResponse): Promise<void> {
-  let text: string;
-  try {
-    text = await registry.expose();
-  } catch (error) {
-    // A scrape that fails says so (the target shows as down) rather than leaving a metric out unnoticed.
-    return answer(response, 500, error instanceof Error ? error.message.replace(/\s*\n\s*/g, ' ') : String(error));
-  }
-  answer(response, 200, text, { 'content-type': PROMETHEUS_CONTENT_TYPE });
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../../src/package-root.ts';
+import { parseLogRecords, untilLogged } from '../support/log-records.ts';
 
 export interface RunResult {
   code: number | null;
@@ -33,7 +34,8 @@ export const NODE_FLAGS = readFileSync(path.join(packageRoot(), 'cli', 'main.ts'
 /**
  * Starts `node FLAGS cli/main.ts ARGS` from the package root as a real subprocess (stdout and stderr are
  * pipes, not a terminal). `env` replaces the database variables of this process's environment entirely,
- * so a PGlite run never inherits the DATABASE_URL of the test environment.
+ * so a PGlite run never inherits the DATABASE_URL of the test environment. The admin listener takes a free port
+ * unless `env` names one: test files run side by side, and would otherwise all want RECON_ADMIN_PORT's default.
  */
 export function startRecon(
   args: string[],
@@ -50,7 +52,7 @@ export function startRecon(
       : ['/bin/sh', ['-c', `ulimit -n ${options.maxOpenFiles} && exec "$@"`, 'sh', ...command]];
   const child = spawn(file, argv, {
     cwd: packageRoot(),
-    env: { ...base, ...env },
+    env: { ...base, RECON_ADMIN_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -82,4 +84,18 @@ export function startRecon(
 /** Runs recon to its end: see startRecon. */
 export function runRecon(args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
   return startRecon(args, env).done;
+}
+
+/**
+ * Where a started `recon serve` (or `recon worker`, which has no public listener) listens, once it has logged it:
+ * `listening on URL` (serve only), then `admin on URL`, each a JSON record with its `url`. Rejects with its stderr
+ * if it exits first.
+ */
+export async function listeningUrls(recon: RunningRecon): Promise<{ url: string | undefined; adminUrl: string }> {
+  const admin = await Promise.race([
+    untilLogged(recon, 'the admin listener', (record) => record.msg.startsWith('admin on '), { timeoutMs: 60_000 }),
+    recon.done.then((result) => Promise.reject(new Error(`recon exited ${result.code}: ${result.stderr}`))),
+  ]);
+  const listening = parseLogRecords(recon.stdoutSoFar()).find((record) => record.msg.startsWith('listening on '));
+  return { url: listening?.url as string | undefined, adminUrl: admin.url as string };
 }

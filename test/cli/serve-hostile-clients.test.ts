@@ -9,7 +9,7 @@ import { multipart, send } from '../receive/receiver-harness.ts';
 import { refusingBaseUrl } from '../support/loopback.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
-import { startRecon, type RunningRecon } from './run-recon.ts';
+import { listeningUrls, startRecon, type RunningRecon } from './run-recon.ts';
 
 const SECRET = 'hostile-secret';
 const GZIP = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.alloc(2000, 7)]);
@@ -26,6 +26,7 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
   let recon: RunningRecon;
   let url: string;
   let port: number;
+  let adminUrl: string;
 
   beforeAll(async () => {
     testDb = await createTestDatabase('postgres');
@@ -45,10 +46,7 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
       },
       { maxOpenFiles: MAX_OPEN_FILES },
     );
-    await new Promise<void>((resolve, reject) => {
-      recon.onStdoutLine(() => resolve());
-      recon.done.then((result) => reject(new Error(`recon serve exited ${result.code}: ${result.stderr}`)), reject);
-    });
+    ({ adminUrl } = await listeningUrls(recon));
   });
   afterAll(async () => {
     if (recon) {
@@ -69,10 +67,10 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
       expiresAt: new Date(Date.now() + 3_600_000),
     });
 
-  /** The process is up and serves every entry point: health, a notification, a delivery. */
+  /** The process is up and serves every entry point: health (on the admin listener), a notification, a delivery. */
   async function servesEverything(): Promise<void> {
     expect(recon.child.exitCode).toBeNull();
-    expect(await send(`${url}/healthz`, { method: 'GET' })).toMatchObject({ status: 200, text: 'OK' });
+    expect(await send(`${adminUrl}/healthz`, { method: 'GET' })).toMatchObject({ status: 200, text: 'OK' });
     const notification = encodeNotification(
       { TRANSACTIONID: 'T-HOSTILE', ORDERID: 'HOSTILE-ORDER', OPERATIONTYPE: 'payment', EXECCODE: '0000' },
       SECRET,
@@ -118,12 +116,12 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
     } finally {
       for (const socket of attackers) socket.destroy();
     }
-    // Their connections are given back: the same host is served again.
+    // Their connections are given back: the same host is answered again (405: a GET on a delivery URL).
     await waitUntil(
       'the attacking host to be served again',
       async () =>
-        (await send(`${url}/healthz`, { method: 'GET', localAddress: '127.0.0.2' }).catch(() => undefined))?.status ===
-        200,
+        (await send(`${url}/NOTATOKEN`, { method: 'GET', localAddress: '127.0.0.2' }).catch(() => undefined))
+          ?.status === 405,
     );
   });
 
@@ -161,7 +159,7 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
       // The client sees its connection close a moment before the server has let go of the upload's slot.
       let metrics = '';
       await waitUntil('the cut uploads counted', async () => {
-        metrics = (await send(`${url}/metrics`, { method: 'GET' })).text;
+        metrics = (await send(`${adminUrl}/metrics`, { method: 'GET' })).text;
         return metrics.includes('recon_deliveries_refused_total{reason="slow"} 8\n');
       }).catch((error: unknown) => {
         throw new Error(
@@ -186,7 +184,7 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
 
   /** While every upload slot is taken, a delivery is answered 503 (Retry-After) at once; everything else works. */
   async function servesEverythingBut503ForDeliveries(): Promise<void> {
-    expect(await send(`${url}/healthz`, { method: 'GET' })).toMatchObject({ status: 200 });
+    expect(await send(`${adminUrl}/healthz`, { method: 'GET' })).toMatchObject({ status: 200 });
     const notification = encodeNotification(
       { TRANSACTIONID: 'T-TRICKLE', ORDERID: 'HOSTILE-ORDER', OPERATIONTYPE: 'payment', EXECCODE: '0000' },
       SECRET,

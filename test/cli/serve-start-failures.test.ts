@@ -48,6 +48,34 @@ describe.each(BACKENDS)('recon serve that cannot start, on %s', (backend) => {
     },
     60_000,
   );
+
+  it.skipIf(skip)(
+    'on an admin port in use: exit 1 and one line naming RECON_ADMIN_PORT, recon serve and recon worker alike',
+    async () => {
+      const occupant = createServer();
+      const url = await listenOnLoopback(occupant);
+      const port = new URL(url).port;
+      try {
+        for (const command of ['serve', 'worker']) {
+          const result = await runRecon([command], {
+            ...testDb.env,
+            ...SERVICE,
+            RECON_PORT: '0',
+            RECON_ADMIN_PORT: port,
+            RECON_CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
+          });
+          expect(result).toEqual({
+            code: 1,
+            stdout: '',
+            stderr: `recon ${command}: admin listener: cannot listen on 127.0.0.1:${port} (RECON_ADMIN_HOST, RECON_ADMIN_PORT): listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`,
+          });
+        }
+      } finally {
+        await closeServer(occupant);
+      }
+    },
+    60_000,
+  );
 });
 
 describe('recon serve and recon worker without their database', () => {

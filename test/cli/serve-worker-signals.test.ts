@@ -15,7 +15,7 @@ import { messagesAmong, parseLogRecords, untilLogged } from '../support/log-reco
 import { refusingBaseUrl } from '../support/loopback.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
-import { runRecon, startRecon, type RunningRecon } from './run-recon.ts';
+import { listeningUrls, runRecon, startRecon, type RunningRecon } from './run-recon.ts';
 
 const IDENTIFIER = 'SIGNALS';
 const SECRET = 'signals-secret';
@@ -73,7 +73,9 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
   });
 
   /** A recon serve on a free port, ready once it says where it listens. */
-  async function startServe(name: string): Promise<{ recon: RunningRecon; url: string; port: number }> {
+  async function startServe(
+    name: string,
+  ): Promise<{ recon: RunningRecon; url: string; port: number; adminUrl: string }> {
     const { baseUrl, port } = await refusingBaseUrl();
     const recon = startRecon(['serve'], {
       ...testDb.env,
@@ -89,7 +91,8 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
       recon.done.then((result) => Promise.reject(new Error(`recon serve exited ${result.code}: ${result.stderr}`))),
     ]);
     expect(listening).toMatchObject({ level: 'info', msg: `listening on ${baseUrl}`, url: baseUrl });
-    return { recon, url: baseUrl, port };
+    const { adminUrl } = await listeningUrls(recon);
+    return { recon, url: baseUrl, port, adminUrl };
   }
 
   /** A token the receiver takes a delivery on, and a small plain-csv export to deliver. */
@@ -195,7 +198,7 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
 
   it('recon serve with a job in progress: finishes the job, then exits 0', async () => {
     const held = await holdMerges();
-    const { recon, url } = await startServe('drained-serve');
+    const { recon, url, adminUrl } = await startServe('drained-serve');
     let released = false;
     try {
       const delivery = await exportToDeliver(`${url}/`, 'SRV');
@@ -215,7 +218,14 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
       const result = await recon.done;
       expect(result.code).toBe(0);
       expect(result.stderr).toBe('');
-      const wanted = [`listening on ${url}`, 'delivery received', 'draining', 'delivery ingested', 'stopped'];
+      const wanted = [
+        `listening on ${url}`,
+        `admin on ${adminUrl}`,
+        'delivery received',
+        'draining',
+        'delivery ingested',
+        'stopped',
+      ];
       expect(messagesAmong(parseLogRecords(result.stdout), wanted)).toEqual(wanted);
     } finally {
       recon.child.kill('SIGKILL');
@@ -225,18 +235,19 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
   });
 
   it('recon serve with an upload in flight: the upload is stored and answered, /healthz answers 503 meanwhile, exit 0', async () => {
-    const { recon, url, port } = await startServe('draining-receiver');
+    const { recon, url, port, adminUrl } = await startServe('draining-receiver');
     try {
-      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${adminUrl}/healthz`)).status).toBe(200);
       const delivery = await exportToDeliver(`${url}/`, 'UPL');
       const upload = await startUpload(port, delivery.path, delivery.body);
       recon.child.kill('SIGTERM');
-      // Once the port refuses connections the receiver is draining: the upload may end now.
+      // Once the port refuses connections the receiver is draining; the admin listener says so, and answers on.
       await waitUntil('recon serve no longer listening', () => refused(port));
-      upload.finish(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      const health = await fetch(`${adminUrl}/healthz`);
+      expect({ status: health.status, text: await health.text() }).toEqual({ status: 503, text: 'shutting down' });
+      upload.finish('');
       const answers = await upload.answers;
-      expect([...answers.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1])).toEqual(['100', '200', '503']);
-      expect(answers).toMatch(/\r\n\r\nshutting down$/);
+      expect([...answers.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1])).toEqual(['100', '200']);
       const result = await recon.done;
       expect(result.code).toBe(0);
       expect(result.stderr).toBe('');

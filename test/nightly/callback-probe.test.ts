@@ -122,10 +122,10 @@ describe.each(BACKENDS)('the probe of the callback base on %s', (backend) => {
       expect(await latestCallbackProbe(db)).toEqual(first);
 
       const metrics = createMetricsRegistry();
-      registerNightlyMetrics(metrics, db);
-      expect(await metrics.expose()).toContain(`recon_callback_base_reachable{callback_base="${baseUrl}/"} 0\n`);
+      registerNightlyMetrics(metrics, db, { schedule: '30 2 * * *', timezone: 'Europe/Paris', lateHours: 6 });
+      expect(await metrics.metrics()).toContain(`recon_callback_base_reachable{callback_base="${baseUrl}/"} 0\n`);
       await probeCallbackBase(db, `${receiver.url}/cb/`, { reason: 'serve start' });
-      expect(await metrics.expose()).toContain(
+      expect(await metrics.metrics()).toContain(
         `recon_callback_base_reachable{callback_base="${receiver.url}/cb/"} 1\n`,
       );
     },

@@ -4,6 +4,8 @@ import { loadConfig } from '../../src/config/config.ts';
 import { advanceNightlyRun } from '../../src/nightly/advance-nightly-run.ts';
 import { endFailedAttempt, startIngestAttempt, WORKER_DIED } from '../../src/nightly/delivery-attempts.ts';
 import { ingestDelivery } from '../../pipelines/nightly/ingest-delivery.ts';
+import { registerWorkerMetrics } from '../../pipelines/nightly/worker-metrics.ts';
+import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
 import { startNightlyRun } from '../../src/nightly/nightly-run.ts';
 import { listNightlyRuns, formatNightlyRun } from '../../src/nightly/nightly-run-report.ts';
 import { answering, startServer, type LoopbackServer } from '../client/loopback-servers.ts';
@@ -93,9 +95,11 @@ describe.each(BACKENDS)('quarantined deliveries on %s', (backend) => {
     async () => {
       const { nightlyRunId, deliveryId, requestId } = await deliveredRun();
       const quarantined: string[] = [];
+      const registry = createMetricsRegistry();
       const options = {
         ...INGEST,
         onQuarantined: (id: string, reason: string) => void quarantined.push(`${id}: ${reason}`),
+        ingestSeconds: registerWorkerMetrics(registry).ingestSeconds,
       };
 
       await expect(ingestDelivery(testDb.database, deliveryId, options)).rejects.toThrow(
@@ -118,6 +122,8 @@ describe.each(BACKENDS)('quarantined deliveries on %s', (backend) => {
       // Nothing more is done with it, however often its job runs.
       expect(await ingestDelivery(testDb.database, deliveryId, options)).toBe(nightlyRunId);
       expect(await deliveryRow(deliveryId)).toMatchObject({ state: 'failed', attempts: 2 });
+      // Each attempt was timed; the skipped one was not.
+      expect(await registry.metrics()).toContain('recon_ingest_duration_seconds_count{outcome="error"} 2\n');
 
       await advanceNightlyRun(deps(), nightlyRunId);
       const requests = await testDb.database.db

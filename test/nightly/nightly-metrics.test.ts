@@ -11,12 +11,21 @@ describe.each(BACKENDS)('/metrics of the worker and the nightly runs on %s', (ba
   let boss: PgBoss;
   let registry: MetricsRegistry;
 
+  // Slots at 02:30 in Paris (01:30 UTC in November); a run is late 6 hours on.
+  const lateness = { schedule: '30 2 * * *', timezone: 'Europe/Paris', lateHours: 6 };
+  let now = new Date('2026-11-21T09:00:00Z');
+
   beforeAll(async () => {
     if (skip) return;
     testDb = await createTestDatabase(backend);
+    // Installed before the slots the test looks at: a slot before the first migration is never late.
+    await testDb.database.db
+      .updateTable('recon.schema_migrations')
+      .set({ applied_at: new Date('2026-11-01T00:00:00Z') })
+      .execute();
     boss = await openJobQueue(testDb.database, { heartbeatSeconds: 10 });
     registry = createMetricsRegistry();
-    registerNightlyMetrics(registry, testDb.database.db);
+    registerNightlyMetrics(registry, testDb.database.db, lateness, () => now);
   });
   afterAll(async () => {
     await boss?.stop({ graceful: false, close: false });
@@ -32,10 +41,16 @@ describe.each(BACKENDS)('/metrics of the worker and the nightly runs on %s', (ba
     'reads what every process did from the database at each scrape: rows, failures, queue, run lag',
     async () => {
       const db = testDb.database.db;
-      let text = await registry.expose();
+      let text = await registry.metrics();
       expect(sample(text, `recon_queue_depth{queue="${QUEUES.ingestDelivery}"}`)).toBe(0);
       expect(sample(text, 'recon_nightly_run_lag_seconds')).toBe(-1);
       expect(sample(text, 'recon_nightly_runs_failed')).toBe(0);
+      expect(sample(text, 'recon_nightly_runs{state="failed"}')).toBe(0);
+      expect(sample(text, 'recon_nightly_latest_run_failed')).toBe(0);
+      expect(sample(text, 'recon_nightly_latest_run_suspect')).toBe(0);
+      // No run for the slot of 2026-11-21, 7.5 hours ago, but none before it either: a new install is not late.
+      expect(sample(text, 'recon_nightly_run_late')).toBe(0);
+      expect(sample(text, 'recon_nightly_late_hours')).toBe(6);
       expect(sample(text, 'recon_delivered_rows{outcome="loaded"}')).toBe(0);
       expect(sample(text, 'recon_deliveries_quarantined')).toBe(0);
 
@@ -108,15 +123,75 @@ describe.each(BACKENDS)('/metrics of the worker and the nightly runs on %s', (ba
           .execute();
       }
 
-      text = await registry.expose();
+      text = await registry.metrics();
       expect(sample(text, `recon_queue_depth{queue="${QUEUES.ingestDelivery}"}`)).toBe(1);
       expect(sample(text, `recon_jobs_failed{queue="${QUEUES.advanceNightlyRun}"}`)).toBe(1);
       expect(sample(text, 'recon_nightly_run_lag_seconds')).toBeGreaterThanOrEqual(90);
       expect(sample(text, 'recon_nightly_runs_failed')).toBe(1);
+      expect(sample(text, 'recon_nightly_runs{state="failed"}')).toBe(1);
+      expect(sample(text, 'recon_nightly_runs{state="reconciled"}')).toBe(1);
+      expect(sample(text, 'recon_nightly_runs{state="waiting"}')).toBe(0);
+      expect(sample(text, 'recon_nightly_latest_run_failed')).toBe(1);
+      // The slot's run, 2026-11-21, failed: an alert of its own, not a late one.
+      expect(sample(text, 'recon_nightly_run_late')).toBe(0);
       expect(sample(text, 'recon_delivered_rows{outcome="loaded"}')).toBe(10);
       expect(sample(text, 'recon_delivered_rows{outcome="rejected"}')).toBe(2);
       expect(sample(text, 'recon_deliveries_failed')).toBe(1);
       expect(sample(text, 'recon_deliveries_quarantined')).toBe(1);
+    },
+  );
+
+  it.skipIf(skip)(
+    "says whether the latest finished run was suspect, and whether the latest slot's run is late",
+    async () => {
+      const db = testDb.database.db;
+      const { run_id } = await db
+        .insertInto('recon.reconciliation_runs')
+        .values({
+          as_of: new Date('2026-11-22T01:30:00Z'),
+          scope: JSON.stringify({ kind: 'all' }),
+          tolerance_minor: '0',
+          grace_hours: 24,
+          suspect: true,
+          suspect_reason: 'no transaction at all',
+          kind: 'nightly',
+          description: 'nightly run 2026-11-22',
+        })
+        .returning('run_id')
+        .executeTakeFirstOrThrow();
+      await db
+        .insertInto('recon.nightly_runs')
+        .values({
+          run_date: '2026-11-22',
+          as_of: new Date('2026-11-22T01:30:00Z'),
+          state: 'reconciled',
+          reconciliation_run_id: run_id,
+          finished_at: new Date('2026-11-22T03:00:00Z'),
+        })
+        .execute();
+      now = new Date('2026-11-22T09:00:00Z');
+      let text = await registry.metrics();
+      expect(sample(text, 'recon_nightly_latest_run_failed')).toBe(0);
+      expect(sample(text, 'recon_nightly_latest_run_suspect')).toBe(1);
+      expect(sample(text, 'recon_nightly_run_late')).toBe(0);
+
+      // The next night's run started but is still waiting for its exports 6 hours after its slot.
+      await db
+        .insertInto('recon.nightly_runs')
+        .values({
+          run_date: '2026-11-23',
+          as_of: new Date('2026-11-23T01:30:00Z'),
+          state: 'waiting',
+          started_at: new Date('2026-11-23T01:30:00Z'),
+        })
+        .execute();
+      now = new Date('2026-11-23T07:29:00Z');
+      expect(sample(await registry.metrics(), 'recon_nightly_run_late')).toBe(0);
+      now = new Date('2026-11-23T07:31:00Z');
+      text = await registry.metrics();
+      expect(sample(text, 'recon_nightly_run_late')).toBe(1);
+      // An unfinished run is neither failed nor suspect: the latest finished one is what those say.
+      expect(sample(text, 'recon_nightly_latest_run_suspect')).toBe(1);
     },
   );
 });

@@ -437,7 +437,7 @@ describe.each(BACKENDS)('export deliveries on %s', (backend) => {
         deliveryId: String(delivery!.delivery_id),
         error: new Error('queue unavailable'),
       });
-      expect(await failing.metrics.expose()).toContain('recon_delivery_hook_failures_total 1\n');
+      expect(await failing.metrics.metrics()).toContain('recon_delivery_hook_failures_total 1\n');
     } finally {
       await failing.close();
     }

@@ -1,16 +1,11 @@
-import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetricsRegistry, type MetricsRegistry } from '../../src/metrics/metrics-registry.ts';
-import { encodeNotification } from '@recon/protocol';
 import { issueExportToken } from '../../src/receive/export-token.ts';
 import type { ReceiverEvent } from '../../src/receive/receiver-event.ts';
-import { createReceiver } from '../../src/receive/receiver.ts';
 import { startReceiver } from '../../src/receive/start-receiver.ts';
 import { createArrivals } from '../support/arrivals.ts';
 import { expectReconError } from '../support/expect-recon-error.ts';
-import { closeServer, listenOnLoopback, refusingBaseUrl } from '../support/loopback.ts';
-import { openDatabase } from '../../src/db/open-database.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { open, send, SECRET } from './receiver-harness.ts';
 
@@ -62,117 +57,27 @@ describe.each(BACKENDS)('startReceiver on %s', (backend) => {
         .execute()
     ).length;
 
-  it.skipIf(skip)('answers /healthz with OK', async () => {
-    const { running } = await start();
-    try {
-      expect(await send(`${running.url}/healthz`, { method: 'GET' })).toMatchObject({ status: 200, text: 'OK' });
-      expect((await send(`${running.url}/healthz`, { method: 'POST', body: '' })).status).toBe(405);
-    } finally {
-      await running.close();
-    }
-  });
-
-  it.skipIf(skip)('answers /healthz 503 naming the failure when the database does not answer', async () => {
-    const { baseUrl } = await refusingBaseUrl();
-    const unreachable = await openDatabase({
-      databaseUrl: `postgres://recon@${new URL(baseUrl).host}/nowhere`,
-      dataDir: '/nonexistent',
-    });
-    const receiver = createReceiver({
-      db: unreachable.db,
-      secret: SECRET,
-      callbackBaseUrl: 'http://127.0.0.1:9/',
-      maxFileBytes: 1,
-      metrics: createMetricsRegistry(),
-    });
-    const server = createServer(receiver.handle);
-    const url = await listenOnLoopback(server);
-    try {
-      const health = await send(`${url}/healthz`, { method: 'GET' });
-      expect(health.status).toBe(503);
-      expect(health.text).toMatch(/^database unreachable: .*ECONNREFUSED/);
-    } finally {
-      await closeServer(server);
-      await unreachable.close();
-    }
-  });
-
-  it.skipIf(skip)('answers /healthz 503 once the receiver drains before closing', async () => {
-    const receiver = createReceiver({
-      db: testDb.database.db,
-      secret: SECRET,
-      callbackBaseUrl: 'http://127.0.0.1:9/',
-      maxFileBytes: 1,
-      metrics: createMetricsRegistry(),
-    });
-    const server = createServer(receiver.handle);
-    const url = await listenOnLoopback(server);
-    try {
-      await receiver.drain();
-      expect(await send(`${url}/healthz`, { method: 'GET' })).toMatchObject({ status: 503, text: 'shutting down' });
-    } finally {
-      await closeServer(server);
-    }
-  });
-
   it.skipIf(skip)(
-    'serves /metrics in Prometheus text format: what the receiver counted, and gauges read at scrape time',
+    'answers 404 to /healthz and /metrics, even under a callback path of `/`: they are on the admin listener',
     async () => {
-      const metrics = createMetricsRegistry();
-      let queueDepth = 3;
-      metrics.gaugeFromCallback('recon_queue_depth', 'Jobs waiting.', () => queueDepth);
-      const { running, issue } = await start(metrics);
+      const { running, issue } = await start();
       try {
+        // The receiver counts on its registry all the same: it is served elsewhere.
         const issued = await issue();
-        await send(issued.callbackUrl, { body: Buffer.from('a;b\n1;2\n') });
-        await send(`${running.url}/UNKNOWNTOKEN`, { body: 'x' });
-        await send(`${running.url}/notify`, {
-          method: 'POST',
-          body: encodeNotification({ TRANSACTIONID: 'T1' }, SECRET),
-        });
-        await send(`${running.url}/notify?TRANSACTIONID=T2&HASH=00`, { method: 'GET' });
-
-        const scrape = await send(`${running.url}/metrics`, { method: 'GET' });
-        expect(scrape.status).toBe(200);
-        expect(scrape.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
-        const lines = scrape.text.split('\n');
-        expect(lines).toEqual(
-          expect.arrayContaining([
-            '# TYPE recon_deliveries_accepted_total counter',
-            'recon_deliveries_accepted_total{outcome="stored"} 1',
-            'recon_deliveries_accepted_total{outcome="repeated"} 0',
-            'recon_deliveries_refused_total{reason="unknown_token"} 1',
-            'recon_delivered_bytes_total 8',
-            'recon_notifications_total{hash="valid"} 1',
-            'recon_notifications_total{hash="invalid"} 1',
-            '# HELP recon_queue_depth Jobs waiting.',
-            '# TYPE recon_queue_depth gauge',
-            'recon_queue_depth 3',
-          ]),
+        expect((await send(issued.callbackUrl, { body: Buffer.from('a;b\n1;2\n') })).status).toBe(200);
+        for (const path of ['/healthz', '/metrics'])
+          for (const method of ['GET', 'HEAD', 'POST'])
+            expect(
+              (await send(`${running.url}${path}`, method === 'POST' ? { method, body: 'x' } : { method })).status,
+            ).toBe(404);
+        expect((await send(`${running.url}/metrics`, { method: 'GET' })).text).toBe(
+          'not found: served on the admin listener (RECON_ADMIN_PORT)',
         );
-        queueDepth = 0;
-        expect((await send(`${running.url}/metrics`, { method: 'GET' })).text).toContain('\nrecon_queue_depth 0\n');
       } finally {
         await running.close();
       }
     },
   );
-
-  it.skipIf(skip)('answers /metrics 500 with one line naming the gauge whose callback failed', async () => {
-    const metrics = createMetricsRegistry();
-    metrics.gaugeFromCallback('recon_run_lag_seconds', 'Since the last nightly run.', () =>
-      Promise.reject(new Error('relation "recon.nightly_runs" does not exist')),
-    );
-    const { running } = await start(metrics);
-    try {
-      expect(await send(`${running.url}/metrics`, { method: 'GET' })).toMatchObject({
-        status: 500,
-        text: 'metric recon_run_lag_seconds: relation "recon.nightly_runs" does not exist',
-      });
-    } finally {
-      await running.close();
-    }
-  });
 
   it.skipIf(skip)(
     'closes gracefully: stops accepting connections, finishes the upload in flight, then resolves',
