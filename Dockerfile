@@ -29,7 +29,8 @@ CMD ["--help"]
 FROM node:24-bookworm-slim AS runtime
 # lbzip2 decompresses bzip2 exports natively with about half the CPU of bzip2, which stays as the fallback
 # (recon falls back to a JavaScript decoder without either).
-RUN apt-get update && apt-get install -y --no-install-recommends lbzip2 bzip2 && rm -rf /var/lib/apt/lists/*
+# tini is the container's init: it passes SIGTERM on to recon (which drains) and reaps what recon starts (lbzip2).
+RUN apt-get update && apt-get install -y --no-install-recommends lbzip2 bzip2 tini && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production RECON_DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -47,5 +48,9 @@ VOLUME /data
 # recon serve's public listener (RECON_PORT), and the admin listener of recon serve and recon worker
 # (RECON_ADMIN_PORT: /metrics, /healthz), which listens on loopback unless RECON_ADMIN_HOST says otherwise.
 EXPOSE 8090 8091
-ENTRYPOINT ["recon"]
+# For recon serve and recon worker: /healthz of the admin listener, which answers 503 while the database does not
+# answer or the process drains. A one-shot command (report, ingest...) ends long before the first check.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.RECON_ADMIN_PORT || 8091}/healthz`, { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--", "recon"]
 CMD ["--help"]
