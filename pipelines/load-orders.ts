@@ -10,7 +10,7 @@ import {
 import type { OrderNormalizeResult } from '../src/orders/order-normalizer.ts';
 import { encodeAcceptedOrder, encodeRejectedOrder } from '../src/orders/order-staging.ts';
 import { beginOrderStaging, mergeStagedOrders, stageOrders } from '../src/orders/staged-orders.ts';
-import { describeFailure } from './ingest-failure.ts';
+import { describeFailure } from '../src/ingest/ingest-failure.ts';
 
 /**
  * The steps both imports of orders share (`recon import-orders` per file, `recon sync-orders` per run), inside the

@@ -2,12 +2,12 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestFiles } from '../../pipelines/ingest-files.ts';
-import { findUnchangedRecords } from '../../pipelines/unchanged-records.ts';
+import { ingestFiles } from '../../src/ingest/ingest-files.ts';
+import { findUnchangedRecords } from '../../src/ingest/unchanged-records.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import { givenFile } from '../../src/load/export-file.ts';
-import type { FileResult } from '../../src/load/file-result.ts';
+import { givenFile } from '../../src/ingest/export-file.ts';
+import type { FileResult } from '../../src/ingest/file-result.ts';
 import { zipArchive } from '../../scripts/zip-archive.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 

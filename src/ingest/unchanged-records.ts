@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
-import type { Connection } from '../src/db/database.ts';
-import { openExport } from '../src/decompress/open-export.ts';
-import { ReconError } from '../src/errors.ts';
-import type { ExportFile } from '../src/load/export-file.ts';
+import type { Connection } from '../db/database.ts';
+import { openExport } from '../decompress/open-export.ts';
+import { ReconError } from '../errors.ts';
+import type { ExportFile } from './export-file.ts';
 import {
   beginFingerprints,
   classifyFingerprints,
@@ -11,15 +11,15 @@ import {
   fingerprintLine,
   fingerprintsRepeatIds,
   type FingerprintVerdict,
-} from '../src/load/fingerprints.ts';
-import { createRepeatedIdFilter } from '../src/load/repeated-id-filter.ts';
-import { recordDigest, recordDigestSeed } from '../src/load/row-digest.ts';
-import { takeMergeTurn } from '../src/load/staged-file.ts';
-import { exportColumnOf } from '../src/normalize/export-columns.ts';
-import { planHeader } from '../src/normalize/header-plan.ts';
-import { parseCsv, type ParsedCsv } from '../src/parse/parse-csv.ts';
+} from './fingerprints.ts';
+import { createRepeatedIdFilter } from './repeated-id-filter.ts';
+import { recordDigest, recordDigestSeed } from './row-digest.ts';
+import { takeMergeTurn } from './staged-file.ts';
+import { exportColumnOf } from '../normalize/export-columns.ts';
+import { planHeader } from '../normalize/header-plan.ts';
+import { parseCsv, type ParsedCsv } from '../parse/parse-csv.ts';
 import { EntryError } from './ingest-failure.ts';
-import type { IngestOptions } from './ingest-files.ts';
+import type { IngestOptions } from './ingest-options.ts';
 
 /**
  * Before a file is loaded: which of its records would leave their stored row as it is, so that only the others are

@@ -1,6 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { readAhead } from '../../src/load/read-ahead.ts';
+import { readAhead } from '../../src/ingest/read-ahead.ts';
 
 const MARK = Symbol('mark');
 

@@ -1,74 +1,37 @@
-import type { IngestLimits } from '../src/config/config.ts';
-import type { Connection, Database } from '../src/db/database.ts';
-import { fileErrorDetail } from '../src/decompress/archive-error.ts';
-import { openExport } from '../src/decompress/open-export.ts';
-import { describeError, ReconError } from '../src/errors.ts';
-import { NulCharacterError } from '../src/load/copy-text.ts';
-import { givenFile, type ExportFile } from '../src/load/export-file.ts';
-import type { FileResult, LoadedFile } from '../src/load/file-result.ts';
+import type { Connection, Database } from '../db/database.ts';
+import { fileErrorDetail } from '../decompress/archive-error.ts';
+import { openExport } from '../decompress/open-export.ts';
+import { describeError, ReconError } from '../errors.ts';
+import { NulCharacterError } from './copy-text.ts';
+import { givenFile, type ExportFile } from './export-file.ts';
+import type { FileResult, LoadedFile } from './file-result.ts';
 import {
   findLoadedFileId,
   insertFailedFile,
   insertLoadingFile,
   recordLoadedFile,
   type FileIdentity,
-} from '../src/load/files-repository.ts';
-import { copyDirect, restageDirect } from '../src/load/direct-copy.ts';
-import { readAhead, type ReadAhead } from '../src/load/read-ahead.ts';
-import {
-  beginStaging,
-  mergeChunk,
-  mergeStaged,
-  stageEntry,
-  type StagedEntry,
-  type StagedRows,
-} from '../src/load/staged-file.ts';
-import { recordDigestSeed } from '../src/load/row-digest.ts';
+} from './files-repository.ts';
+import { copyDirect, restageDirect } from './direct-copy.ts';
+import { readAhead, type ReadAhead } from './read-ahead.ts';
+import { beginStaging, mergeChunk, mergeStaged, stageEntry, type StagedEntry, type StagedRows } from './staged-file.ts';
+import { recordDigestSeed } from './row-digest.ts';
 import {
   createStagingRowEncoder,
   directLineage,
   type DirectLineage,
   type StagingRowEncoder,
-} from '../src/load/staging-row-encoder.ts';
-import { planHeader } from '../src/normalize/header-plan.ts';
-import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
-import { createWallTimeResolver } from '../src/normalize/wall-time-resolver.ts';
-import { formatRawRecord } from '../src/parse/format-raw-record.ts';
-import { parseCsv, type ParsedCsv } from '../src/parse/parse-csv.ts';
-import type { IngestProgress } from '../src/terminal/progress-bar.ts';
+} from './staging-row-encoder.ts';
+import { planHeader } from '../normalize/header-plan.ts';
+import { createRecordNormalizer } from '../normalize/record-normalizer.ts';
+import { createWallTimeResolver } from '../normalize/wall-time-resolver.ts';
+import { formatRawRecord } from '../parse/format-raw-record.ts';
+import { parseCsv, type ParsedCsv } from '../parse/parse-csv.ts';
+import type { IngestProgress } from '../terminal/progress-bar.ts';
+import type { IngestOptions } from './ingest-options.ts';
 import { identifyFile } from './identify-file.ts';
 import { findUnchangedRecords } from './unchanged-records.ts';
 import { describeFailure, EntryError, isConcurrentLoadOfSameBytes } from './ingest-failure.ts';
-
-/**
- * `recon ingest`: each file is read, checked against what was loaded before, and loaded in a transaction
- * of its own: decompress -> parse -> normalize -> COPY into staging -> one upsert. A file that fails in
- * any way is rolled back whole and recorded as failed; the next file still loads.
- */
-export interface IngestOptions {
-  /** Zone of the exports' DATE wall times (IANA name). */
-  readonly timezone: string;
-  readonly limits: IngestLimits;
-  readonly onProgress?: (progress: IngestProgress) => void;
-  /** Called as each file finishes, before the next starts, so a long run reports as it goes. */
-  readonly onResult?: (result: FileResult) => void;
-  /** Told what a decoder accepted with a warning (bytes after the last bzip2 stream), in one line naming the file. */
-  readonly onWarning?: (message: string) => void;
-  /**
-   * Stops between batches and before a file commits: the current file rolls back, is not recorded as failed,
-   * and ingestFiles rejects with the signal's reason.
-   */
-  readonly signal?: AbortSignal;
-  /** Files of at least this many bytes are first checked for records loaded already (unchanged-records.ts); tests lower it. */
-  readonly fingerprintMinBytes?: number;
-  /**
-   * Rows staged per chunk of a file loaded in chunks (staged-file.ts, `mergeChunk`). On PostgreSQL, CHUNK_ROWS; on
-   * PGlite, which runs in Node's own thread and so cannot merge while Node parses, a file is one chunk. Tests lower it.
-   */
-  readonly chunkRows?: number;
-  /** COPY text parsed ahead while a chunk merges: READ_AHEAD_BYTES unless a test lowers it. */
-  readonly readAheadBytes?: number;
-}
 
 /**
  * About a second of parsing, and of merging, per chunk on the benchmark's machine: the per-chunk statements cost a few
@@ -78,6 +41,11 @@ const CHUNK_ROWS = 100_000;
 /** COPY text parsed ahead of the database while it merges a chunk: about 90,000 rows, most of a chunk. */
 const READ_AHEAD_BYTES = 16 * 1024 * 1024;
 
+/**
+ * `recon ingest`: each file is read, checked against what was loaded before, and loaded in a transaction
+ * of its own: decompress -> parse -> normalize -> COPY into staging -> one upsert. A file that fails in
+ * any way is rolled back whole and recorded as failed; the next file still loads.
+ */
 export async function ingestFiles(
   database: Database,
   paths: readonly string[],
