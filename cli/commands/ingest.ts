@@ -1,4 +1,4 @@
-import { ingestFiles } from '../../src/ingest/ingest-files.ts';
+import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { ingestExportFile } from '../../src/ingest/ingest-files.ts';
+import { ingestExportFile } from '../ingest-files.ts';
 import type { IngestLimits } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { isTransientDatabaseError } from '../../src/db/sql-state.ts';

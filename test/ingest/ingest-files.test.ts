@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ingestExportFile, ingestFiles } from '../../src/ingest/ingest-files.ts';
+import { ingestExportFile, ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { FileResult } from '../../src/ingest/file-result.ts';
 import { packageRoot } from '../../src/package-root.ts';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestFiles } from '../../src/ingest/ingest-files.ts';
+import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import type { IngestOptions } from '../../src/ingest/ingest-options.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';

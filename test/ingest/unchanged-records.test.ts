@@ -2,7 +2,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestFiles } from '../../src/ingest/ingest-files.ts';
+import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { findUnchangedRecords } from '../../src/ingest/unchanged-records.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestFiles } from '../../src/ingest/ingest-files.ts';
+import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Schema } from '../../src/db/schema.ts';
 import { triggerNightlyRun } from '../../src/nightly/nightly-scheduler.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfill, type BackfillClient } from '../../pipelines/backfill.ts';
-import { ingestFiles } from '../../src/ingest/ingest-files.ts';
+import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { ingestDelivery } from '../../pipelines/nightly/ingest-delivery.ts';
 import { startNightlyRun } from '../../src/nightly/nightly-run.ts';

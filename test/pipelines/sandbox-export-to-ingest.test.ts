@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import busboy from 'busboy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestFiles } from '../../src/ingest/ingest-files.ts';
+import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { createPaymentClient } from '../../src/client/payment-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createSandbox, type Sandbox } from '@recon/sandbox';

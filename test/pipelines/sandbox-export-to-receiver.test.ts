@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestFiles } from '../../src/ingest/ingest-files.ts';
+import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { createPaymentClient } from '../../src/client/payment-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { spoolDelivery } from '../../src/receive/spool-delivery.ts';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importOrderFiles } from '../../pipelines/import-orders.ts';
-import { ingestFiles } from '../../src/ingest/ingest-files.ts';
+import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { createPaymentClient } from '../../src/client/payment-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { reconcile } from '../../src/reconcile/reconcile.ts';

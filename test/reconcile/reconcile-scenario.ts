@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { ingestFiles } from '../../src/ingest/ingest-files.ts';
+import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { OrderStatus, PaymentMethod } from '../../src/db/schema.ts';

@@ -3,7 +3,7 @@ import { fileErrorDetail } from '../decompress/archive-error.ts';
 import { openExport } from '../decompress/open-export.ts';
 import { describeError, ReconError } from '../errors.ts';
 import { NulCharacterError } from './copy-text.ts';
-import { givenFile, type ExportFile } from './export-file.ts';
+import type { ExportFile } from './export-file.ts';
 import type { FileResult, LoadedFile } from './file-result.ts';
 import {
   findLoadedFileId,
@@ -24,7 +24,6 @@ import {
 } from './staging-row-encoder.ts';
 import { planHeader } from '../normalize/header-plan.ts';
 import { createRecordNormalizer } from '../normalize/record-normalizer.ts';
-import { createWallTimeResolver } from '../normalize/wall-time-resolver.ts';
 import { formatRawRecord } from '../parse/format-raw-record.ts';
 import { parseCsv, type ParsedCsv } from '../parse/parse-csv.ts';
 import type { IngestProgress } from '../terminal/progress-bar.ts';
@@ -42,38 +41,10 @@ const CHUNK_ROWS = 100_000;
 const READ_AHEAD_BYTES = 16 * 1024 * 1024;
 
 /**
- * `recon ingest`: each file is read, checked against what was loaded before, and loaded in a transaction
- * of its own: decompress -> parse -> normalize -> COPY into staging -> one upsert. A file that fails in
- * any way is rolled back whole and recorded as failed; the next file still loads.
+ * One export file, read, checked against what was loaded before, and loaded in a transaction of its own. A file that
+ * fails in any way is rolled back whole and recorded as failed, and its result says so: the caller goes on.
  */
-export async function ingestFiles(
-  database: Database,
-  paths: readonly string[],
-  options: IngestOptions,
-): Promise<FileResult[]> {
-  // An unknown zone is the caller's mistake, not each file's: refuse it (ReconError CONFIG) before any file.
-  createWallTimeResolver(options.timezone);
-  const results: FileResult[] = [];
-  for (const filePath of paths) {
-    options.signal?.throwIfAborted();
-    const result = await ingestFile(database, givenFile(filePath), options);
-    options.onResult?.(result);
-    results.push(result);
-  }
-  return results;
-}
-
-/** One export file as `recon ingest` loads each of its files, under a name of its own rather than its path. */
-export async function ingestExportFile(
-  database: Database,
-  file: ExportFile,
-  options: IngestOptions,
-): Promise<FileResult> {
-  createWallTimeResolver(options.timezone);
-  return ingestFile(database, file, options);
-}
-
-async function ingestFile(database: Database, file: ExportFile, options: IngestOptions): Promise<FileResult> {
+export async function ingestFile(database: Database, file: ExportFile, options: IngestOptions): Promise<FileResult> {
   let identity: FileIdentity;
   try {
     identity = { name: file.name, arrival: file.arrival, ...(await identifyFile(file.path, file.name)) };
