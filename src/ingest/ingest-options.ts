@@ -17,12 +17,9 @@ export interface IngestOptions {
    * and ingestFiles rejects with the signal's reason.
    */
   readonly signal?: AbortSignal;
-  /** Files of at least this many bytes are first checked for records loaded already (unchanged-records.ts); tests lower it. */
-  readonly fingerprintMinBytes?: number;
-  /**
-   * Rows staged per chunk of a file loaded in chunks (staged-file.ts, `mergeChunk`). On PostgreSQL, CHUNK_ROWS; on
-   * PGlite, which runs in Node's own thread and so cannot merge while Node parses, a file is one chunk. Tests lower it.
-   */
+  /** Files of at least this many bytes may load `changed-rows-first` (load-plan.ts); tests lower it. */
+  readonly changedRowsFirstMinBytes?: number;
+  /** Rows per chunk (load-plan.ts, `chunks`), on either database; tests lower it. */
   readonly chunkRows?: number;
   /** COPY text parsed ahead while a chunk merges: READ_AHEAD_BYTES unless a test lowers it. */
   readonly readAheadBytes?: number;

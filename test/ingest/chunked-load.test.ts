@@ -120,7 +120,7 @@ describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
       limits,
       chunkRows,
       readAheadBytes: 1,
-      fingerprintMinBytes: Number.POSITIVE_INFINITY,
+      changedRowsFirstMinBytes: Number.POSITIVE_INFINITY,
     });
   const tables = async (database: Database) => {
     const files = new Map(

@@ -76,7 +76,7 @@ describe.each(BACKENDS)('a file whose ids repeat across its chunks, on %s', (bac
       limits,
       chunkRows,
       readAheadBytes,
-      fingerprintMinBytes: Number.POSITIVE_INFINITY,
+      changedRowsFirstMinBytes: Number.POSITIVE_INFINITY,
     });
   const counts = (results: FileResult[]) => results.map(({ fileId: _fileId, ...result }) => result);
   /** The run's rows and rejected rows, their lineage by file name (the two databases number files alike only by chance). */

@@ -2,6 +2,9 @@ import { Readable } from 'node:stream';
 import type { Connection } from '../db/database.ts';
 import { openExport } from '../decompress/open-export.ts';
 import { ReconError } from '../errors.ts';
+import { exportColumnOf } from '../normalize/export-columns.ts';
+import { planHeader } from '../normalize/header-plan.ts';
+import { parseCsv, type ParsedCsv } from '../parse/parse-csv.ts';
 import type { ExportFile } from './export-file.ts';
 import {
   beginFingerprints,
@@ -10,43 +13,52 @@ import {
   FINGERPRINT_COPY_SQL,
   fingerprintLine,
   fingerprintsRepeatIds,
-  type FingerprintVerdict,
 } from './fingerprints.ts';
+import { EntryError } from './ingest-failure.ts';
+import type { IngestOptions } from './ingest-options.ts';
+import type { ChangedRecords } from './load-plan.ts';
 import { createRepeatedIdFilter } from './repeated-id-filter.ts';
 import { recordDigest, recordDigestSeed } from './row-digest.ts';
 import { takeMergeTurn } from './staged-file.ts';
-import { exportColumnOf } from '../normalize/export-columns.ts';
-import { planHeader } from '../normalize/header-plan.ts';
-import { parseCsv, type ParsedCsv } from '../parse/parse-csv.ts';
-import { EntryError } from './ingest-failure.ts';
-import type { IngestOptions } from './ingest-options.ts';
 
 /**
- * Before a file is loaded: which of its records would leave their stored row as it is, so that only the others are
- * normalized, staged and merged. Nightly runs ask for overlapping windows, and most of what arrives each night is
- * loaded already and unchanged: a re-ingest of a million such rows normalized, COPYed and joined them all.
- *
- * A first pass reads each record's transaction id and digest (no normalization) into a narrow temporary table, and
- * one join against recon.transactions tells which records to load. Null when the whole file is to be loaded: a
- * small file, a file whose first records are mostly new (a sample of them, one index probe each), or one with too
- * many records to load for the second pass to be worth it. Returned once this load holds its turn to merge, so
- * that no other load changes a stored row between this verdict and the merge.
+ * The load plan's `check-first-ids` and `changed-rows-first` steps (load-plan.ts). Nightly runs ask for overlapping
+ * windows, and most of what arrives each night is loaded already and unchanged: normalizing, staging and joining all
+ * of it again is most of a re-ingest's time. A first pass reads each record's transaction id and digest (no
+ * normalization) into a narrow temporary table, and one join against recon.transactions tells which records to load.
  */
-const SAMPLE_RECORDS = 1_000;
-/** Beyond this many lines to load the whole file is loaded: the list would cost memory for little gain. */
-const MAX_NEEDED_LINES = 200_000;
 const COPY_CHUNK_CHARS = 32 * 1024;
 
-export async function findUnchangedRecords(
+/** How many of the first `sampleSize` ids of the file's first entry are stored already. */
+export async function checkFirstIds(
   connection: Connection,
   file: ExportFile,
-  sizeBytes: number,
+  sampleSize: number,
+  options: IngestOptions,
+): Promise<{ sampled: number; stored: number }> {
+  const sample: string[] = [];
+  await forEachEntry(file, options, async (_entryIndex, parsed, label) => {
+    const idPosition = planHeader(parsed.header, label).header.map(exportColumnOf).indexOf('TRANSACTIONID');
+    for await (const batch of parsed.records) {
+      for (const record of batch) if (sample.length < sampleSize) sample.push(record.values[idPosition] ?? '');
+      if (sample.length >= sampleSize) break;
+    }
+    return 'stop';
+  });
+  return { sampled: sample.length, stored: sample.length === 0 ? 0 : await countStored(connection, sample) };
+}
+
+/**
+ * Which records of the file would change or add a row, or 'too-many' past `maxChangedLines` lines to load. Returned
+ * once this load holds its turn to merge, so that no other load changes a stored row between this answer and the merge.
+ */
+export async function findChangedRecords(
+  connection: Connection,
+  file: ExportFile,
+  maxChangedLines: number,
   options: IngestOptions,
   reportChecking?: (bytesRead: number, records: number) => void,
-): Promise<UnchangedRecords | null> {
-  if (sizeBytes < (options.fingerprintMinBytes ?? FINGERPRINT_MIN_BYTES)) return null;
-  if (!(await looksMostlyStored(connection, file, options))) return null;
-
+): Promise<ChangedRecords | 'too-many'> {
   await beginFingerprints(connection);
   const ids = createRepeatedIdFilter();
   let records = 0;
@@ -82,32 +94,9 @@ export async function findUnchangedRecords(
   const verdict = await classifyFingerprints(connection, {
     fingerprinted: records,
     repeatedIds,
-    maxNeededLines: MAX_NEEDED_LINES,
+    maxNeededLines: maxChangedLines,
   });
-  return verdict && { ...verdict, records };
-}
-
-export interface UnchangedRecords extends FingerprintVerdict {
-  /** Records the file holds, fingerprinted or not. */
-  readonly records: number;
-}
-
-/** Files under this size are loaded whole: the first pass would cost more than it saves. */
-const FINGERPRINT_MIN_BYTES = 512 * 1024;
-
-/** More than half of the first records of the first entry are stored already. */
-async function looksMostlyStored(connection: Connection, file: ExportFile, options: IngestOptions): Promise<boolean> {
-  const sample: string[] = [];
-  await forEachEntry(file, options, async (_entryIndex, parsed, label) => {
-    const idPosition = planHeader(parsed.header, label).header.map(exportColumnOf).indexOf('TRANSACTIONID');
-    for await (const batch of parsed.records) {
-      for (const record of batch) if (sample.length < SAMPLE_RECORDS) sample.push(record.values[idPosition] ?? '');
-      if (sample.length >= SAMPLE_RECORDS) break;
-    }
-    return 'stop';
-  });
-  if (sample.length === 0) return false;
-  return (await countStored(connection, sample)) * 2 > sample.length;
+  return verdict ? { ...verdict, records } : 'too-many';
 }
 
 /** Each csv entry of the file, parsed, in archive order; errors name the entry as the load's own do. */

@@ -1,0 +1,92 @@
+/**
+ * How a file is loaded: the one place that chooses, from what is known before the file is read and what the load
+ * learns as it goes. Each step named here is a state of the diagram in docs/architecture.md
+ * ("How a file is loaded"); the loader (load-file.ts, load-records.ts) does what the plan says and reports back.
+ */
+
+/** Files under this size are loaded without `check-first-ids`: a first pass would cost more than it saves. */
+export const CHANGED_ROWS_FIRST_MIN_BYTES = 512 * 1024;
+/** How many of the first ids `check-first-ids` looks up: one index probe each, a few milliseconds. */
+export const FIRST_IDS_SAMPLE = 1_000;
+/** Past this many lines to load, `changed-rows-first` loads every record: listing them would cost memory for little. */
+export const MAX_CHANGED_LINES = 200_000;
+/**
+ * Rows per chunk where the database merges a chunk while Node parses the next: about a second of each on the
+ * benchmark's machine, so that the per-chunk statements stay cheap and the last merge, which nothing overlaps, short.
+ */
+export const CHUNK_ROWS = 100_000;
+
+export interface KnownBeforeLoading {
+  readonly sizeBytes: number;
+  /**
+   * Whether the database runs beside Node (PostgreSQL) and so can merge a chunk while Node parses the next one.
+   * PGlite runs in Node's own thread: there chunks would only take turns, so a file is loaded whole.
+   */
+  readonly mergesWhileNodeParses: boolean;
+  /** Rows per chunk instead of CHUNK_ROWS (tests lower it, on either database). */
+  readonly chunkRows?: number;
+  /** Instead of CHANGED_ROWS_FIRST_MIN_BYTES (tests lower it). */
+  readonly changedRowsFirstMinBytes?: number;
+}
+
+/** What `changed-rows-first` found: the records of the file that would change or add a row. */
+export interface ChangedRecords {
+  /** The lines to load, by entry index: every line of each id whose last record would change or add a row. */
+  readonly neededLines: ReadonlyMap<number, ReadonlySet<number>>;
+  /** Distinct ids whose last record leaves their stored row as it is: never staged, counted as unchanged. */
+  readonly unchangedIds: number;
+  /** Records the file holds, changed or not. */
+  readonly records: number;
+}
+
+export interface LearnedWhileLoading {
+  /** What `check-first-ids` found: how many of the first ids it looked up, and how many of them are stored. */
+  readonly firstIds?: { readonly sampled: number; readonly stored: number };
+  /** What `changed-rows-first` found, or that more than MAX_CHANGED_LINES lines would load. */
+  readonly changedRecords?: ChangedRecords | 'too-many';
+}
+
+/** Which records of the file are normalized, staged and merged. */
+export type RecordsToLoad =
+  | { readonly kind: 'every-record' }
+  /** Only the lines `changed-rows-first` found; the others are counted as unchanged. */
+  | { readonly kind: 'changed-records'; readonly changed: ChangedRecords };
+
+export type LoadStep =
+  /** Look up the first ids of the file: is it mostly loaded already, as the nightly windows overlap? */
+  | { readonly step: 'check-first-ids'; readonly sampleSize: number }
+  /**
+   * It is: read every record's id and digest alone into a narrow table, and join it to recon.transactions once, to
+   * find the records that would change or add a row. Only those are then normalized, staged and merged.
+   */
+  | { readonly step: 'changed-rows-first'; readonly maxChangedLines: number }
+  /** Every record leaves its stored row as it is: nothing is staged, the file is recorded with its counts. */
+  | { readonly step: 'nothing-changed'; readonly changed: ChangedRecords }
+  /** Stage the records, then merge them in one go. */
+  | { readonly step: 'whole-file'; readonly records: RecordsToLoad }
+  /**
+   * Stage the records in chunks of `chunkRows`, each merged while the next one parses. A file smaller than a chunk is
+   * loaded as a whole file.
+   */
+  | { readonly step: 'chunks'; readonly records: RecordsToLoad; readonly chunkRows: number };
+
+/** The next step of a file's load, from what is known and what has been learned so far. */
+export function planLoad(known: KnownBeforeLoading, learned: LearnedWhileLoading): LoadStep {
+  if (known.sizeBytes >= (known.changedRowsFirstMinBytes ?? CHANGED_ROWS_FIRST_MIN_BYTES)) {
+    const { firstIds, changedRecords } = learned;
+    if (firstIds === undefined) return { step: 'check-first-ids', sampleSize: FIRST_IDS_SAMPLE };
+    if (firstIds.sampled > 0 && firstIds.stored * 2 > firstIds.sampled) {
+      if (changedRecords === undefined) return { step: 'changed-rows-first', maxChangedLines: MAX_CHANGED_LINES };
+      if (changedRecords !== 'too-many') {
+        if (changedRecords.neededLines.size === 0) return { step: 'nothing-changed', changed: changedRecords };
+        return loadRecords(known, { kind: 'changed-records', changed: changedRecords });
+      }
+    }
+  }
+  return loadRecords(known, { kind: 'every-record' });
+}
+
+function loadRecords(known: KnownBeforeLoading, records: RecordsToLoad): LoadStep {
+  const chunkRows = known.chunkRows ?? (known.mergesWhileNodeParses ? CHUNK_ROWS : Number.POSITIVE_INFINITY);
+  return Number.isFinite(chunkRows) ? { step: 'chunks', records, chunkRows } : { step: 'whole-file', records };
+}

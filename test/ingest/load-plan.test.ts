@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CHANGED_ROWS_FIRST_MIN_BYTES,
+  CHUNK_ROWS,
+  FIRST_IDS_SAMPLE,
+  MAX_CHANGED_LINES,
+  planLoad,
+  type ChangedRecords,
+  type KnownBeforeLoading,
+} from '../../src/ingest/load-plan.ts';
+
+const small: KnownBeforeLoading = { sizeBytes: CHANGED_ROWS_FIRST_MIN_BYTES - 1, mergesWhileNodeParses: true };
+const large: KnownBeforeLoading = { sizeBytes: CHANGED_ROWS_FIRST_MIN_BYTES, mergesWhileNodeParses: true };
+const everyRecord = { kind: 'every-record' } as const;
+const mostlyStored = { sampled: 1_000, stored: 501 };
+const changed: ChangedRecords = { neededLines: new Map([[0, new Set([2, 9])]]), unchangedIds: 7, records: 9 };
+
+describe('planLoad', () => {
+  it('loads a small file in chunks where the database merges while Node parses, whole where it cannot', () => {
+    expect(planLoad(small, {})).toEqual({ step: 'chunks', records: everyRecord, chunkRows: CHUNK_ROWS });
+    expect(planLoad({ ...small, mergesWhileNodeParses: false }, {})).toEqual({
+      step: 'whole-file',
+      records: everyRecord,
+    });
+  });
+
+  it('takes the chunk size it is given, on either database, an infinite one meaning the whole file', () => {
+    expect(planLoad({ ...small, mergesWhileNodeParses: false, chunkRows: 7 }, {})).toEqual({
+      step: 'chunks',
+      records: everyRecord,
+      chunkRows: 7,
+    });
+    expect(planLoad({ ...small, chunkRows: Number.POSITIVE_INFINITY }, {})).toEqual({
+      step: 'whole-file',
+      records: everyRecord,
+    });
+  });
+
+  it('checks the first ids of a large file first', () => {
+    expect(planLoad(large, {})).toEqual({ step: 'check-first-ids', sampleSize: FIRST_IDS_SAMPLE });
+    expect(planLoad({ ...small, changedRowsFirstMinBytes: 0 }, {})).toEqual({
+      step: 'check-first-ids',
+      sampleSize: FIRST_IDS_SAMPLE,
+    });
+    expect(planLoad({ ...large, changedRowsFirstMinBytes: Number.POSITIVE_INFINITY }, {}).step).toBe('chunks');
+  });
+
+  it('loads every record of a file whose first ids are not mostly stored, or that has none', () => {
+    for (const firstIds of [
+      { sampled: 1_000, stored: 500 },
+      { sampled: 1_000, stored: 0 },
+      { sampled: 0, stored: 0 },
+    ]) {
+      expect(planLoad(large, { firstIds }), JSON.stringify(firstIds)).toEqual({
+        step: 'chunks',
+        records: everyRecord,
+        chunkRows: CHUNK_ROWS,
+      });
+    }
+  });
+
+  it('looks for the changed rows first in a file whose first ids are mostly stored', () => {
+    expect(planLoad(large, { firstIds: mostlyStored })).toEqual({
+      step: 'changed-rows-first',
+      maxChangedLines: MAX_CHANGED_LINES,
+    });
+    expect(planLoad(large, { firstIds: { sampled: 3, stored: 2 } }).step).toBe('changed-rows-first');
+  });
+
+  it('then loads only the changed records, every record when they are too many, or nothing', () => {
+    expect(planLoad(large, { firstIds: mostlyStored, changedRecords: changed })).toEqual({
+      step: 'chunks',
+      records: { kind: 'changed-records', changed },
+      chunkRows: CHUNK_ROWS,
+    });
+    expect(
+      planLoad({ ...large, mergesWhileNodeParses: false }, { firstIds: mostlyStored, changedRecords: changed }),
+    ).toEqual({ step: 'whole-file', records: { kind: 'changed-records', changed } });
+    expect(planLoad(large, { firstIds: mostlyStored, changedRecords: 'too-many' })).toEqual({
+      step: 'chunks',
+      records: everyRecord,
+      chunkRows: CHUNK_ROWS,
+    });
+    const none: ChangedRecords = { neededLines: new Map(), unchangedIds: 9, records: 9 };
+    expect(planLoad(large, { firstIds: mostlyStored, changedRecords: none })).toEqual({
+      step: 'nothing-changed',
+      changed: none,
+    });
+  });
+});
