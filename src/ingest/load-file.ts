@@ -15,15 +15,19 @@ import { insertLoadingFile, recordLoadedFile, type FileIdentity } from './files-
 import { EntryError } from './ingest-failure.ts';
 import type { IngestOptions } from './ingest-options.ts';
 import {
+  FIRST_CHUNK_WAY,
+  nextChunkWay,
   planLoad,
   type ChangedRecords,
+  type ChunkWay,
   type KnownBeforeLoading,
   type LearnedWhileLoading,
   type RecordsToLoad,
 } from './load-plan.ts';
 import { readAhead, type ReadAhead } from './read-ahead.ts';
 import { recordDigestSeed } from './row-digest.ts';
-import { beginStaging, mergeChunk, mergeStaged, stageEntry, type StagedEntry, type StagedRows } from './staged-file.ts';
+import { mergeChunk, type ChunkToMerge } from './merge-chunk.ts';
+import { beginStaging, mergeStaged, stageEntry, type StagedEntry } from './staged-file.ts';
 import {
   createStagingRowEncoder,
   directLineage,
@@ -151,6 +155,9 @@ async function loadRecords(
   });
   const reportReading = onProgress && (() => onProgress(progress('reading', opened.bytesRead())));
   const entries: StagedEntry[] = [];
+  // The load plan's way for the next chunk, and what the merges so far leave: the parser reads `chunk.way` as each
+  // chunk starts, running ahead, and the merges replace `chunk` as they learn.
+  let chunk: ChunkToMerge = { way: FIRST_CHUNK_WAY, merged: undefined, acceptedStaged: false };
   let label = file.name;
   try {
     for await (const source of opened.entries) {
@@ -174,15 +181,24 @@ async function loadRecords(
           ? (records.changed.neededLines.get(entries.length) ?? new Set<number>())
           : undefined;
       entries.push(entry);
-      const encoding = { encoder, staged, lineage: directLineage(fileId, source.name), chunkRows };
+      const encoding = {
+        encoder,
+        lineage: directLineage(fileId, source.name),
+        chunkRows,
+        wayOfNextChunk: () => chunk.way,
+      };
       const text = readAhead(
         copyText(parsed, normalize, encoding, counters, options.signal, reportReading, wanted),
         options.readAheadBytes ?? READ_AHEAD_BYTES,
       );
       try {
-        while (await stageChunk(connection, entry, entries.length - 1, text, staged)) {
+        for (;;) {
+          const copied = await stageChunk(connection, entry, entries.length - 1, text);
+          chunk = afterCopy(chunk, copied);
+          if (copied.ended === 'entry') break;
           options.signal?.throwIfAborted();
-          await mergeChunk(connection, fileId, entries, staged);
+          const { merged, outcome } = await mergeChunk(connection, fileId, entries, staged, chunk);
+          chunk = { way: nextChunkWay(chunk.way, outcome), merged, acceptedStaged: false };
         }
       } finally {
         await text.close();
@@ -198,8 +214,8 @@ async function loadRecords(
   let merged;
   try {
     // A file loaded in chunks merges its last one as the others: the last merge then takes only the rows set aside.
-    if (staged.chunks) await mergeChunk(connection, fileId, entries, staged);
-    merged = await mergeStaged(connection, fileId, entries, staged);
+    const chunks = chunk.merged && (await mergeChunk(connection, fileId, entries, staged, chunk)).merged;
+    merged = await mergeStaged(connection, fileId, entries, staged, chunks);
   } catch (error) {
     throw new EntryError(file.name, error);
   }
@@ -220,20 +236,36 @@ async function loadRecords(
  */
 const COPY_CHUNK_CHARS = 32 * 1024;
 
+/** How a unit's rows went: into staging, straight into recon.transactions, or into staging after a stored id. */
+type CopiedUnit =
+  | { readonly rows: 'staged'; readonly ended: 'chunk' | 'entry' }
+  | { readonly rows: 'inserted'; readonly inserted: number; readonly ended: 'chunk' | 'entry' }
+  | { readonly rows: 'stored-id-met'; readonly ended: 'chunk' | 'entry' };
+
+/** The chunk after one of its units was COPYed. */
+function afterCopy(chunk: ChunkToMerge, copied: CopiedUnit): ChunkToMerge {
+  switch (copied.rows) {
+    case 'staged':
+      return { ...chunk, acceptedStaged: true };
+    case 'inserted':
+      return { ...chunk, merged: { ...chunk.merged!, inserted: chunk.merged!.inserted + copied.inserted } };
+    case 'stored-id-met':
+      return { ...chunk, way: nextChunkWay(chunk.way, 'stored-id-met'), acceptedStaged: true };
+  }
+}
+
 /**
- * COPYs a unit of an entry's text, into staging or straight into recon.transactions, up to the end of a chunk (true)
- * or of the entry (false). A direct unit that meets a stored id is written to staging instead, and the file's later
- * chunks go through staging.
+ * COPYs a unit of an entry's text, into staging or straight into recon.transactions, up to the end of a chunk
+ * or of the entry. A direct unit that meets a stored id is written to staging instead.
  */
 async function stageChunk(
   connection: Connection,
   entry: StagedEntry,
   entryIndex: number,
   text: ReadAhead<Marker>,
-  staged: StagedRows,
-): Promise<boolean> {
+): Promise<CopiedUnit> {
   const start = await text.next();
-  if (start.done) return false;
+  if (start.done) return { rows: 'staged', ended: 'entry' };
   const { direct } = start.value as UnitStart;
   let ended: 'chunk' | 'entry' | undefined;
   let rejected = '';
@@ -259,23 +291,20 @@ async function stageChunk(
     }
   }
   if (!direct) {
-    staged.acceptedInStaging = true;
     await stageEntry(connection, entry, unit());
-    return ended === 'chunk';
+    return { rows: 'staged', ended: ended! };
   }
-  const chunks = staged.chunks!;
+  let copied: CopiedUnit;
   if (await copyDirect(connection, entry, unit())) {
-    chunks.inserted += kept.reduce((rows, buffer) => rows + countLines(buffer), 0);
+    copied = { rows: 'inserted', inserted: kept.reduce((rows, buffer) => rows + countLines(buffer), 0), ended: ended! };
   } else {
     // The rest of the unit, if the failed COPY did not read it all.
     for await (const buffer of unit()) void buffer;
     await restageDirect(connection, entry, entryIndex, kept);
-    staged.acceptedInStaging = true;
-    chunks.insertFailed = true;
-    chunks.direct = false;
+    copied = { rows: 'stored-id-met', ended: ended! };
   }
   if (rejected) await stageEntry(connection, entry, [rejected]);
-  return ended === 'chunk';
+  return copied;
 }
 
 /** Rows of COPY text: a newline inside a value is escaped, so each newline byte ends a row. */
@@ -295,17 +324,17 @@ async function* copyText(
   normalize: ReturnType<typeof createRecordNormalizer>,
   {
     encoder,
-    staged,
     lineage,
     chunkRows,
-  }: { encoder: StagingRowEncoder; staged: StagedRows; lineage: DirectLineage; chunkRows: number },
+    wayOfNextChunk,
+  }: { encoder: StagingRowEncoder; lineage: DirectLineage; chunkRows: number; wayOfNextChunk: () => ChunkWay },
   counters: FileCounters,
   signal: AbortSignal | undefined,
   reportProgress: (() => void) | undefined,
   wanted: ReadonlySet<number> | undefined,
 ): AsyncGenerator<string | Marker> {
   // Read as each unit starts: a chunk merged meanwhile may have proven the file's chunks new, or a direct one failed.
-  let direct = staged.chunks?.direct === true;
+  let direct = wayOfNextChunk() === 'straight-into-table';
   yield { direct };
   let text = '';
   let rejected = '';
@@ -339,7 +368,7 @@ async function* copyText(
         rejected = '';
         counters.sinceChunk = 0;
         yield CHUNK_END;
-        direct = staged.chunks?.direct === true;
+        direct = wayOfNextChunk() === 'straight-into-table';
         yield { direct };
       } else if (text.length >= COPY_CHUNK_CHARS) {
         yield text;

@@ -1,6 +1,6 @@
 /**
  * How a file is loaded: the one place that chooses, from what is known before the file is read and what the load
- * learns as it goes. Each step named here is a state of the diagram in docs/architecture.md
+ * learns as it goes. Each step and each chunk way named here is a state of the diagram in docs/architecture.md
  * ("How a file is loaded"); the loader (load-file.ts, load-records.ts) does what the plan says and reports back.
  */
 
@@ -65,8 +65,8 @@ export type LoadStep =
   /** Stage the records, then merge them in one go. */
   | { readonly step: 'whole-file'; readonly records: RecordsToLoad }
   /**
-   * Stage the records in chunks of `chunkRows`, each merged while the next one parses. A file smaller than a chunk is
-   * loaded as a whole file.
+   * Stage the records in chunks of `chunkRows`, each merged while the next one parses; each chunk goes one of the
+   * ChunkWays. A file smaller than a chunk is loaded as a whole file.
    */
   | { readonly step: 'chunks'; readonly records: RecordsToLoad; readonly chunkRows: number };
 
@@ -89,4 +89,42 @@ export function planLoad(known: KnownBeforeLoading, learned: LearnedWhileLoading
 function loadRecords(known: KnownBeforeLoading, records: RecordsToLoad): LoadStep {
   const chunkRows = known.chunkRows ?? (known.mergesWhileNodeParses ? CHUNK_ROWS : Number.POSITIVE_INFINITY);
   return Number.isFinite(chunkRows) ? { step: 'chunks', records, chunkRows } : { step: 'whole-file', records };
+}
+
+/**
+ * How a chunk's rows reach recon.transactions:
+ * - `staged`: COPYed into the staging table; the chunk's merge inserts it whole if its ids prove new (its first ids
+ *   and the ids seen in an earlier chunk are looked up, and the insert proves it in a savepoint), and otherwise
+ *   inserts its new ids and sets the rows of stored ids aside for the file's last merge.
+ * - `straight-into-table`: COPYed straight into recon.transactions in a savepoint, with no staging and no second
+ *   write. A stored id (or one twice in the chunk) fails the COPY; its rows then go to the staging table instead.
+ * - `staged-after-stored-id`: staged, merged by inserting the new ids and setting the stored ones aside at once: an
+ *   insert of this file has met a stored id, so trying a chunk whole is likely to fail again.
+ */
+export type ChunkWay = 'staged' | 'straight-into-table' | 'staged-after-stored-id';
+
+/** What a chunk's COPY and merge showed of its ids. */
+export type ChunkOutcome =
+  /** Every id was new: the chunk was inserted whole, or COPYed straight into the table. */
+  | 'all-new'
+  /** Some ids looked stored already: the new ones were inserted, the stored ones set aside. */
+  | 'some-stored'
+  /** An insert or a COPY that expected new ids met a stored one, and was undone. */
+  | 'stored-id-met';
+
+/** The way of a file's first chunk: nothing is known of its ids yet. */
+export const FIRST_CHUNK_WAY: ChunkWay = 'staged';
+
+/**
+ * The way of the chunks after one that ended with `outcome`. Chunks of new ids go straight into the table once one
+ * has proven new; a stored id met on the way sends the rest of the file through staging for good.
+ */
+export function nextChunkWay(way: ChunkWay, outcome: ChunkOutcome): ChunkWay {
+  if (way === 'staged-after-stored-id' || outcome === 'stored-id-met') return 'staged-after-stored-id';
+  return outcome === 'all-new' ? 'straight-into-table' : 'staged';
+}
+
+/** Whether a staged chunk's merge first tries to insert the chunk whole, as new ids. */
+export function triesWholeInsert(way: ChunkWay): boolean {
+  return way !== 'staged-after-stored-id';
 }

@@ -4,8 +4,12 @@ import {
   CHUNK_ROWS,
   FIRST_IDS_SAMPLE,
   MAX_CHANGED_LINES,
+  nextChunkWay,
   planLoad,
+  triesWholeInsert,
   type ChangedRecords,
+  type ChunkOutcome,
+  type ChunkWay,
   type KnownBeforeLoading,
 } from '../../src/ingest/load-plan.ts';
 
@@ -86,5 +90,28 @@ describe('planLoad', () => {
       step: 'nothing-changed',
       changed: none,
     });
+  });
+});
+
+describe('nextChunkWay', () => {
+  const cases: [ChunkWay, ChunkOutcome, ChunkWay][] = [
+    ['staged', 'all-new', 'straight-into-table'],
+    ['staged', 'some-stored', 'staged'],
+    ['staged', 'stored-id-met', 'staged-after-stored-id'],
+    ['straight-into-table', 'all-new', 'straight-into-table'],
+    ['straight-into-table', 'some-stored', 'staged'],
+    ['straight-into-table', 'stored-id-met', 'staged-after-stored-id'],
+    ['staged-after-stored-id', 'all-new', 'staged-after-stored-id'],
+    ['staged-after-stored-id', 'some-stored', 'staged-after-stored-id'],
+    ['staged-after-stored-id', 'stored-id-met', 'staged-after-stored-id'],
+  ];
+  it.each(cases)('after a %s chunk that ended %s: %s', (way, outcome, next) => {
+    expect(nextChunkWay(way, outcome)).toBe(next);
+  });
+
+  it('tries a staged chunk whole until an insert has met a stored id', () => {
+    expect(triesWholeInsert('staged')).toBe(true);
+    expect(triesWholeInsert('straight-into-table')).toBe(true);
+    expect(triesWholeInsert('staged-after-stored-id')).toBe(false);
   });
 });
