@@ -2,10 +2,15 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { readAhead } from '../../src/ingest/read-ahead.ts';
 
-const MARK = Symbol('mark');
+/** Text weighs its length; a mark weighs nothing, as a chunk's end does in a load. */
+type Item = { readonly text: string } | { readonly mark: number };
+const bytesOf = (item: Item) => ('text' in item ? item.text.length : 0);
+const isText = (item: Item): item is { text: string } => 'text' in item;
+const text = (value: string): Item => ({ text: value });
+const mark = (value: number): Item => ({ mark: value });
 
 /** A source that records how far it has been pulled, and can be told to fail. */
-function source(items: (string | typeof MARK)[], failAt?: number) {
+function source(items: Item[], failAt?: number) {
   const pulled: number[] = [];
   let closed = false;
   async function* generate() {
@@ -28,41 +33,58 @@ async function settle() {
 }
 
 describe('readAhead', () => {
-  it('hands over text as Buffers and markers as they are, in order', async () => {
-    const { iterable } = source(['ab', MARK, 'cd', 'é']);
-    const ahead = readAhead(iterable, 1024);
-    const seen: unknown[] = [];
-    for (let item = await ahead.next(); !item.done; item = await ahead.next()) {
-      seen.push(Buffer.isBuffer(item.value) ? item.value.toString() : item.value);
-    }
-    expect(seen).toEqual(['ab', MARK, 'cd', 'é']);
+  it('hands over every item, in order, then undefined', async () => {
+    const items = [text('ab'), mark(1), text('cd'), text('é')];
+    const ahead = readAhead(source(items).iterable, 1024, bytesOf);
+    const seen: Item[] = [];
+    for (let item = await ahead.next(); item; item = await ahead.next()) seen.push(item);
+    expect(seen).toEqual(items);
+    expect(await ahead.next()).toBeUndefined();
+    await ahead.close();
+  });
+
+  it('takes only the kind of item asked for, leaving the next one in place', async () => {
+    const ahead = readAhead(source([text('ab'), text('cd'), mark(1), text('ef')]).iterable, 1024, bytesOf);
+    expect(await ahead.nextIf(isText)).toEqual(text('ab'));
+    expect(await ahead.nextIf(isText)).toEqual(text('cd'));
+    expect(await ahead.nextIf(isText)).toBeUndefined();
+    expect(await ahead.nextIf(isText)).toBeUndefined();
+    expect(await ahead.next()).toEqual(mark(1));
+    expect(await ahead.nextIf(isText)).toEqual(text('ef'));
+    expect(await ahead.nextIf(isText)).toBeUndefined();
+    await ahead.close();
+  });
+
+  it('gives each item to one reader when two wait at once', async () => {
+    const ahead = readAhead(source([text('ab'), text('cd'), mark(1)]).iterable, 1024, bytesOf);
+    const [first, second, third] = await Promise.all([ahead.nextIf(isText), ahead.nextIf(isText), ahead.next()]);
+    expect([first, second, third]).toEqual([text('ab'), text('cd'), mark(1)]);
     await ahead.close();
   });
 
   it('reads ahead of a consumer that waits, up to the limit, and on once it reads again', async () => {
-    const { iterable, pulled } = source(['aaaa', 'bbbb', MARK, 'cccc', 'dddd', 'eeee']);
-    const ahead = readAhead(iterable, 8);
+    const { iterable, pulled } = source([text('aaaa'), text('bbbb'), mark(1), text('cccc'), text('dddd'), text('e')]);
+    const ahead = readAhead(iterable, 8, bytesOf);
     await settle();
     // Two items make the 8 bytes of the limit: the producer waits there, the consumer having read nothing.
     expect(pulled).toEqual([0, 1]);
-    expect((await ahead.next()).value?.toString()).toBe('aaaa');
+    expect(await ahead.next()).toEqual(text('aaaa'));
     await settle();
-    // Four bytes waiting: the marker (which weighs nothing) and one more text come in, and the limit is reached again.
+    // Four bytes waiting: the mark (which weighs nothing) and one more text come in, and the limit is reached again.
     expect(pulled).toEqual([0, 1, 2, 3]);
     await ahead.close();
   });
 
   it('throws the source error to the consumer after what came before it', async () => {
-    const { iterable } = source(['ok', 'never'], 1);
-    const ahead = readAhead(iterable, 1024);
-    expect((await ahead.next()).value?.toString()).toBe('ok');
+    const ahead = readAhead(source([text('ok'), text('never')], 1).iterable, 1024, bytesOf);
+    expect(await ahead.next()).toEqual(text('ok'));
     await expect(ahead.next()).rejects.toThrow('bad item 1');
     await ahead.close();
   });
 
   it('stops a producer that waits at the limit, closing its source', async () => {
-    const { iterable, pulled, isClosed } = source(['aaaa', 'bbbb', 'cccc']);
-    const ahead = readAhead(iterable, 4);
+    const { iterable, pulled, isClosed } = source([text('aaaa'), text('bbbb'), text('cccc')]);
+    const ahead = readAhead(iterable, 4, bytesOf);
     await settle();
     expect(pulled).toEqual([0]);
     await ahead.close();
