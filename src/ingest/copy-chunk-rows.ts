@@ -1,6 +1,6 @@
 import type { Connection } from '../db/database.ts';
 import { isCopyRows, isRejectedRows, type CopyItem, type CopyRows } from './copy-item.ts';
-import { copyDirect, restageDirect } from './direct-copy.ts';
+import { copyStraight, stageRowsInstead } from './straight-copy.ts';
 import type { ChunkWay } from './load-plan.ts';
 import type { ReadAhead } from './read-ahead.ts';
 import { stageEntry, type StagedEntry } from './staged-file.ts';
@@ -30,12 +30,12 @@ export async function copyChunkRows(
   // Kept until the COPY is done: a stored id fails it, possibly after it has read them all, and they go to staging.
   const kept: CopyRows[] = [];
   let copied: CopiedRows;
-  if (await copyDirect(connection, entry, copyText(items, kept))) {
+  if (await copyStraight(connection, entry, copyText(items, kept))) {
     copied = { into: 'recon.transactions', rows: kept.reduce((sum, rows) => sum + rows.lines, 0) };
   } else {
     // The rest of the chunk's rows, if the failed COPY did not read them all.
     for await (const text of copyText(items, kept)) void text;
-    await restageDirect(
+    await stageRowsInstead(
       connection,
       entry,
       entryIndex,

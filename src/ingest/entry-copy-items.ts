@@ -4,12 +4,12 @@ import type { ParsedCsv } from '../parse/parse-csv.ts';
 import type { CopyItem } from './copy-item.ts';
 import { NulCharacterError } from './copy-text.ts';
 import type { ChunkWay } from './load-plan.ts';
-import type { DirectLineage, StagingRowEncoder } from './staging-row-encoder.ts';
+import type { RowLineage, StagingRowEncoder } from './staging-row-encoder.ts';
 
 export interface EntryCopyOptions {
   readonly normalize: ReturnType<typeof createRecordNormalizer>;
   readonly encoder: StagingRowEncoder;
-  readonly lineage: DirectLineage;
+  readonly lineage: RowLineage;
   readonly chunkRows: number;
   /** Records loaded in the file's open chunk before this entry: a chunk runs on across entries. */
   readonly recordsInOpenChunk: number;
@@ -57,7 +57,7 @@ export async function* entryCopyItems(parsed: ParsedCsv, options: EntryCopyOptio
       if (result.ok) {
         try {
           text += straight
-            ? encoder.direct(result.row, record.line, record.values, lineage)
+            ? encoder.straight(result.row, record.line, record.values, lineage)
             : encoder.accepted(result.row, record.line, record.values);
           lines++;
         } catch (error) {

@@ -17,7 +17,7 @@ import { mergeChunk, type ChunkToMerge } from './merge-chunk.ts';
 import { readAhead, type ReadAhead } from './read-ahead.ts';
 import { recordDigestSeed } from './row-digest.ts';
 import { beginStaging, mergeStaged, type MergeCounts, type StagedEntry } from './staged-file.ts';
-import { createStagingRowEncoder, directLineage } from './staging-row-encoder.ts';
+import { createStagingRowEncoder, rowLineage } from './staging-row-encoder.ts';
 
 /** COPY text parsed ahead of the database while it merges a chunk: about 90,000 rows, most of a chunk. */
 const READ_AHEAD_BYTES = 16 * 1024 * 1024;
@@ -81,7 +81,7 @@ export async function loadRecords(
             staged,
             recordDigestSeed(header.header, options.timezone),
           ),
-          lineage: directLineage(fileId, source.name),
+          lineage: rowLineage(fileId, source.name),
           chunkRows,
           recordsInOpenChunk: read.recordsInOpenChunk,
           firstWay: chunk.way,

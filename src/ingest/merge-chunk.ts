@@ -3,7 +3,7 @@ import { analyzeStaged, planBulkJoins } from './bulk-plans.ts';
 import { triesWholeInsert, type ChunkOutcome, type ChunkWay } from './load-plan.ts';
 import {
   insertAllStaged,
-  insertNewKeepingStored,
+  insertNewSettingAsideStored,
   sampleStoredShare,
   type MergeShape,
   type MergeTarget,
@@ -13,7 +13,7 @@ import type { RepeatedIdFilter } from './repeated-id-filter.ts';
 import { unlessUniqueViolation } from './savepoint.ts';
 import {
   groupByShape,
-  ownRows,
+  rowsWrittenByThisFile,
   repeatedRows,
   SAMPLE_ROWS,
   takeMergeTurn,
@@ -21,7 +21,7 @@ import {
   type StagedEntry,
   type StagedRows,
 } from './staged-file.ts';
-import { createStagingTable, emptyStagingTable, LEFTOVER_TABLE, STAGING_TABLE } from './staging-table.ts';
+import { createStagingTable, emptyStagingTable, SET_ASIDE_TABLE, STAGING_TABLE } from './staging-table.ts';
 
 /** A chunk as the load has COPYed it, for its merge. */
 export interface ChunkToMerge {
@@ -36,12 +36,12 @@ export interface ChunkToMerge {
 /**
  * Loading in chunks. A large file's rows would otherwise be merged in one statement once all of them are staged,
  * the database idle while Node parses and Node idle while the database merges. Instead, every `chunkRows` staged
- * rows, `mergeChunk` inserts the chunk's new ids at once while the next chunk parses (read-ahead.ts), and keeps
+ * rows, `mergeChunk` inserts the chunk's new ids at once while the next chunk parses (read-ahead.ts), and sets
  * aside the rows of ids stored already. Only new ids are merged early because only they are final: an id stored
  * before the file must be compared once, with its last row in the whole file (a row changed in one chunk and
  * changed back in a later one is unchanged, its lineage untouched), so all of its rows wait for the last merge,
  * which takes them with the last chunk's rows as it would a whole file's. A new id seen again in a later chunk
- * is this file's own row by then: the last merge rewrites it with its last row and counts it once, as inserted.
+ * is a row this file wrote by then: the last merge rewrites it with its last row and counts it once, as inserted.
  * What the merge shows of the chunk's ids (`ChunkOutcome`) gives the load plan the way of the next chunks.
  * Merges take their turn at the first chunk, as a whole file's merge does, and keep it to the commit.
  */
@@ -59,9 +59,9 @@ export async function mergeChunk(
     await analyzeStaged(connection, STAGING_TABLE);
   } else {
     await planBulkJoins(connection, STAGING_TABLE);
-    await createStagingTable(connection.db, LEFTOVER_TABLE);
+    await createStagingTable(connection.db, SET_ASIDE_TABLE);
   }
-  let { inserted, leftover } = chunk.merged ?? { inserted: 0, leftover: 0 };
+  let { inserted, setAside } = chunk.merged ?? { inserted: 0, setAside: 0 };
   let outcome: ChunkOutcome = 'all-new';
   let triesWhole = triesWholeInsert(chunk.way);
   const groups = chunk.acceptedStaged ? groupByShape(entries, chunk.merged?.firstEntryStaged ?? 0) : [];
@@ -80,12 +80,12 @@ export async function mergeChunk(
       }
     }
     if (outcome === 'all-new') outcome = 'some-stored';
-    const rows = await insertNewKeepingStored(connection.db, shape, target, deduplicate);
+    const rows = await insertNewSettingAsideStored(connection.db, shape, target, deduplicate);
     inserted += rows.inserted;
-    leftover += rows.kept;
+    setAside += rows.setAside;
   }
   await emptyStagingTable(connection.db);
-  return { merged: { inserted, leftover, firstEntryStaged: entries.length - 1 }, outcome };
+  return { merged: { inserted, setAside, firstEntryStaged: entries.length - 1 }, outcome };
 }
 
 /**
@@ -103,7 +103,7 @@ async function insertIfAllNew(
   deduplicate: boolean,
 ): Promise<number | Exclude<ChunkOutcome, 'all-new'>> {
   if ((await sampleStoredShare(connection.db, target, SAMPLE_ROWS)).stored > 0) return 'some-stored';
-  if ((await ownRows(connection, target, ids)) > 0) return 'some-stored';
+  if ((await rowsWrittenByThisFile(connection, target, ids)) > 0) return 'some-stored';
   const inserted = await unlessUniqueViolation(connection, 'recon_chunk', () =>
     insertAllStaged(connection.db, shape, target, deduplicate),
   );

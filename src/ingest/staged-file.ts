@@ -5,7 +5,7 @@ import type { TransactionColumn } from '../normalize/transaction-row.ts';
 import {
   canChangeStoredRows,
   collectDelta,
-  countOwnRows,
+  countRowsWrittenByThisFile,
   countRepeatedRows,
   insertNew,
   sampleStoredShare,
@@ -16,7 +16,7 @@ import {
 import { analyzeStaged, planBulkJoins } from './bulk-plans.ts';
 import { moveRejectedRows } from './rejected-rows.ts';
 import { createRepeatedIdFilter, type RepeatedIdFilter } from './repeated-id-filter.ts';
-import { createStagingTable, LEFTOVER_TABLE, STAGING_TABLE, stagingCopySql, withStaging } from './staging-table.ts';
+import { createStagingTable, SET_ASIDE_TABLE, STAGING_TABLE, stagingCopySql, withStaging } from './staging-table.ts';
 
 /**
  * One file's rows on their way into recon.transactions, inside the caller's transaction:
@@ -42,8 +42,8 @@ export interface StagedRows {
 export interface ChunksMerged {
   /** Rows inserted by the chunks so far, merged or COPYed straight into the table: each a new id, counted once. */
   readonly inserted: number;
-  /** Rows of ids stored before their chunk, kept in LEFTOVER_TABLE for the last merge. */
-  readonly leftover: number;
+  /** Rows of ids stored before their chunk, set aside in SET_ASIDE_TABLE for the last merge. */
+  readonly setAside: number;
   /** The staging table holds rows of this entry and later ones only: it is emptied after each chunk's merge. */
   readonly firstEntryStaged: number;
 }
@@ -113,7 +113,7 @@ export async function mergeStaged(
   await moveRejectedRows(connection, fileId, entryNames);
   let acceptedByEntry = staged.acceptedByEntry;
   if (chunks) {
-    if (chunks.leftover > 0) await takeLeftovers(connection);
+    if (chunks.setAside > 0) await takeSetAsideRows(connection);
     acceptedByEntry = await countAcceptedByEntry(connection);
     await analyzeStaged(connection, STAGING_TABLE);
   } else {
@@ -123,30 +123,31 @@ export async function mergeStaged(
   let inserted = chunks?.inserted ?? 0;
   let updated = 0;
   for (const { shape, entryIndexes } of groupByShape(entries, 0)) {
-    const target: MergeTarget = { fileId, entryNames, entryIndexes, refreshOwnRows: chunks !== undefined };
+    const target: MergeTarget = { fileId, entryNames, entryIndexes, rewritesRowsOfThisFile: chunks !== undefined };
     const accepted = entryIndexes.reduce((sum, index) => sum + (acceptedByEntry[index] ?? 0), 0);
     if (accepted === 0) continue;
     const repeated = await repeatedRows(connection, target, staged.ids);
-    // Ids an earlier chunk inserted are counted there; their rows here only refresh them (`refreshOwnRows`).
-    const own = chunks ? await ownRows(connection, target, staged.ids) : 0;
+    // Ids an earlier chunk inserted are counted there; their rows here only rewrite them (`rewritesRowsOfThisFile`).
+    const writtenBefore = chunks ? await rowsWrittenByThisFile(connection, target, staged.ids) : 0;
     const deduplicate = repeated > 0;
     const onlyDelta = accepted >= DELTA_MIN_ROWS && (await mostlyStored(connection, target));
     if (onlyDelta) await collectDelta(connection.db, shape, target, deduplicate);
     const options = { deduplicate, onlyDelta };
-    if (canChangeStoredRows(shape)) updated += (await updateChanged(connection.db, shape, target, options)) - own;
+    if (canChangeStoredRows(shape))
+      updated += (await updateChanged(connection.db, shape, target, options)) - writtenBefore;
     inserted += await insertNew(connection.db, shape, target, options);
-    distinct += accepted - repeated - own;
+    distinct += accepted - repeated - writtenBefore;
   }
   return { distinct, inserted, updated, unchanged: distinct - inserted - updated };
 }
 
-/** The rows kept aside by earlier chunks, back into the staging table for the last merge. */
-async function takeLeftovers(connection: Connection): Promise<void> {
+/** The rows earlier chunks set aside, back into the staging table for the last merge. */
+async function takeSetAsideRows(connection: Connection): Promise<void> {
   const db = withStaging(connection.db);
-  await db.insertInto(STAGING_TABLE).expression(db.selectFrom(LEFTOVER_TABLE).selectAll()).execute();
+  await db.insertInto(STAGING_TABLE).expression(db.selectFrom(SET_ASIDE_TABLE).selectAll()).execute();
 }
 
-/** Accepted rows now in the staging table, by entry index: the last chunk's and those kept aside before it. */
+/** Accepted rows now in the staging table, by entry index: the last chunk's and those set aside before it. */
 async function countAcceptedByEntry(connection: Connection): Promise<number[]> {
   const rows = await withStaging(connection.db)
     .selectFrom(STAGING_TABLE)
@@ -179,10 +180,14 @@ export function repeatedRows(connection: Connection, target: MergeTarget, ids: R
 }
 
 /** Ids of the target's rows that an earlier chunk inserted: each was seen twice in the file, so it is a candidate. */
-export function ownRows(connection: Connection, target: MergeTarget, ids: RepeatedIdFilter): Promise<number> {
-  if (ids.overflowed) return countOwnRows(connection.db, target, 'all');
+export function rowsWrittenByThisFile(
+  connection: Connection,
+  target: MergeTarget,
+  ids: RepeatedIdFilter,
+): Promise<number> {
+  if (ids.overflowed) return countRowsWrittenByThisFile(connection.db, target, 'all');
   if (ids.candidates.length === 0) return Promise.resolve(0);
-  return countOwnRows(connection.db, target, ids.candidates);
+  return countRowsWrittenByThisFile(connection.db, target, ids.candidates);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { CopyItem } from '../../src/ingest/copy-item.ts';
 import { entryCopyItems, type EntryCopyOptions } from '../../src/ingest/entry-copy-items.ts';
 import type { ChunkWay } from '../../src/ingest/load-plan.ts';
 import { createRepeatedIdFilter } from '../../src/ingest/repeated-id-filter.ts';
-import { createStagingRowEncoder, directLineage } from '../../src/ingest/staging-row-encoder.ts';
+import { createStagingRowEncoder, rowLineage } from '../../src/ingest/staging-row-encoder.ts';
 import { planHeader } from '../../src/normalize/header-plan.ts';
 import { createRecordNormalizer } from '../../src/normalize/record-normalizer.ts';
 import type { ParsedCsv } from '../../src/parse/parse-csv.ts';
@@ -28,7 +28,7 @@ function options(overrides: Partial<EntryCopyOptions>): EntryCopyOptions {
   return {
     normalize: createRecordNormalizer(plan, { timezone: 'UTC' }),
     encoder: createStagingRowEncoder(0, entry, { ids: createRepeatedIdFilter(), acceptedByEntry: [] }, 7),
-    lineage: directLineage('42', null),
+    lineage: rowLineage('42', null),
     chunkRows: Number.POSITIVE_INFINITY,
     recordsInOpenChunk: 0,
     firstWay: 'staged',

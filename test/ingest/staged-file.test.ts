@@ -276,7 +276,7 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
   );
 
   it.skipIf(skip)(
-    'merges a mostly loaded file through its delta of new and changed ids, as a direct merge would',
+    'merges a mostly loaded file through its delta of new and changed ids, as merging every staged row would',
     async () => {
       const count = 12_000;
       const line = (i: number, amount: bigint, orderId = `order-${i}`) => ({
