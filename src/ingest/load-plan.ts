@@ -11,8 +11,8 @@ export const FIRST_IDS_SAMPLE = 1_000;
 /** Past this many lines to load, `changed-rows-first` loads every record: listing them would cost memory for little. */
 export const MAX_CHANGED_LINES = 200_000;
 /**
- * Rows per chunk where the database merges a chunk while Node parses the next: about a second of each on the
- * benchmark's machine, so that the per-chunk statements stay cheap and the last merge, which nothing overlaps, short.
+ * Rows per chunk where the database merges a chunk while Node parses the next: enough that each chunk's statements
+ * cost little beside its rows, few enough that the last merge, which nothing overlaps, stays short.
  */
 export const CHUNK_ROWS = 100_000;
 

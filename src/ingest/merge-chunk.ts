@@ -90,10 +90,9 @@ export async function mergeChunk(
 
 /**
  * The usual chunk, a new file's or a new stretch of one, holds new ids only: inserted as they are, it costs what a
- * whole file's insert costs per row, where skipping stored ids one by one cost a fifth more and setting the
- * others aside as much again. Whether it does is asked cheaply first (its first rows' ids, and the ids staged in
- * an earlier chunk too), and proven by the insert itself, in a savepoint: a stored id fails it, and the chunk's rows
- * are back as they were.
+ * whole file's insert costs per row, less than skipping stored ids one by one and setting them aside. Whether it
+ * does is asked cheaply first (its first rows' ids, and the ids staged in an earlier chunk too), and proven by the
+ * insert itself, in a savepoint: a stored id fails it, and the chunk's rows are back as they were.
  */
 async function insertIfAllNew(
   connection: Connection,

@@ -209,7 +209,7 @@ export async function insertAllStaged(
 }
 
 /**
- * One chunk of a file loaded in chunks (staged-file.ts): inserts the staged rows of ids not stored yet, as
+ * One chunk of a file loaded in chunks (merge-chunk.ts): inserts the staged rows of ids not stored yet, as
  * `insertNew` does, and moves every other accepted row (an id stored before this chunk, by an earlier file or an
  * earlier chunk of this one) to SET_ASIDE_TABLE, where the file's last merge compares them as it would the rows of a
  * whole file. One statement: the insert skips stored ids by its primary key's check (an anti-join hashed every
@@ -336,8 +336,8 @@ export async function sampleStoredShare(
 /**
  * Fills DELTA_TABLE, a temporary table of this transaction, with the ids of the target's staged rows that are new
  * or may change their stored row: one join over the staged rows, after which the update and the insert read only
- * these. The join reads ids and digests alone, which keeps its hash table narrow (the whole rows made it 112 MB and
- * the statement five times slower); a row whose digest differs is compared column by column by the update.
+ * these. The join reads ids and digests alone, which keeps its hash table narrow and in memory; a row whose digest
+ * differs is compared column by column by the update.
  */
 export async function collectDelta(
   db: Db,

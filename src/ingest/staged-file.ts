@@ -20,7 +20,7 @@ import { createStagingTable, SET_ASIDE_TABLE, STAGING_TABLE, stagingCopySql, wit
 
 /**
  * One file's rows on their way into recon.transactions, inside the caller's transaction:
- * `beginStaging` creates the staging table, `stageEntry` COPYs each csv entry into it, `merge` moves the
+ * `beginStaging` creates the staging table, `stageEntry` COPYs each csv entry into it, `mergeStaged` moves the
  * rejected rows and merges the accepted ones. Nothing here commits; the caller's rollback undoes it all.
  */
 export interface StagedEntry {
@@ -87,8 +87,7 @@ export async function stageEntry(
  * Merges take turns, each until its file's transaction ends: two loads of overlapping files at once would each
  * lock, row by row in its file's order, an id the other needs next, and one would die in a deadlock. Reading,
  * decompressing and COPY into staging still run side by side; only the merge waits. (Writing in id order instead
- * also avoids the deadlock, but sorting a million staged rows put the benchmark's re-ingest at 1.26-1.31x its
- * reference, against 1.05-1.21x without.)
+ * also avoids the deadlock, but sorting a million staged rows costs more than the wait.)
  */
 const MERGE_LOCK = 0x7265636f6e6d; // "reconm"
 

@@ -70,7 +70,7 @@ export async function createStagingTable(db: Kysely<Schema>, name: keyof Staging
     .execute();
 }
 
-/** The columns one entry's COPY stream carries, in order: see `createRowEncoder`. */
+/** The columns one entry's COPY stream carries, in order: see `createStagingRowEncoder`. */
 export function stagingCopySql(columns: readonly TransactionColumn[], withExtra: boolean): string {
   const list = [
     'entry_index',
@@ -86,7 +86,7 @@ export function stagingCopySql(columns: readonly TransactionColumn[], withExtra:
 
 /**
  * A file loaded in chunks keeps here, between its chunks, the staged rows of ids that were stored already when their
- * chunk merged; the file's last merge takes them with its last chunk (staged-file.ts). Same columns as the staging
+ * chunk merged (merge-chunk.ts); the file's last merge takes them with its last chunk (`mergeStaged`). Same columns as the staging
  * table, same life: this transaction.
  */
 export const SET_ASIDE_TABLE = 'recon_set_aside';
