@@ -132,7 +132,7 @@ async function fetchAndLoad(
   }
 }
 
-/** The load of ingest-files.ts for one csv entry, fed by the answer's records: one COPY, one merge. */
+/** A `whole-file` load (src/ingest/load-records.ts) of one csv entry, fed by the answer's records: one COPY, one merge. */
 async function loadAnswer(connection: Connection, identity: FileIdentity, answer: ExportAnswer): Promise<LoadedFile> {
   const fileId = await insertLoadingFile(connection, identity);
   const staged = await beginStaging(connection);

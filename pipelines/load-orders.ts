@@ -85,7 +85,7 @@ export async function recordFailedImport(
   return { ...identity, status: 'failed', importId, errorCode: failure.code, error: message };
 }
 
-/** Below V8's large-object size, so each chunk is young garbage a scavenge frees (see ingest-files.ts). */
+/** Below V8's large-object size, so each chunk is young garbage a scavenge frees (see entry-copy-items.ts). */
 const COPY_CHUNK_CHARS = 32 * 1024;
 
 async function* copyText<T>(

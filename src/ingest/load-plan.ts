@@ -52,6 +52,15 @@ export type RecordsToLoad =
   /** Only the lines `changed-rows-first` found; the others are counted as unchanged. */
   | { readonly kind: 'changed-records'; readonly changed: ChangedRecords };
 
+/** The names of the steps, as the diagram of docs/architecture.md draws them. */
+export const LOAD_STEPS = [
+  'check-first-ids',
+  'changed-rows-first',
+  'nothing-changed',
+  'whole-file',
+  'chunks',
+] as const satisfies readonly LoadStep['step'][];
+
 export type LoadStep =
   /** Look up the first ids of the file: is it mostly loaded already, as the nightly windows overlap? */
   | { readonly step: 'check-first-ids'; readonly sampleSize: number }
@@ -101,9 +110,11 @@ function loadRecords(known: KnownBeforeLoading, records: RecordsToLoad): LoadSte
  * - `staged-after-stored-id`: staged, merged by inserting the new ids and setting the stored ones aside at once: an
  *   insert of this file has met a stored id, so trying a chunk whole is likely to fail again.
  */
-export type ChunkWay = 'staged' | 'straight-into-table' | 'staged-after-stored-id';
+export const CHUNK_WAYS = ['staged', 'straight-into-table', 'staged-after-stored-id'] as const;
+export type ChunkWay = (typeof CHUNK_WAYS)[number];
 
 /** What a chunk's COPY and merge showed of its ids. */
+export const CHUNK_OUTCOMES = ['all-new', 'some-stored', 'stored-id-met'] as const satisfies readonly ChunkOutcome[];
 export type ChunkOutcome =
   /** Every id was new: the chunk was inserted whole, or COPYed straight into the table. */
   | 'all-new'

@@ -15,7 +15,7 @@ const record = (n: number, amount = `${n}.05`) => `T${n};O${n >> 1};2024-05-01 1
 const csv = (lines: string[]) => Buffer.from([HEADER, ...lines].join('\n') + '\n');
 
 /**
- * A file loaded in chunks (ingest-files.ts, `chunkRows`) must end as the same file loaded whole: rows, lineage to the
+ * A file loaded in `chunks` (load-plan.ts, `chunkRows`) must end as the same file loaded whole: rows, lineage to the
  * last line, counts and rejected rows. Chunks of 7 rows here put each case across a chunk boundary.
  */
 function files(): Record<string, Buffer> {
