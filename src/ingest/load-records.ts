@@ -6,7 +6,7 @@ import { createRecordNormalizer } from '../normalize/record-normalizer.ts';
 import { parseCsv } from '../parse/parse-csv.ts';
 import type { IngestProgress } from '../terminal/progress-bar.ts';
 import { copyChunkRows, type CopiedRows } from './copy-chunk-rows.ts';
-import { copyItemBytes, type CopyItem, type EntryEnd } from './copy-item.ts';
+import { copyItemBytes, type ChunkEnd, type CopyItem, type EntryEnd } from './copy-item.ts';
 import { entryCopyItems } from './entry-copy-items.ts';
 import type { ExportFile } from './export-file.ts';
 import type { FileIdentity } from './files-repository.ts';
@@ -151,9 +151,7 @@ function afterCopy(chunk: ChunkToMerge, copied: CopiedRows): ChunkToMerge {
 }
 
 /** The item after a chunk's rows of one entry: the chunk's end or the entry's. */
-async function endOfChunkRows(
-  items: ReadAhead<CopyItem>,
-): Promise<Extract<CopyItem, { kind: 'chunk-end' }> | EntryEnd> {
+async function endOfChunkRows(items: ReadAhead<CopyItem>): Promise<ChunkEnd | EntryEnd> {
   const item = await items.next();
   if (item?.kind === 'chunk-end' || item?.kind === 'entry-end') return item;
   throw new Error(`the COPY text of an entry went on past its rows: ${item ? item.kind : 'no entry-end'}`);
