@@ -5,25 +5,25 @@ import { batchOrderIds } from '../src/backfill/order-id-list.ts';
 import type { PaymentClient } from '../src/client/payment-client.ts';
 import type { Connection, Database } from '../src/db/database.ts';
 import { describeError, ReconError } from '../src/errors.ts';
-import { NulCharacterError } from '../src/load/copy-text.ts';
-import type { LoadedFile } from '../src/load/file-result.ts';
+import { NulCharacterError } from '../src/ingest/copy-text.ts';
+import type { LoadedFile } from '../src/ingest/file-result.ts';
 import {
   findLoadedFileId,
   insertFailedFile,
   insertLoadingFile,
   recordLoadedFile,
   type FileIdentity,
-} from '../src/load/files-repository.ts';
-import { beginStaging, mergeStaged, stageEntry, type StagedEntry } from '../src/load/staged-file.ts';
-import { recordDigestSeed } from '../src/load/row-digest.ts';
-import { createStagingRowEncoder, type StagingRowEncoder } from '../src/load/staging-row-encoder.ts';
+} from '../src/ingest/files-repository.ts';
+import { beginStaging, mergeStaged, stageEntry, type StagedEntry } from '../src/ingest/staged-file.ts';
+import { recordDigestSeed } from '../src/ingest/row-digest.ts';
+import { createStagingRowEncoder, type StagingRowEncoder } from '../src/ingest/staging-row-encoder.ts';
 import { planHeader } from '../src/normalize/header-plan.ts';
 import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
 import { readExportAnswer, type ExportAnswer, type ExportAnswerRecord } from '../src/parse/export-answer.ts';
 import { EXPORT_COLUMNS } from '@recon/protocol';
 import { loadCurrentVerdicts } from '../src/reconcile/current-verdicts.ts';
 import { reconcile } from '../src/reconcile/reconcile.ts';
-import { describeFailure, isConcurrentLoadOfSameBytes } from './ingest-failure.ts';
+import { describeFailure, isConcurrentLoadOfSameBytes } from '../src/ingest/ingest-failure.ts';
 
 /**
  * `recon backfill`: an operator's few orders, now. For each batch of ORDERIDs one synchronous getTransactions, whose
@@ -132,7 +132,7 @@ async function fetchAndLoad(
   }
 }
 
-/** The load of ingest-files.ts for one csv entry, fed by the answer's records: one COPY, one merge. */
+/** A `whole-file` load (src/ingest/load-records.ts) of one csv entry, fed by the answer's records: one COPY, one merge. */
 async function loadAnswer(connection: Connection, identity: FileIdentity, answer: ExportAnswer): Promise<LoadedFile> {
   const fileId = await insertLoadingFile(connection, identity);
   const staged = await beginStaging(connection);

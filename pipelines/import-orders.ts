@@ -8,7 +8,7 @@ import type { ImportIdentity } from '../src/orders/order-imports-repository.ts';
 import { createCsvOrderNormalizer, planOrderHeader } from '../src/orders/order-csv.ts';
 import { formatRawRecord } from '../src/parse/format-raw-record.ts';
 import { parseCsv, type CsvRecord } from '../src/parse/parse-csv.ts';
-import { identifyFile } from './identify-file.ts';
+import { identifyFile } from '../src/ingest/identify-file.ts';
 import { loadOrders, recordFailedImport } from './load-orders.ts';
 
 /**

@@ -10,7 +10,7 @@ import {
 import type { OrderNormalizeResult } from '../src/orders/order-normalizer.ts';
 import { encodeAcceptedOrder, encodeRejectedOrder } from '../src/orders/order-staging.ts';
 import { beginOrderStaging, mergeStagedOrders, stageOrders } from '../src/orders/staged-orders.ts';
-import { describeFailure } from './ingest-failure.ts';
+import { describeFailure } from '../src/ingest/ingest-failure.ts';
 
 /**
  * The steps both imports of orders share (`recon import-orders` per file, `recon sync-orders` per run), inside the
@@ -85,7 +85,7 @@ export async function recordFailedImport(
   return { ...identity, status: 'failed', importId, errorCode: failure.code, error: message };
 }
 
-/** Below V8's large-object size, so each chunk is young garbage a scavenge frees (see ingest-files.ts). */
+/** Below V8's large-object size, so each chunk is young garbage a scavenge frees (see entry-copy-items.ts). */
 const COPY_CHUNK_CHARS = 32 * 1024;
 
 async function* copyText<T>(

@@ -4,7 +4,7 @@ import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
 import { createWallTimeResolver } from '../../src/normalize/wall-time-resolver.ts';
-import type { FileResult } from '../../src/load/file-result.ts';
+import type { FileResult } from '../../src/ingest/file-result.ts';
 import { formatFileJson, formatFileSummary } from '../../src/terminal/file-summary.ts';
 import { createProgressBar } from '../../src/terminal/progress-bar.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';

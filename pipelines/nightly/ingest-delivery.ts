@@ -5,7 +5,7 @@ import type { IngestLimits } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { isTransientDatabaseError } from '../../src/db/sql-state.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
-import type { FileResult } from '../../src/load/file-result.ts';
+import type { FileResult } from '../../src/ingest/file-result.ts';
 import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { spoolDelivery } from '../../src/receive/spool-delivery.ts';
 import { endFailedAttempt, startIngestAttempt } from '../../src/nightly/delivery-attempts.ts';

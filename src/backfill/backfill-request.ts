@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FileIdentity } from '../load/files-repository.ts';
+import type { FileIdentity } from '../ingest/files-repository.ts';
 import { joinIds } from '@recon/protocol';
 import type { ExportAnswer } from '../parse/export-answer.ts';
 

@@ -1,4 +1,4 @@
-import type { DuplicateFile, LoadedFile } from '../load/file-result.ts';
+import type { DuplicateFile, LoadedFile } from '../ingest/file-result.ts';
 import type { CurrentVerdict } from '../reconcile/current-verdicts.ts';
 import type { RunSummary } from '../reconcile/reconcile.ts';
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { OrdersTable, Schema } from '../db/schema.ts';
-import { COPY_NULL, escapeCopyText } from '../load/copy-text.ts';
+import { COPY_NULL, escapeCopyText } from '../ingest/copy-text.ts';
 import type { OrderRow } from './order-row.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { FileResult } from '../load/file-result.ts';
+import type { FileResult } from '../ingest/file-result.ts';
 
 /** One line per file for humans: `FILE: loaded rows=N inserted=N updated=N unchanged=N rejected=N`. */
 export function formatFileSummary(result: FileResult): string {

@@ -8,7 +8,7 @@
 export interface IngestProgress {
   readonly file: string;
   /**
-   * Checking a file mostly loaded already for the records that would change nothing (unchanged-records.ts), reading
+   * Looking for the records that would change a row, in a file mostly loaded already (`changed-rows-first`), reading
    * the file into staging, then merging the staged rows into recon.transactions (one long statement).
    */
   readonly phase: 'checking' | 'reading' | 'merging';

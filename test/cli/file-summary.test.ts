@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FileResult } from '../../src/load/file-result.ts';
+import type { FileResult } from '../../src/ingest/file-result.ts';
 import { formatFileJson, formatFileSummary } from '../../src/terminal/file-summary.ts';
 
 const facts = { file: 'exports/a.csv.gz', sha256: 'ab'.repeat(32), sizeBytes: 1234, compression: 'gzip' as const };

@@ -32,7 +32,7 @@ describe('the README', () => {
       'src/decompress/',
       'src/parse/',
       'src/normalize/',
-      'src/load/',
+      'src/ingest/',
       'src/reconcile/',
       'src/report/',
       'cli/',

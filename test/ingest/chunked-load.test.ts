@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import type { FileResult } from '../../src/load/file-result.ts';
+import type { FileResult } from '../../src/ingest/file-result.ts';
 import { zipArchive } from '../../scripts/zip-archive.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
@@ -15,7 +15,7 @@ const record = (n: number, amount = `${n}.05`) => `T${n};O${n >> 1};2024-05-01 1
 const csv = (lines: string[]) => Buffer.from([HEADER, ...lines].join('\n') + '\n');
 
 /**
- * A file loaded in chunks (ingest-files.ts, `chunkRows`) must end as the same file loaded whole: rows, lineage to the
+ * A file loaded in `chunks` (load-plan.ts, `chunkRows`) must end as the same file loaded whole: rows, lineage to the
  * last line, counts and rejected rows. Chunks of 7 rows here put each case across a chunk boundary.
  */
 function files(): Record<string, Buffer> {
@@ -67,7 +67,7 @@ function files(): Record<string, Buffer> {
   ]);
   // Chunks of 5 going straight into recon.transactions from the third on (see the test): the third holds a rejected
   // record, the fourth a stored id (T10, changed), which fails its COPY and sends its rows through staging.
-  const direct = [
+  const straight = [
     ...Array.from({ length: 10 }, (_, i) => record(500 + i)),
     record(510),
     record(511, 'bad'),
@@ -86,7 +86,7 @@ function files(): Record<string, Buffer> {
     'mixed.csv': csv(mixed),
     'large.csv': csv(large),
     'two-headers.zip': zip,
-    'direct.csv': csv(direct),
+    'straight.csv': csv(straight),
   };
 }
 
@@ -112,15 +112,15 @@ describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  // A read-ahead of one byte keeps the parser one unit ahead, so that a chunk proven new sends the ones after the
-  // next straight into recon.transactions, as on a large file.
+  // A read-ahead of one byte keeps the parser one piece of COPY text ahead, so that a chunk proven new sends the ones
+  // after the next straight into recon.transactions, as on a large file.
   const ingest = (database: Database, name: string, chunkRows: number) =>
     ingestFiles(database, [paths[name]!], {
       timezone: 'UTC',
       limits,
       chunkRows,
       readAheadBytes: 1,
-      fingerprintMinBytes: Number.POSITIVE_INFINITY,
+      changedRowsFirstMinBytes: Number.POSITIVE_INFINITY,
     });
   const tables = async (database: Database) => {
     const files = new Map(
@@ -159,7 +159,7 @@ describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
       ['mixed.csv', 7],
       ['large.csv', 1_200],
       ['two-headers.zip', 7],
-      ['direct.csv', 5],
+      ['straight.csv', 5],
     ] as const) {
       const [inChunks, asWhole] = [
         await ingest(chunked.database, name, chunkRows),
@@ -192,7 +192,13 @@ describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
       updated: 1,
       unchanged: 1,
     });
-    expect(results['direct.csv']![0]).toMatchObject({ rows: 27, inserted: 24, updated: 1, rejected: 2, superseded: 0 });
+    expect(results['straight.csv']![0]).toMatchObject({
+      rows: 27,
+      inserted: 24,
+      updated: 1,
+      rejected: 2,
+      superseded: 0,
+    });
     const name = (file: string | undefined) => file && path.basename(file);
     const byId = new Map(mine.transactions.map((row) => [row.transaction_id, { ...row, file: name(row.file) }]));
     expect(byId.get('T3')).toMatchObject({ amount_minor: '305', file: 'first.csv', line: 26 });
@@ -205,7 +211,7 @@ describe.each(BACKENDS)('loading a file in chunks, on %s', (backend) => {
     expect(byId.get('T9')).toMatchObject({ amount_minor: '999', file: 'large.csv', line: 2_302 });
     expect(byId.get('T20')).toMatchObject({ amount_minor: '2005', file: 'two-headers.zip', entry: 'b.csv', line: 13 });
     expect(byId.get('T301')).toMatchObject({ amount_minor: '301', file: 'two-headers.zip', entry: 'a.csv', line: 15 });
-    expect(byId.get('T10')).toMatchObject({ amount_minor: '1010', file: 'direct.csv', line: 18 });
-    expect(byId.get('T513')).toMatchObject({ file: 'direct.csv', entry: null, line: 15 });
+    expect(byId.get('T10')).toMatchObject({ amount_minor: '1010', file: 'straight.csv', line: 18 });
+    expect(byId.get('T513')).toMatchObject({ file: 'straight.csv', entry: null, line: 15 });
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import type { FileResult } from '../../src/load/file-result.ts';
+import type { FileResult } from '../../src/ingest/file-result.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 const limits = loadConfig({}).limits;
@@ -24,8 +24,8 @@ interface Case {
   readonly rows: readonly Row[];
   readonly chunkRows: number;
   /**
-   * How far the parser runs ahead of the database: from one unit ahead (1 byte, markers weigh nothing) to the whole
-   * file. It decides which chunks the parser encodes for a direct COPY (staged-file.ts, `chunks.direct`).
+   * How far the parser runs ahead of the database: from one piece of COPY text ahead (1 byte; a chunk's end weighs
+   * nothing) to the whole file. It decides which chunks the parser encodes `straight-into-table` (load-plan.ts).
    */
   readonly readAheadBytes: number;
 }
@@ -43,11 +43,11 @@ const cases: fc.Arbitrary<Case> = fc.integer({ min: 1, max: 24 }).chain((ids) =>
 );
 
 /**
- * Chunks of three rows and one unit of read-ahead, so that the parser encodes each chunk while the one before it is
- * COPYed: the third after the first merged all new (for a direct COPY), the fourth after the second met a stored id,
- * T0 (for staging). The third's COPY fails on T0 once all of it has been sent; its rows alone must be restaged.
+ * Chunks of three rows and one byte of read-ahead, so that the parser encodes each chunk while the one before it is
+ * COPYed: the third after the first merged all new (`straight-into-table`), the fourth after the second met a stored
+ * id, T0 (staged). The third's COPY fails on T0 once all of it has been sent; its rows alone must be staged instead.
  */
-const DIRECT_CHUNK_FAILING_AT_ITS_END: Case = {
+const STRAIGHT_CHUNK_FAILING_AT_ITS_END: Case = {
   stored: [],
   rows: [0, 1, 2, 3, 4, 0, 5, 6, 0, 7, 8, 9, 10].map((id, i) => ({ id, amount: AMOUNTS[i % 3]! })),
   chunkRows: 3,
@@ -76,7 +76,7 @@ describe.each(BACKENDS)('a file whose ids repeat across its chunks, on %s', (bac
       limits,
       chunkRows,
       readAheadBytes,
-      fingerprintMinBytes: Number.POSITIVE_INFINITY,
+      changedRowsFirstMinBytes: Number.POSITIVE_INFINITY,
     });
   const counts = (results: FileResult[]) => results.map(({ fileId: _fileId, ...result }) => result);
   /** The run's rows and rejected rows, their lineage by file name (the two databases number files alike only by chance). */
@@ -170,7 +170,7 @@ describe.each(BACKENDS)('a file whose ids repeat across its chunks, on %s', (bac
             ),
           );
         }),
-        { numRuns: 100, examples: [[DIRECT_CHUNK_FAILING_AT_ITS_END]] },
+        { numRuns: 100, examples: [[STRAIGHT_CHUNK_FAILING_AT_ITS_END]] },
       );
     },
     180_000,

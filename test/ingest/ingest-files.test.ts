@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ingestExportFile, ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import type { FileResult } from '../../src/load/file-result.ts';
+import type { FileResult } from '../../src/ingest/file-result.ts';
 import { packageRoot } from '../../src/package-root.ts';
 import type { IngestProgress } from '../../src/terminal/progress-bar.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestFiles, type IngestOptions } from '../../pipelines/ingest-files.ts';
+import { ingestFiles } from '../../pipelines/ingest-files.ts';
+import type { IngestOptions } from '../../src/ingest/ingest-options.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { BACKENDS, createTestDatabase, hasPostgres } from '../support/test-database.ts';
@@ -58,9 +59,9 @@ function copiesSentWhole(database: Database): Database {
 
 /**
  * 100,000 ids listed 4.5 times each, in chunks of 100,000 rows (PostgreSQL's default): the first chunk is all new, so
- * the parser, running ahead, encodes a later one for a direct COPY; the second, all stored, has the chunks encoded
- * after it staged. The direct COPY fails on a stored id, and its rows alone must be restaged, however much of its text
- * the COPY had read when the error arrived.
+ * the parser, running ahead, encodes a later one `straight-into-table`; the second, all stored, has the chunks
+ * encoded after it staged. The straight COPY fails on a stored id, and its rows alone must be staged instead, however
+ * much of its text the COPY had read when the error arrived.
  */
 describe.each(BACKENDS)('a file of 100,000 ids listed 4.5 times each, on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
@@ -122,10 +123,10 @@ describe.each(BACKENDS)('a file of 100,000 ids listed 4.5 times each, on %s', (b
     120_000,
   );
 
-  // One unit of read-ahead: the parser encodes the third chunk after the first merged (all new: for a direct COPY) and
-  // the fourth after the second merged (all stored: for staging). The third's COPY fails once it has read all of it.
+  // One byte of read-ahead: the parser encodes the third chunk after the first merged (all new: straight-into-table)
+  // and the fourth after the second merged (all stored: staged). The third's COPY fails once it has read all of it.
   it.skipIf(skip)(
-    'loads each id as its last record when a failed direct COPY had read its chunk to the end',
+    'loads each id as its last record when a failed straight COPY had read its chunk to the end',
     async () => {
       await expectLastRecords(copiesSentWhole, { chunkRows: 100_000, readAheadBytes: 1 });
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRepeatedIdFilter } from '../../src/load/repeated-id-filter.ts';
+import { createRepeatedIdFilter } from '../../src/ingest/repeated-id-filter.ts';
 
 describe('createRepeatedIdFilter', () => {
   it('is exact while the ids fit its set: only a repeated id is a candidate', () => {

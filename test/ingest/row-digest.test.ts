@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordDigest, recordDigestSeed } from '../../src/load/row-digest.ts';
+import { recordDigest, recordDigestSeed } from '../../src/ingest/row-digest.ts';
 
 describe('recordDigest', () => {
   const seed = recordDigestSeed(['TRANSACTIONID', 'ORDERID'], 'Europe/Paris');

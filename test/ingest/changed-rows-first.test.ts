@@ -1,13 +1,14 @@
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
-import { findUnchangedRecords } from '../../pipelines/unchanged-records.ts';
+import { checkFirstIds, findChangedRecords } from '../../src/ingest/changed-rows-first.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import { givenFile } from '../../src/load/export-file.ts';
-import type { FileResult } from '../../src/load/file-result.ts';
+import { givenFile } from '../../src/ingest/export-file.ts';
+import type { FileResult } from '../../src/ingest/file-result.ts';
+import { MAX_CHANGED_LINES } from '../../src/ingest/load-plan.ts';
 import { zipArchive } from '../../scripts/zip-archive.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
@@ -18,8 +19,8 @@ const record = (n: number, amount = `${n}.05`, id = `T${n}`) =>
   `${id};O${n >> 1};2024-05-01 12:00:00;${amount};EUR;${n % 3}`;
 
 /**
- * Files of one merchant's nightly windows, each mostly a repeat of the last: what the first pass of
- * unchanged-records.ts is for. Each hides a case where leaving a record out would be wrong.
+ * Files of one merchant's nightly windows, each mostly a repeat of the last: what the load plan's `changed-rows-first`
+ * is for. Each hides a case where leaving a record out would be wrong.
  */
 function files(): Record<string, Buffer> {
   const base = Array.from({ length: COUNT }, (_, i) => record(i + 1));
@@ -81,12 +82,12 @@ describe.each(BACKENDS)('loading only the records that change stored rows, on %s
   });
 
   const phases: Record<string, Set<string>> = {};
-  const ingest = (database: Database, name: string, fingerprintMinBytes: number) =>
+  const ingest = (database: Database, name: string, changedRowsFirstMinBytes: number) =>
     ingestFiles(database, [paths[name]!], {
       timezone: 'UTC',
       limits,
-      fingerprintMinBytes,
-      onProgress: (progress) => fingerprintMinBytes === 0 && (phases[name] ??= new Set()).add(progress.phase),
+      changedRowsFirstMinBytes,
+      onProgress: (progress) => changedRowsFirstMinBytes === 0 && (phases[name] ??= new Set()).add(progress.phase),
     });
   const tables = async (database: Database) => ({
     transactions: await database.db
@@ -109,20 +110,23 @@ describe.each(BACKENDS)('loading only the records that change stored rows, on %s
     'says which lines of a mostly loaded file to load, and how many ids it leaves as they are',
     async () => {
       await ingest(probe.database, 'base.csv', 0);
-      const size = (await stat(paths['overlap.csv']!)).size;
-      const verdict = await probe.database.transaction((connection) =>
-        findUnchangedRecords(connection, givenFile(paths['overlap.csv']!), size, {
-          timezone: 'UTC',
-          limits,
-          fingerprintMinBytes: 0,
-        }),
-      );
+      const file = givenFile(paths['overlap.csv']!);
+      const options = { timezone: 'UTC', limits };
+      const [firstIds, changed] = await probe.database.transaction(async (connection) => [
+        await checkFirstIds(connection, file, 1_000, options),
+        await findChangedRecords(connection, file, MAX_CHANGED_LINES, options),
+      ]);
+      // The first 1,000 records hold T6, T7 and T8 twice each: 997 distinct ids, each stored (and counted) once.
+      expect(firstIds).toEqual({ sampled: 1_000, stored: 997 });
       // Lines (header is 1): T5 at 6; T6 at 7 and 8; T7 at 9 and 10; T8 at 11 and 12; then T9 at 13 ... T3000 at 3004.
-      expect(verdict).toEqual({
+      expect(changed).toEqual({
         neededLines: new Map([[0, new Set([6, 9, 10, 11, 12, 3005, 3006, 3007])]]),
         unchangedIds: COUNT - 3,
         records: COUNT + 3 + 3,
       });
+      expect(await probe.database.transaction((connection) => findChangedRecords(connection, file, 7, options))).toBe(
+        'too-many',
+      );
     },
   );
 

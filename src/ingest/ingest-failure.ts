@@ -1,4 +1,4 @@
-import { describeError, ReconError } from '../src/errors.ts';
+import { describeError, ReconError } from '../errors.ts';
 
 /**
  * How a file that did not load is described in its summary and in recon.files: a ReconError speaks for

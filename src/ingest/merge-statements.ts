@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import type { TransactionColumn } from '../normalize/transaction-row.ts';
-import { LEFTOVER_TABLE, STAGING_TABLE, withStaging, type StagingTables } from './staging-table.ts';
+import { SET_ASIDE_TABLE, STAGING_TABLE, withStaging, type StagingTables } from './staging-table.ts';
 
 /**
  * The statements that move a file's staged rows into recon.transactions, built with Kysely on the transaction's
@@ -38,7 +38,7 @@ export interface MergeTarget {
    * The last merge of a file loaded in chunks: a stored row this file wrote already (an earlier chunk inserted its
    * id) is always rewritten by the id's later rows, so that its values and lineage are those of its last line.
    */
-  readonly refreshOwnRows?: boolean;
+  readonly rewritesRowsOfThisFile?: boolean;
 }
 
 /** The ids of a merge's new or changed rows, for the merge of a file that is mostly loaded already. */
@@ -110,11 +110,11 @@ function changed({ columns, withExtra }: MergeShape, target: MergeTarget): RawBu
   }
   if (withExtra) tests.push(sql`t.extra || coalesce(s.extra, '{}') <> t.extra`);
   const differs = sql<boolean>`(t.row_digest IS DISTINCT FROM s.row_digest AND (${sql.join(tests, sql` OR `)}))`;
-  return target.refreshOwnRows ? sql<boolean>`(${ownRow(target)} OR ${differs})` : differs;
+  return target.rewritesRowsOfThisFile ? sql<boolean>`(${writtenByThisFile(target)} OR ${differs})` : differs;
 }
 
-/** A stored row written by this file already: see `MergeTarget.refreshOwnRows`. */
-function ownRow({ fileId }: MergeTarget): RawBuilder<boolean> {
+/** A stored row written by this file already: see `MergeTarget.rewritesRowsOfThisFile`. */
+function writtenByThisFile({ fileId }: MergeTarget): RawBuilder<boolean> {
   return sql<boolean>`t.file_id = ${fileId}::bigint`;
 }
 
@@ -209,27 +209,27 @@ export async function insertAllStaged(
 }
 
 /**
- * One chunk of a file loaded in chunks (staged-file.ts): inserts the staged rows of ids not stored yet, as
+ * One chunk of a file loaded in chunks (merge-chunk.ts): inserts the staged rows of ids not stored yet, as
  * `insertNew` does, and moves every other accepted row (an id stored before this chunk, by an earlier file or an
- * earlier chunk of this one) to LEFTOVER_TABLE, where the file's last merge compares them as it would the rows of a
+ * earlier chunk of this one) to SET_ASIDE_TABLE, where the file's last merge compares them as it would the rows of a
  * whole file. One statement: the insert skips stored ids by its primary key's check (an anti-join hashed every
- * stored id again for each chunk, and probing the index first checked each id twice), and the rows kept are those
- * whose id it did not return.
+ * stored id again for each chunk, and probing the index first checked each id twice), and the rows set aside are
+ * those whose id it did not return.
  */
-export async function insertNewKeepingStored(
+export async function insertNewSettingAsideStored(
   db: Db,
   shape: MergeShape,
   target: MergeTarget,
   deduplicate: boolean,
-): Promise<{ inserted: number; kept: number }> {
+): Promise<{ inserted: number; setAside: number }> {
   const temp = staging(db);
-  const { inserted, kept } = await temp
+  const { inserted, set_aside } = await temp
     .with('inserted', () =>
       insertNewQuery(db, shape, target, { deduplicate, onlyDelta: false }, 'on-conflict').returning('transaction_id'),
     )
-    .with('kept', (qb) =>
+    .with('set_aside', (qb) =>
       qb
-        .insertInto(LEFTOVER_TABLE)
+        .insertInto(SET_ASIDE_TABLE)
         .expression(
           qb
             .selectFrom(STAGING_TABLE)
@@ -250,17 +250,17 @@ export async function insertNewKeepingStored(
     )
     .selectNoFrom((eb) => [
       eb.selectFrom('inserted').select(eb.fn.countAll<string>().as('n')).as('inserted'),
-      eb.selectFrom('kept').select(eb.fn.countAll<string>().as('n')).as('kept'),
+      eb.selectFrom('set_aside').select(eb.fn.countAll<string>().as('n')).as('set_aside'),
     ])
     .executeTakeFirstOrThrow();
-  return { inserted: Number(inserted), kept: Number(kept) };
+  return { inserted: Number(inserted), setAside: Number(set_aside) };
 }
 
 /**
  * How many distinct ids among the target's accepted staged rows this file has written already (an earlier chunk
  * inserted them): among the `candidates` when given, which then hold every id staged in two chunks.
  */
-export async function countOwnRows(
+export async function countRowsWrittenByThisFile(
   db: Db,
   target: MergeTarget,
   candidates: readonly string[] | 'all',
@@ -271,13 +271,13 @@ export async function countOwnRows(
     .where('reject_reason', 'is', null)
     .where('entry_index', '=', sql<number>`ANY (${[...target.entryIndexes]}::integer[])`);
   if (candidates !== 'all') ids = ids.where('transaction_id', '=', sql<string>`ANY (${[...candidates]}::text[])`);
-  const { own } = await db
+  const { written } = await db
     .selectFrom('recon.transactions as t')
-    .select((eb) => eb.fn.countAll<string>().as('own'))
-    .where(ownRow(target))
+    .select((eb) => eb.fn.countAll<string>().as('written'))
+    .where(writtenByThisFile(target))
     .where('t.transaction_id', 'in', ids)
     .executeTakeFirstOrThrow();
-  return Number(own);
+  return Number(written);
 }
 
 /**
@@ -336,8 +336,8 @@ export async function sampleStoredShare(
 /**
  * Fills DELTA_TABLE, a temporary table of this transaction, with the ids of the target's staged rows that are new
  * or may change their stored row: one join over the staged rows, after which the update and the insert read only
- * these. The join reads ids and digests alone, which keeps its hash table narrow (the whole rows made it 112 MB and
- * the statement five times slower); a row whose digest differs is compared column by column by the update.
+ * these. The join reads ids and digests alone, which keeps its hash table narrow and in memory; a row whose digest
+ * differs is compared column by column by the update.
  */
 export async function collectDelta(
   db: Db,
@@ -349,7 +349,9 @@ export async function collectDelta(
   const digestDiffers = canChangeStoredRows(shape)
     ? sql<boolean>`t.row_digest IS DISTINCT FROM s.row_digest`
     : sql<boolean>`false`;
-  const differs = target.refreshOwnRows ? sql<boolean>`(${ownRow(target)} OR ${digestDiffers})` : digestDiffers;
+  const differs = target.rewritesRowsOfThisFile
+    ? sql<boolean>`(${writtenByThisFile(target)} OR ${digestDiffers})`
+    : digestDiffers;
   await sql`DROP TABLE IF EXISTS ${sql.table(DELTA_TABLE)}`.execute(db);
   await db.schema
     .createTable(DELTA_TABLE)

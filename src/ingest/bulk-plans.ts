@@ -4,7 +4,7 @@ import type { Connection } from '../db/database.ts';
 /**
  * Planner settings for the statements that join a freshly COPYed temporary table to recon.transactions, for the
  * rest of the load's transaction. The planner knows nothing of a temporary table until it is analyzed, and guessed
- * a few rows where there were a million: a nested loop of a million index probes (4.2 s) instead of a hash join. A
+ * a few rows where there were a million: a nested loop of a million index probes instead of a hash join. A
  * statistics target of 1 samples 300 rows (milliseconds) and is enough for the row count and null fractions. JIT
  * compiling these statements' expressions cost more than running them. On PostgreSQL the joins get memory enough to
  * hash a million ids in one batch (the server's memory, for this transaction); PGlite keeps its defaults, as its

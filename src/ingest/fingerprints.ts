@@ -60,8 +60,8 @@ export async function classifyFingerprints(
   const differs = sql`t.transaction_id IS NULL OR t.row_digest IS DISTINCT FROM f.row_digest`;
   const limit = options.maxNeededLines + 1;
   // The LIMIT only caps what comes back: left to plan the join, it chose a nested loop of an index probe per
-  // fingerprint, expecting to stop early, where every fingerprint is read (5M rows: 7 s in the file's order, 30 s in
-  // a shuffled one, against 5.3 s hashed). A MATERIALIZED join is planned for all of its rows.
+  // fingerprint, expecting to stop early, where every fingerprint is read. A MATERIALIZED join is planned for all of
+  // its rows, and hashed.
   const query = options.repeatedIds
     ? sql<NeededLine>`WITH last AS (
         SELECT DISTINCT ON (transaction_id) transaction_id, row_digest FROM ${table}
@@ -106,8 +106,8 @@ interface NeededLine {
 
 /**
  * Whether an id occurs twice among the fingerprints. The filter's candidates are the only ids that may, but at five
- * million rows a few hundred of them are false positives, and treating them as repeats sorted every fingerprint to
- * keep the last of each id (7.5 s of a 16 s re-ingest): they are checked first, in one scan of the narrow table.
+ * million rows a few hundred of them are false positives, and treating them as repeats would sort every fingerprint
+ * to keep the last of each id: they are checked first, in one scan of the narrow table.
  */
 export async function fingerprintsRepeatIds(connection: Connection, ids: RepeatedIdFilter): Promise<boolean> {
   if (ids.overflowed) return true;

@@ -37,8 +37,7 @@ export function createRepeatedIdFilter({
   let overflowed = false;
 
   const flag = (id: string) => {
-    // A copy: an id split out of the csv text may be a slice that keeps its whole decoded chunk alive, and the
-    // candidates of a 5M-row file (false positives, mostly late) kept 20 MB of them.
+    // A copy: an id split out of the csv text may be a slice that keeps its whole decoded chunk of the file alive.
     if (candidates.length < maxCandidates) candidates.push(Buffer.from(id).toString());
     else overflowed = true;
   };

@@ -14,19 +14,19 @@ export interface StagingRowEncoder {
   accepted(row: TransactionRow, line: number, values: readonly string[]): string;
   rejected(line: number, raw: string, reason: string): string;
   /**
-   * The same accepted row as a line of recon.transactions itself, in the order of `directCopySql`, with its lineage:
-   * for a chunk of new ids COPYed straight into the table (direct-copy.ts).
+   * The same accepted row as a line of recon.transactions itself, in the order of `straightCopySql`, with its lineage:
+   * for a `straight-into-table` chunk (straight-copy.ts).
    */
-  direct(row: TransactionRow, line: number, values: readonly string[], lineage: DirectLineage): string;
+  straight(row: TransactionRow, line: number, values: readonly string[], lineage: RowLineage): string;
 }
 
-/** The lineage a directly COPYed row carries: its file, as a COPY value, and its zip entry's name, encoded. */
-export interface DirectLineage {
+/** The lineage a row COPYed straight into the table carries: its file, as a COPY value, and its zip entry's name, encoded. */
+export interface RowLineage {
   readonly fileId: string;
   readonly entry: string;
 }
 
-export function directLineage(fileId: string, entryName: string | null): DirectLineage {
+export function rowLineage(fileId: string, entryName: string | null): RowLineage {
   return { fileId, entry: entryName === null ? COPY_NULL : escapeCopyText(entryName) };
 }
 
@@ -58,7 +58,7 @@ export function createStagingRowEncoder(
     accepted(row, line, values) {
       return prefix + line + '\t' + valuesOf(row, values) + acceptedSuffix;
     },
-    direct(row, line, values, lineage) {
+    straight(row, line, values, lineage) {
       return `${valuesOf(row, values)}\t${lineage.fileId}\t${lineage.entry}\t${line}\n`;
     },
     rejected(line, raw, reason) {

@@ -5,11 +5,9 @@ import type { TransactionColumn } from '../normalize/transaction-row.ts';
 import {
   canChangeStoredRows,
   collectDelta,
-  countOwnRows,
+  countRowsWrittenByThisFile,
   countRepeatedRows,
-  insertAllStaged,
   insertNew,
-  insertNewKeepingStored,
   sampleStoredShare,
   updateChanged,
   type MergeShape,
@@ -18,19 +16,11 @@ import {
 import { analyzeStaged, planBulkJoins } from './bulk-plans.ts';
 import { moveRejectedRows } from './rejected-rows.ts';
 import { createRepeatedIdFilter, type RepeatedIdFilter } from './repeated-id-filter.ts';
-import { unlessUniqueViolation } from './savepoint.ts';
-import {
-  createStagingTable,
-  emptyStagingTable,
-  LEFTOVER_TABLE,
-  STAGING_TABLE,
-  stagingCopySql,
-  withStaging,
-} from './staging-table.ts';
+import { createStagingTable, SET_ASIDE_TABLE, STAGING_TABLE, stagingCopySql, withStaging } from './staging-table.ts';
 
 /**
  * One file's rows on their way into recon.transactions, inside the caller's transaction:
- * `beginStaging` creates the staging table, `stageEntry` COPYs each csv entry into it, `merge` moves the
+ * `beginStaging` creates the staging table, `stageEntry` COPYs each csv entry into it, `mergeStaged` moves the
  * rejected rows and merges the accepted ones. Nothing here commits; the caller's rollback undoes it all.
  */
 export interface StagedEntry {
@@ -44,23 +34,18 @@ export interface StagedEntry {
 /** What the encoders note of the accepted rows as they stage them, for the merge to plan by. */
 export interface StagedRows {
   readonly ids: RepeatedIdFilter;
-  /** Accepted rows encoded, by entry index (staged, or COPYed directly when the file loads in chunks). */
+  /** Accepted rows encoded, by entry index (staged, or COPYed straight into the table when the file loads in chunks). */
   readonly acceptedByEntry: number[];
-  /** Whether the staging table may hold accepted rows since the last chunk: false after chunks that went direct. */
-  acceptedInStaging: boolean;
-  /** Set once a chunk of the file has been merged (`mergeChunk`). */
-  chunks?: {
-    inserted: number;
-    leftover: number;
-    firstEntryStaged: number;
-    /** A chunk's insert met stored ids its checks did not show: the later chunks take the careful way at once. */
-    insertFailed: boolean;
-    /**
-     * Whether the next chunks go straight into recon.transactions (direct-copy.ts): once a chunk has proven all new,
-     * until a chunk meets a stored id.
-     */
-    direct: boolean;
-  };
+}
+
+/** What the chunks merged so far leave to the file's last merge (merge-chunk.ts), for its last merge. */
+export interface ChunksMerged {
+  /** Rows inserted by the chunks so far, merged or COPYed straight into the table: each a new id, counted once. */
+  readonly inserted: number;
+  /** Rows of ids stored before their chunk, set aside in SET_ASIDE_TABLE for the last merge. */
+  readonly setAside: number;
+  /** The staging table holds rows of this entry and later ones only: it is emptied after each chunk's merge. */
+  readonly firstEntryStaged: number;
 }
 
 export interface MergeCounts {
@@ -78,7 +63,7 @@ export function stagedColumns(entry: StagedEntry): TransactionColumn[] {
 
 export async function beginStaging(connection: Connection): Promise<StagedRows> {
   await createStagingTable(connection.db);
-  return { ids: createRepeatedIdFilter(), acceptedByEntry: [], acceptedInStaging: true };
+  return { ids: createRepeatedIdFilter(), acceptedByEntry: [] };
 }
 
 /**
@@ -102,8 +87,7 @@ export async function stageEntry(
  * Merges take turns, each until its file's transaction ends: two loads of overlapping files at once would each
  * lock, row by row in its file's order, an id the other needs next, and one would die in a deadlock. Reading,
  * decompressing and COPY into staging still run side by side; only the merge waits. (Writing in id order instead
- * also avoids the deadlock, but sorting a million staged rows put the benchmark's re-ingest at 1.26-1.31x its
- * reference, against 1.05-1.21x without.)
+ * also avoids the deadlock, but sorting a million staged rows costs more than the wait.)
  */
 const MERGE_LOCK = 0x7265636f6e6d; // "reconm"
 
@@ -113,94 +97,22 @@ export async function takeMergeTurn(connection: Connection): Promise<void> {
 }
 
 /**
- * Loading in chunks. A large file's rows would otherwise be merged in one statement once all of them are staged,
- * the database idle while Node parses and Node idle while the database merges. Instead, every `chunkRows` staged
- * rows, `mergeChunk` inserts the chunk's new ids at once while the next chunk parses (read-ahead.ts), and keeps
- * aside the rows of ids stored already. Only new ids are merged early because only they are final: an id stored
- * before the file must be compared once, with its last row in the whole file (a row changed in one chunk and
- * changed back in a later one is unchanged, its lineage untouched), so all of its rows wait for the last merge,
- * which takes them with the last chunk's rows as it would a whole file's. A new id seen again in a later chunk
- * is this file's own row by then: the last merge rewrites it with its last row and counts it once, as inserted.
- * Once a chunk has proven all new, the next ones skip staging and go straight into recon.transactions
- * (direct-copy.ts); what that COPY cannot take comes back here through staging.
- * Merges take their turn at the first chunk, as a whole file's merge does, and keep it to the commit.
+ * The file's last merge: all its staged rows when it loaded whole; else the last chunk's with the rows earlier chunks
+ * set aside (`chunks`, what merge-chunk.ts left).
  */
-export async function mergeChunk(
-  connection: Connection,
-  fileId: string,
-  entries: readonly StagedEntry[],
-  staged: StagedRows,
-): Promise<void> {
-  await takeMergeTurn(connection);
-  const entryNames = entries.map((entry) => entry.name);
-  await moveRejectedRows(connection, fileId, entryNames);
-  if (staged.chunks) {
-    await analyzeStaged(connection, STAGING_TABLE);
-  } else {
-    await planBulkJoins(connection, STAGING_TABLE);
-    await createStagingTable(connection.db, LEFTOVER_TABLE);
-    staged.chunks = { inserted: 0, leftover: 0, firstEntryStaged: 0, insertFailed: false, direct: false };
-  }
-  const chunks = staged.chunks;
-  let allNew = !chunks.insertFailed;
-  const groups = staged.acceptedInStaging ? groupByShape(entries, chunks.firstEntryStaged) : [];
-  for (const { shape, entryIndexes } of groups) {
-    const target: MergeTarget = { fileId, entryNames, entryIndexes };
-    const deduplicate = (await repeatedRows(connection, target, staged.ids)) > 0;
-    const newRows = chunks.insertFailed
-      ? undefined
-      : await insertIfAllNew(connection, shape, target, staged, deduplicate);
-    if (newRows !== undefined) {
-      chunks.inserted += newRows;
-      continue;
-    }
-    allNew = false;
-    const { inserted, kept } = await insertNewKeepingStored(connection.db, shape, target, deduplicate);
-    chunks.inserted += inserted;
-    chunks.leftover += kept;
-  }
-  chunks.direct = allNew && !chunks.insertFailed;
-  await emptyStagingTable(connection.db);
-  chunks.firstEntryStaged = entries.length - 1;
-  staged.acceptedInStaging = false;
-}
-
-/**
- * The usual chunk, a new file's or a new stretch of one, holds new ids only: inserted as they are, it costs what a
- * whole file's insert costs per row, where skipping stored ids one by one cost a fifth more and setting the
- * others aside as much again. Whether it does is asked cheaply first (its first rows' ids, and the ids staged in
- * an earlier chunk too), and proven by the insert itself, in a savepoint: a stored id fails it, the chunk's rows
- * are back as they were, and undefined says so.
- */
-async function insertIfAllNew(
-  connection: Connection,
-  shape: MergeShape,
-  target: MergeTarget,
-  staged: StagedRows,
-  deduplicate: boolean,
-): Promise<number | undefined> {
-  if ((await sampleStoredShare(connection.db, target, SAMPLE_ROWS)).stored > 0) return undefined;
-  if ((await ownRows(connection, target, staged.ids)) > 0) return undefined;
-  const inserted = await unlessUniqueViolation(connection, 'recon_chunk', () =>
-    insertAllStaged(connection.db, shape, target, deduplicate),
-  );
-  if (inserted === undefined) staged.chunks!.insertFailed = true;
-  return inserted;
-}
-
 export async function mergeStaged(
   connection: Connection,
   fileId: string,
   entries: readonly StagedEntry[],
   staged: StagedRows,
+  chunks?: ChunksMerged,
 ): Promise<MergeCounts> {
   await takeMergeTurn(connection);
   const entryNames = entries.map((entry) => entry.name);
   await moveRejectedRows(connection, fileId, entryNames);
-  const { chunks } = staged;
   let acceptedByEntry = staged.acceptedByEntry;
   if (chunks) {
-    if (chunks.leftover > 0) await takeLeftovers(connection);
+    if (chunks.setAside > 0) await takeSetAsideRows(connection);
     acceptedByEntry = await countAcceptedByEntry(connection);
     await analyzeStaged(connection, STAGING_TABLE);
   } else {
@@ -210,30 +122,31 @@ export async function mergeStaged(
   let inserted = chunks?.inserted ?? 0;
   let updated = 0;
   for (const { shape, entryIndexes } of groupByShape(entries, 0)) {
-    const target: MergeTarget = { fileId, entryNames, entryIndexes, refreshOwnRows: chunks !== undefined };
+    const target: MergeTarget = { fileId, entryNames, entryIndexes, rewritesRowsOfThisFile: chunks !== undefined };
     const accepted = entryIndexes.reduce((sum, index) => sum + (acceptedByEntry[index] ?? 0), 0);
     if (accepted === 0) continue;
     const repeated = await repeatedRows(connection, target, staged.ids);
-    // Ids an earlier chunk inserted are counted there; their rows here only refresh them (`refreshOwnRows`).
-    const own = chunks ? await ownRows(connection, target, staged.ids) : 0;
+    // Ids an earlier chunk inserted are counted there; their rows here only rewrite them (`rewritesRowsOfThisFile`).
+    const writtenBefore = chunks ? await rowsWrittenByThisFile(connection, target, staged.ids) : 0;
     const deduplicate = repeated > 0;
     const onlyDelta = accepted >= DELTA_MIN_ROWS && (await mostlyStored(connection, target));
     if (onlyDelta) await collectDelta(connection.db, shape, target, deduplicate);
     const options = { deduplicate, onlyDelta };
-    if (canChangeStoredRows(shape)) updated += (await updateChanged(connection.db, shape, target, options)) - own;
+    if (canChangeStoredRows(shape))
+      updated += (await updateChanged(connection.db, shape, target, options)) - writtenBefore;
     inserted += await insertNew(connection.db, shape, target, options);
-    distinct += accepted - repeated - own;
+    distinct += accepted - repeated - writtenBefore;
   }
   return { distinct, inserted, updated, unchanged: distinct - inserted - updated };
 }
 
-/** The rows kept aside by earlier chunks, back into the staging table for the last merge. */
-async function takeLeftovers(connection: Connection): Promise<void> {
+/** The rows earlier chunks set aside, back into the staging table for the last merge. */
+async function takeSetAsideRows(connection: Connection): Promise<void> {
   const db = withStaging(connection.db);
-  await db.insertInto(STAGING_TABLE).expression(db.selectFrom(LEFTOVER_TABLE).selectAll()).execute();
+  await db.insertInto(STAGING_TABLE).expression(db.selectFrom(SET_ASIDE_TABLE).selectAll()).execute();
 }
 
-/** Accepted rows now in the staging table, by entry index: the last chunk's and those kept aside before it. */
+/** Accepted rows now in the staging table, by entry index: the last chunk's and those set aside before it. */
 async function countAcceptedByEntry(connection: Connection): Promise<number[]> {
   const rows = await withStaging(connection.db)
     .selectFrom(STAGING_TABLE)
@@ -251,7 +164,7 @@ async function countAcceptedByEntry(connection: Connection): Promise<number[]> {
  * The sample says whether a file is mostly loaded already: more than half of its first rows stored.
  */
 const DELTA_MIN_ROWS = 10_000;
-const SAMPLE_ROWS = 1_000;
+export const SAMPLE_ROWS = 1_000;
 
 async function mostlyStored(connection: Connection, target: MergeTarget): Promise<boolean> {
   const { sampled, stored } = await sampleStoredShare(connection.db, target, SAMPLE_ROWS);
@@ -259,17 +172,21 @@ async function mostlyStored(connection: Connection, target: MergeTarget): Promis
 }
 
 /** Superseded rows of the target's entries, checked among the filter's candidates alone when it kept them all. */
-function repeatedRows(connection: Connection, target: MergeTarget, ids: RepeatedIdFilter): Promise<number> {
+export function repeatedRows(connection: Connection, target: MergeTarget, ids: RepeatedIdFilter): Promise<number> {
   if (ids.overflowed) return countRepeatedRows(connection.db, target, 'all');
   if (ids.candidates.length === 0) return Promise.resolve(0);
   return countRepeatedRows(connection.db, target, ids.candidates);
 }
 
 /** Ids of the target's rows that an earlier chunk inserted: each was seen twice in the file, so it is a candidate. */
-function ownRows(connection: Connection, target: MergeTarget, ids: RepeatedIdFilter): Promise<number> {
-  if (ids.overflowed) return countOwnRows(connection.db, target, 'all');
+export function rowsWrittenByThisFile(
+  connection: Connection,
+  target: MergeTarget,
+  ids: RepeatedIdFilter,
+): Promise<number> {
+  if (ids.overflowed) return countRowsWrittenByThisFile(connection.db, target, 'all');
   if (ids.candidates.length === 0) return Promise.resolve(0);
-  return countOwnRows(connection.db, target, ids.candidates);
+  return countRowsWrittenByThisFile(connection.db, target, ids.candidates);
 }
 
 /**
@@ -277,7 +194,7 @@ function ownRows(connection: Connection, target: MergeTarget, ids: RepeatedIdFil
  * other columns gets its own statements, in entry order, so that no entry blanks columns it did not carry
  * and the last entry still wins. A transaction id present in two runs is then counted once per run.
  */
-function groupByShape(
+export function groupByShape(
   entries: readonly StagedEntry[],
   firstEntry: number,
 ): { shape: MergeShape; entryIndexes: number[] }[] {

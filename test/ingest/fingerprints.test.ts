@@ -7,8 +7,8 @@ import {
   FINGERPRINT_COPY_SQL,
   fingerprintLine,
   fingerprintsRepeatIds,
-} from '../../src/load/fingerprints.ts';
-import { createRepeatedIdFilter } from '../../src/load/repeated-id-filter.ts';
+} from '../../src/ingest/fingerprints.ts';
+import { createRepeatedIdFilter } from '../../src/ingest/repeated-id-filter.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 /** Stored rows T1..T4 with digests 1..4; the transaction is rolled back after `work`, so each test starts from them. */

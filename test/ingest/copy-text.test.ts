@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyValue, escapeCopyText, NulCharacterError } from '../../src/load/copy-text.ts';
+import { copyValue, escapeCopyText, NulCharacterError } from '../../src/ingest/copy-text.ts';
 
 describe('escapeCopyText', () => {
   it.each([

@@ -1,17 +1,17 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../../src/db/database.ts';
-import { insertLoadingFile } from '../../src/load/files-repository.ts';
+import { insertLoadingFile } from '../../src/ingest/files-repository.ts';
 import {
   beginStaging,
   mergeStaged,
   stageEntry,
   type MergeCounts,
   type StagedEntry,
-} from '../../src/load/staged-file.ts';
-import { createRepeatedIdFilter, type RepeatedIdFilter } from '../../src/load/repeated-id-filter.ts';
-import { recordDigestSeed } from '../../src/load/row-digest.ts';
-import { createStagingRowEncoder } from '../../src/load/staging-row-encoder.ts';
+} from '../../src/ingest/staged-file.ts';
+import { createRepeatedIdFilter, type RepeatedIdFilter } from '../../src/ingest/repeated-id-filter.ts';
+import { recordDigestSeed } from '../../src/ingest/row-digest.ts';
+import { createStagingRowEncoder } from '../../src/ingest/staging-row-encoder.ts';
 import type { TransactionRow } from '../../src/normalize/transaction-row.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
@@ -276,7 +276,7 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
   );
 
   it.skipIf(skip)(
-    'merges a mostly loaded file through its delta of new and changed ids, as a direct merge would',
+    'merges a mostly loaded file through its delta of new and changed ids, as merging every staged row would',
     async () => {
       const count = 12_000;
       const line = (i: number, amount: bigint, orderId = `order-${i}`) => ({

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { COMPRESSION_MAGIC_BYTES, detectCompression } from '../src/decompress/detect-compression.ts';
-import { ReconError } from '../src/errors.ts';
-import type { FileContent } from '../src/load/files-repository.ts';
+import { COMPRESSION_MAGIC_BYTES, detectCompression } from '../decompress/detect-compression.ts';
+import { ReconError } from '../errors.ts';
+import type { FileContent } from './files-repository.ts';
 
 /** Size, sha256 and compression, from one streaming read; the content is read again by the load. Messages say `name`. */
 export async function identifyFile(filePath: string, name = filePath): Promise<FileContent> {

@@ -37,7 +37,7 @@ const TRANSACTION_COLUMN_TYPES: Readonly<Record<TransactionColumn, ColumnDataTyp
 
 type StagedTransaction = Omit<TransactionsTable, 'extra' | 'file_id' | 'entry' | 'line' | 'updated_at'>;
 
-/** A row of the staging table (or of LEFTOVER_TABLE, its twin) as Kysely sees it. */
+/** A row of the staging table (or of SET_ASIDE_TABLE, its twin) as Kysely sees it. */
 interface StagingTable extends StagedTransaction {
   entry_index: number;
   line: number;
@@ -46,14 +46,14 @@ interface StagingTable extends StagedTransaction {
   raw: string | null;
 }
 
-export type StagingTables = { [STAGING_TABLE]: StagingTable; [LEFTOVER_TABLE]: StagingTable };
+export type StagingTables = { [STAGING_TABLE]: StagingTable; [SET_ASIDE_TABLE]: StagingTable };
 
 /** Kysely on the load's connection, knowing the staging tables of its transaction too. */
 export function withStaging(db: Kysely<Schema>): Kysely<Schema & StagingTables> {
   return db.withTables<StagingTables>();
 }
 
-/** Creates the staging table, or its twin LEFTOVER_TABLE, empty, for this transaction. */
+/** Creates the staging table, or its twin SET_ASIDE_TABLE, empty, for this transaction. */
 export async function createStagingTable(db: Kysely<Schema>, name: keyof StagingTables = STAGING_TABLE): Promise<void> {
   let table = db.schema
     .createTable(name)
@@ -70,7 +70,7 @@ export async function createStagingTable(db: Kysely<Schema>, name: keyof Staging
     .execute();
 }
 
-/** The columns one entry's COPY stream carries, in order: see `createRowEncoder`. */
+/** The columns one entry's COPY stream carries, in order: see `createStagingRowEncoder`. */
 export function stagingCopySql(columns: readonly TransactionColumn[], withExtra: boolean): string {
   const list = [
     'entry_index',
@@ -86,10 +86,10 @@ export function stagingCopySql(columns: readonly TransactionColumn[], withExtra:
 
 /**
  * A file loaded in chunks keeps here, between its chunks, the staged rows of ids that were stored already when their
- * chunk merged; the file's last merge takes them with its last chunk (staged-file.ts). Same columns as the staging
+ * chunk merged (merge-chunk.ts); the file's last merge takes them with its last chunk (`mergeStaged`). Same columns as the staging
  * table, same life: this transaction.
  */
-export const LEFTOVER_TABLE = 'recon_leftover';
+export const SET_ASIDE_TABLE = 'recon_set_aside';
 
 /** Empties the staging table between chunks (a temporary table: no other transaction sees it). */
 export async function emptyStagingTable(db: Kysely<Schema>): Promise<void> {

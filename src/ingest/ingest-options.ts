@@ -1,0 +1,26 @@
+import type { IngestLimits } from '../config/config.ts';
+import type { FileResult } from './file-result.ts';
+import type { IngestProgress } from '../terminal/progress-bar.ts';
+
+/** How `recon ingest`, a delivery's ingest and the tests load export files. */
+export interface IngestOptions {
+  /** Zone of the exports' DATE wall times (IANA name). */
+  readonly timezone: string;
+  readonly limits: IngestLimits;
+  readonly onProgress?: (progress: IngestProgress) => void;
+  /** Called as each file finishes, before the next starts, so a long run reports as it goes. */
+  readonly onResult?: (result: FileResult) => void;
+  /** Told what a decoder accepted with a warning (bytes after the last bzip2 stream), in one line naming the file. */
+  readonly onWarning?: (message: string) => void;
+  /**
+   * Stops between batches and before a file commits: the current file rolls back, is not recorded as failed,
+   * and ingestFiles rejects with the signal's reason.
+   */
+  readonly signal?: AbortSignal;
+  /** Files of at least this many bytes may load `changed-rows-first` (load-plan.ts); tests lower it. */
+  readonly changedRowsFirstMinBytes?: number;
+  /** Rows per chunk (load-plan.ts, `chunks`), on either database; tests lower it. */
+  readonly chunkRows?: number;
+  /** COPY text parsed ahead while a chunk merges: READ_AHEAD_BYTES unless a test lowers it. */
+  readonly readAheadBytes?: number;
+}
