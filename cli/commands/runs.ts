@@ -8,8 +8,10 @@ import { EXIT } from '../exit-codes.ts';
 
 const USAGE = `usage: recon runs [--json]
 
-The latest probe of RECON_CALLBACK_BASE_URL first when it failed. The nightly runs, newest first: date, state, orders and batches, export requests by state, the reconciliation run;
-then, under a run, an unreachable callback base (RECON_CALLBACK_BASE_URL probed at its start), each failed delivery and each export late by RECON_EXPORT_LATE_SECONDS (how long, which token).
+The nightly runs, newest first: date, state, orders and batches, export requests by state, the reconciliation run.
+Under a run: its callback base when the probe at its start did not reach recon's receiver, each failed delivery, and
+each export still missing RECON_EXPORT_LATE_SECONDS after its request was sent (how long, on which token). When the
+latest probe of RECON_CALLBACK_BASE_URL failed, it comes first.
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
