@@ -1,33 +1,14 @@
 /**
- * How fast the record normalizer runs, on its own: `node test/normalize/normalize-throughput.ts [records] [zone]`.
+ * How fast the record normalizer runs, on its own: `node bench/normalize-throughput.ts [records] [zone]`.
  * Not a test (speed is never asserted by tests); a measurement to run by hand when the hot path changes.
  * Records are made in batches outside the timed part, shaped like the service's exports (every column, EUR and
  * JPY amounts, dates a few seconds apart across a month), so only normalization is timed.
  */
 import { planHeader } from '../src/normalize/header-plan.ts';
 import { createRecordNormalizer } from '../src/normalize/record-normalizer.ts';
+import { EXPORT_COLUMNS } from '@recon/protocol';
 
-const HEADER = [
-  'IDENTIFIER',
-  'DATE',
-  'TRANSACTIONID',
-  'ORDERID',
-  'OPERATIONTYPE',
-  'AMOUNT',
-  'CURRENCY',
-  'BILLINGFEES INCL. VAT',
-  'EXECCODE',
-  'CLIENTEMAIL',
-  'CLIENTADDRESS',
-  'CARDFULLNAME',
-  'CARDTYPE',
-  'CARDCOUNTRY',
-  '3DSECURE',
-  '3DSGLOBALSTATUS',
-  'RULE APPLIED',
-  'SCHEDULE',
-  'RETRY',
-];
+const HEADER: string[] = [...EXPORT_COLUMNS];
 const BATCH = 5000;
 
 const total = Number(process.argv[2] ?? 1_000_000);

@@ -14,33 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { pseudoRandomBytes } from './pseudo-random-bytes.ts';
 import { toZip64, zipArchive } from './zip-archive.ts';
+import { EXPORT_COLUMNS } from '@recon/protocol';
 
 const FIXTURES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Export rows as the service writes them (payment-api-3.0.md, "Exported transaction record")
 
-const ALL_COLUMNS = [
-  'IDENTIFIER',
-  'DATE',
-  'TRANSACTIONID',
-  'ORDERID',
-  'OPERATIONTYPE',
-  'AMOUNT',
-  'CURRENCY',
-  'BILLINGFEES INCL. VAT',
-  'EXECCODE',
-  'CLIENTEMAIL',
-  'CLIENTADDRESS',
-  'CARDFULLNAME',
-  'CARDTYPE',
-  'CARDCOUNTRY',
-  '3DSECURE',
-  '3DSGLOBALSTATUS',
-  'RULE APPLIED',
-  'SCHEDULE',
-  'RETRY',
-] as const;
+const ALL_COLUMNS = EXPORT_COLUMNS;
 
 type Column = (typeof ALL_COLUMNS)[number];
 type ExportRow = Record<string, string>;
