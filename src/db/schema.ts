@@ -167,6 +167,10 @@ export interface ReconciliationRunsTable {
   kind: ColumnType<RunKind, RunKind | undefined, RunKind>;
   nightly_run_id: string | null;
   description: string;
+  inputs_seen_before: Timestamp | null;
+  verdicts_computed: number | null;
+  verdicts_changed: number | null;
+  pruned_at: Timestamp | null;
 }
 
 export const RUN_KINDS = ['nightly', 'backfill', 'manual'] as const;
@@ -198,6 +202,13 @@ export interface VerdictsTable {
   warnings: string[] | null;
   /** Null for a matched verdict. Amounts inside are strings of minor units (see verdicts-sql.ts), never JSON numbers. */
   explanation: ColumnType<unknown, string | null, string | null>;
+  /** When the passing of time alone may change the verdict ('-infinity': at the next run); null: never. */
+  recheck_at: Timestamp | null;
+}
+
+/** A verdict that no longer holds, from its run until the run that replaced or removed it (until_run_id). */
+export interface VerdictHistoryTable extends Omit<VerdictsTable, 'recheck_at'> {
+  until_run_id: string;
 }
 
 export interface RunTotalsTable {
@@ -337,7 +348,7 @@ export interface AlertsTable {
 }
 
 /**
- * reporting.reconciliation (sql/migrations/0005_reporting.sql), a view: each order's latest verdict, with the
+ * reporting.reconciliation (sql/migrations/0005_reporting.sql, 0019), a view: each order's current verdict, with the
  * explanation stored as judged, or assembled when read for a matched one. Read, never written.
  */
 export interface ReconciliationView {
@@ -353,6 +364,14 @@ export interface ReconciliationView {
   run_id: string;
   as_of: Timestamp;
   explanation: unknown;
+}
+
+/** recon.current_verdicts (migration 0019), a view: each order's current verdict as finished runs gave it. */
+export type CurrentVerdictsView = Omit<VerdictsTable, 'recheck_at'>;
+
+/** recon.verdict_versions, a view: every version; it holds from run_id up to, not including, until_run_id. */
+export interface VerdictVersionsView extends CurrentVerdictsView {
+  until_run_id: string | null;
 }
 
 /** Bootstrapped by migrate.ts itself, before the first migration. */
@@ -373,6 +392,7 @@ export interface Schema {
   'recon.reconciliation_runs': ReconciliationRunsTable;
   'recon.run_scope_orders': RunScopeOrdersTable;
   'recon.verdicts': VerdictsTable;
+  'recon.verdict_history': VerdictHistoryTable;
   'recon.run_totals': RunTotalsTable;
   'recon.export_requests': ExportRequestsTable;
   'recon.deliveries': DeliveriesTable;
@@ -381,5 +401,7 @@ export interface Schema {
   'recon.workers': WorkersTable;
   'recon.callback_probes': CallbackProbesTable;
   'recon.alerts': AlertsTable;
+  'recon.current_verdicts': CurrentVerdictsView;
+  'recon.verdict_versions': VerdictVersionsView;
   'reporting.reconciliation': ReconciliationView;
 }

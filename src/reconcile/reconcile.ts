@@ -5,6 +5,7 @@ import { describeRun, scopeToJson, type ReconcileScope, type RunOrigin } from '.
 import { WHOLE_RANGE, type OrderIdRange } from './order-facts-sql.ts';
 import { inTurns } from './in-turns.ts';
 import { sliceRanges } from './slice-ranges.ts';
+import { currentGroups, planRun, type RunPlan } from './run-plan.ts';
 import { writeVerdictsSql, type VerdictParameters, type WrittenVerdictGroup } from './verdicts-sql.ts';
 
 export interface ReconcileOptions {
@@ -20,6 +21,11 @@ export interface ReconcileOptions {
    * absent, writes every run in one transaction. PGlite has one connection whatever this says.
    */
   readonly connections?: number;
+  /**
+   * Compute every order's verdict in scope, even where an earlier run over all orders lets a run over all orders
+   * look only at what changed since (an operator's edit by hand to recon's tables is a change recon cannot see).
+   */
+  readonly full?: boolean;
   /** Fewer orders than this per slice and the run is cut into fewer slices, or none (see slice-ranges.ts); lower in tests. */
   readonly minOrdersPerSlice?: number;
 }
@@ -51,6 +57,10 @@ export interface RunSummary {
   readonly notFoundCount: number;
   readonly suspect: boolean;
   readonly suspectReason: string | null;
+  /** Verdicts computed afresh: every order in scope, or only those that changed since the previous run over all orders. */
+  readonly verdictsComputed: number;
+  /** Verdicts that differed from the current ones and were written (new, changed, or no longer judged). */
+  readonly verdictsChanged: number;
 }
 
 /** A run keeps this many of its not-found ORDERIDs (and counts them all): a run row never lists a large scope. */
@@ -72,31 +82,37 @@ const RECONCILE_LOCK = 0x7265636f6e01;
  */
 export async function reconcile(database: Database, options: ReconcileOptions): Promise<RunSummary> {
   const asOf = options.asOf ?? new Date();
-  const parameters = (runId: string) => ({ ...options, runId, asOf });
   const connections = options.connections ?? 1;
   const splittable = database.kind === 'postgres' && connections > 1 && options.scope.kind !== 'orders';
-  const ranges = splittable
-    ? await sliceRanges(database.db, connections * SLICES_PER_CONNECTION, options.minOrdersPerSlice)
-    : [WHOLE_RANGE];
-  if (ranges.length === 1) {
+  if (!splittable) {
     return database.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${RECONCILE_LOCK}::bigint)`.execute(trx);
       await removeUnfinishedRuns(trx);
-      const runId = await startRun(trx, options, asOf);
-      const groups = await writeSlice(trx, parameters(runId), WHOLE_RANGE);
-      return finishRun(trx, runId, options, asOf, groups);
+      const plan = await planRun(trx, options, asOf);
+      return runInOneTransaction(trx, options, asOf, plan);
     });
   }
   return database.db.connection().execute(async (coordinator) => {
     await sql`SELECT pg_advisory_lock(${RECONCILE_LOCK}::bigint)`.execute(coordinator);
     try {
       await coordinator.transaction().execute(removeUnfinishedRuns);
+      const plan = await planRun(coordinator, options, asOf);
+      const ranges =
+        plan.candidates === null
+          ? await sliceRanges(database.db, connections * SLICES_PER_CONNECTION, options.minOrdersPerSlice)
+          : [WHOLE_RANGE];
+      if (ranges.length === 1) {
+        return await coordinator.transaction().execute((trx) => runInOneTransaction(trx, options, asOf, plan));
+      }
       const runId = await startRun(coordinator, options, asOf);
       try {
+        const parameters = verdictParameters(options, runId, asOf, plan);
         const groups = await inTurns(ranges, connections, (range) =>
-          database.db.transaction().execute((trx) => writeSlice(trx, parameters(runId), range)),
+          database.db.transaction().execute((trx) => writeSlice(trx, parameters, range)),
         );
-        return await coordinator.transaction().execute((trx) => finishRun(trx, runId, options, asOf, groups));
+        return await coordinator
+          .transaction()
+          .execute((trx) => finishRun(trx, runId, options, asOf, plan, groups, groups));
       } catch (error) {
         // Should the removal fail too (the server gone), the next run removes this one: the first error is the story.
         await coordinator
@@ -110,6 +126,32 @@ export async function reconcile(database: Database, options: ReconcileOptions): 
       await sql`SELECT pg_advisory_unlock(${RECONCILE_LOCK}::bigint)`.execute(coordinator).catch(() => undefined);
     }
   });
+}
+
+async function runInOneTransaction(
+  trx: Kysely<Schema>,
+  options: ReconcileOptions,
+  asOf: Date,
+  plan: RunPlan,
+): Promise<RunSummary> {
+  const runId = await startRun(trx, options, asOf);
+  const parameters = verdictParameters(options, runId, asOf, plan);
+  const written =
+    plan.candidates !== null && plan.candidates.length === 0 ? [] : await writeSlice(trx, parameters, WHOLE_RANGE);
+  // Only the changed orders were judged: the run's verdicts are the whole current set, as it now stands.
+  const groups = plan.candidates === null ? written : await currentGroups(trx);
+  return finishRun(trx, runId, options, asOf, plan, written, groups);
+}
+
+function verdictParameters(options: ReconcileOptions, runId: string, asOf: Date, plan: RunPlan): VerdictParameters {
+  return {
+    runId,
+    asOf,
+    toleranceMinor: options.toleranceMinor,
+    graceHours: options.graceHours,
+    scope: plan.candidates === null ? options.scope : { kind: 'orders', orderIds: plan.candidates },
+    compare: plan.compare,
+  };
 }
 
 /**
@@ -174,11 +216,16 @@ async function finishRun(
   runId: string,
   options: ReconcileOptions,
   asOf: Date,
+  plan: RunPlan,
+  written: readonly WrittenVerdictGroup[],
   groups: readonly WrittenVerdictGroup[],
 ): Promise<RunSummary> {
-  const { counts, lifecycle, ordersInScope } = countVerdicts(groups);
-  const suspectReason = findSuspectReason(groups);
-  const totals = bridgeOf(groups);
+  const judged = groups.filter((group) => group.status !== null);
+  const { counts, lifecycle, ordersInScope } = countVerdicts(judged);
+  const suspectReason = findSuspectReason(judged);
+  const totals = bridgeOf(judged);
+  const verdictsComputed = written.reduce((sum, group) => sum + (group.status === null ? 0 : group.verdicts), 0);
+  const verdictsChanged = written.reduce((sum, group) => sum + group.changed, 0);
   if (totals.length > 0) {
     await trx
       .insertInto('recon.run_totals')
@@ -195,7 +242,7 @@ async function finishRun(
       .execute();
   }
   const notFound =
-    options.scope.kind === 'orders' ? await findNotFound(trx, runId, options.scope.orderIds) : { first: [], count: 0 };
+    options.scope.kind === 'orders' ? await findNotFound(trx, options.scope.orderIds) : { first: [], count: 0 };
   await trx
     .updateTable('recon.reconciliation_runs')
     .set({
@@ -206,6 +253,9 @@ async function finishRun(
       not_found_count: notFound.count,
       suspect: suspectReason !== null,
       suspect_reason: suspectReason,
+      inputs_seen_before: plan.inputsSeenBefore,
+      verdicts_computed: verdictsComputed,
+      verdicts_changed: verdictsChanged,
     })
     .where('run_id', '=', runId)
     .execute();
@@ -224,6 +274,8 @@ async function finishRun(
     notFoundCount: notFound.count,
     suspect: suspectReason !== null,
     suspectReason,
+    verdictsComputed,
+    verdictsChanged,
   };
 }
 
@@ -243,9 +295,38 @@ async function removeUnfinishedRuns(db: Kysely<Schema>): Promise<void> {
 /** Within the caller's transaction. */
 async function removeRun(trx: Kysely<Schema>, runId: string): Promise<void> {
   await trx.deleteFrom('recon.verdicts').where('run_id', '=', runId).execute();
+  // The versions the run replaced or removed are current again, and looked at by the next run whatever happened.
+  await trx
+    .insertInto('recon.verdicts')
+    .columns([...VERSION_COLUMNS, 'recheck_at'])
+    .expression(
+      trx
+        .selectFrom('recon.verdict_history')
+        .select([...VERSION_COLUMNS, sql<Date>`'-infinity'::timestamptz`.as('recheck_at')])
+        .where('until_run_id', '=', runId),
+    )
+    .execute();
+  await trx.deleteFrom('recon.verdict_history').where('until_run_id', '=', runId).execute();
   await trx.deleteFrom('recon.run_totals').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.reconciliation_runs').where('run_id', '=', runId).execute();
 }
+
+const VERSION_COLUMNS = [
+  'run_id',
+  'order_id',
+  'known_order',
+  'status',
+  'lifecycle',
+  'first_seen_run_id',
+  'first_seen_at',
+  'expected_minor',
+  'settled_minor',
+  'delta_minor',
+  'currency',
+  'transaction_ids',
+  'warnings',
+  'explanation',
+] as const;
 
 function countVerdicts(groups: readonly WrittenVerdictGroup[]) {
   const counts = Object.fromEntries(VERDICT_STATUSES.map((status) => [status, 0])) as Record<VerdictStatus, number>;
@@ -300,7 +381,6 @@ function findSuspectReason(groups: readonly WrittenVerdictGroup[]): string | nul
 
 async function findNotFound(
   trx: Kysely<Schema>,
-  runId: string,
   orderIds: readonly string[],
 ): Promise<{ first: string[]; count: number }> {
   const { rows } = await sql<{
@@ -308,7 +388,7 @@ async function findNotFound(
     count: number;
   }>`SELECT id AS order_id, count(*) OVER ()::integer AS count
     FROM unnest(${[...new Set(orderIds)]}::text[]) AS id
-    WHERE NOT EXISTS (SELECT 1 FROM recon.verdicts v WHERE v.order_id = id AND v.run_id = ${runId}::bigint)
+    WHERE NOT EXISTS (SELECT 1 FROM recon.verdicts v WHERE v.order_id = id)
     ORDER BY id LIMIT ${NOT_FOUND_KEPT}`.execute(trx);
   return { first: rows.map((row) => row.order_id), count: rows[0]?.count ?? 0 };
 }

@@ -8,6 +8,8 @@ export interface VerdictParameters {
   readonly asOf: Date;
   readonly toleranceMinor: bigint;
   readonly graceHours: number;
+  /** Whether current verdicts may exist in scope: false for a first run, which only inserts. */
+  readonly compare: boolean;
 }
 
 /**
@@ -15,7 +17,8 @@ export interface VerdictParameters {
  * with how many transactions they considered and their expected and settled totals (text: minor units).
  */
 export interface WrittenVerdictGroup {
-  readonly status: string;
+  /** Null for the ORDERIDs no longer judged, whose verdicts left the current set. */
+  readonly status: string | null;
   readonly lifecycle: 'new' | 'persisting' | 'resolved' | null;
   readonly currency: string;
   readonly known_order: boolean;
@@ -23,6 +26,8 @@ export interface WrittenVerdictGroup {
   readonly transactions: number;
   readonly expected_minor: string;
   readonly settled_minor: string;
+  /** Verdicts written: new, different from the current one, or removed. */
+  readonly changed: number;
 }
 
 /** Days of the service's rules (payment-api-3.0.md, Limits): approval wait, capture window, and its warning. */
@@ -34,21 +39,19 @@ const DAY_MS = 24 * HOUR_MS;
 
 /**
  * A run's verdicts for one slice of the ORDERID space, in one statement: the facts of the scope
- * (order-facts-sql.ts), the rules, the lifecycle, the INSERT into recon.verdicts, and the groups of what it wrote,
- * from which the caller makes the counts and the bridge. One statement, one pass: a million orders are never read
- * twice nor written to a temporary table on the way.
+ * (order-facts-sql.ts), the rules, the lifecycle, the comparison with the current verdicts, the writes, and the
+ * groups of the scope's verdicts, from which the caller makes the counts and the bridge. One statement, one pass:
+ * a million orders are never read twice nor written to a temporary table on the way.
  *
  * The rules, in order, the first that holds giving the status (docs/reconcile.md, "The rules"). Ages are measured at as_of.
  * Boundaries: an age of exactly 6 days is an expired approval (the service treats the approval as expired once
  * 6 days have elapsed, and "younger than 6 days" is pending: the two rules partition time); "7 days old or more"
  * and "5 days old or more" are as written; an order exactly as old as the grace period is past it.
  *
- * Lifecycle against the order's latest earlier verdict: an exception after an exception is `persisting` and keeps
+ * Lifecycle against the order's current verdict: an exception after an exception is `persisting` and keeps
  * the run and instant it first appeared, even when its status changed (capture_at_risk growing into
  * capture_expired is the same problem getting older; a warning names the previous status); an exception after
- * no exception (or none at all) is `new`; no exception after an exception is `resolved`. Only an order whose
- * latest verdict was an exception matters, so only those are looked up (`previous`), through the exceptions'
- * own index: a tenth of the orders, not a lookup per order.
+ * no exception (or none at all) is `new`; no exception after an exception is `resolved`.
  */
 export function writeVerdictsSql(p: VerdictParameters, range: OrderIdRange): RawBuilder<WrittenVerdictGroup> {
   const runId = sql`${p.runId}::bigint`;
@@ -129,84 +132,181 @@ facts AS (
     END AS verdict
   FROM facts f
   OFFSET 0
-), previous AS (
-  -- The orders whose latest earlier verdict was an exception: the latest exception of each, unless a later
-  -- verdict (matched, pending or resolved) closed it.
-  SELECT e.order_id, e.status, e.first_seen_run_id, e.first_seen_at
+), current AS (
+  -- The current verdicts of the scope and slice: what each new verdict is compared with, and the lifecycle's
+  -- previous verdict. Empty for a first run, which then only inserts.
+  SELECT c.* FROM recon.verdicts c
+  WHERE ${p.compare ? sql`true` : sql`false`} AND ${filter.of(sql.ref('c.order_id'))} AND ${rangeFilter(sql.ref('c.order_id'), range)}
+), judged AS (
+  -- Every ORDERID judged now, beside its current verdict; a current verdict without a new one is an ORDERID the
+  -- scope no longer judges (an unknown ORDERID whose succeeded transactions are gone): it leaves the current set.
+  SELECT r.*, c.order_id AS c_order_id, c.known_order AS c_known_order, c.status AS c_status, c.lifecycle AS c_lifecycle,
+    c.first_seen_run_id AS c_first_seen_run_id, c.first_seen_at AS c_first_seen_at, c.expected_minor AS c_expected,
+    c.settled_minor AS c_settled, c.delta_minor AS c_delta, c.currency AS c_currency, c.transaction_ids AS c_transaction_ids,
+    c.warnings AS c_warnings, c.explanation AS c_explanation, c.recheck_at AS c_recheck_at,
+    CASE WHEN c.status NOT IN ('matched', 'pending') THEN c.status END AS previous_status
+  FROM ruled r FULL JOIN current c ON c.order_id = r.order_id
+), w AS (
+  SELECT coalesce(y.order_id, y.c_order_id) AS order_id, y.known, y.verdict, y.lifecycle, y.first_seen_run_id,
+    y.first_seen_at, y.expected, y.settled, y.delta, y.currency, y.transaction_ids, y.warnings, y.explanation,
+    y.recheck_at,
+    CASE
+      WHEN y.order_id IS NULL THEN 'removed'
+      WHEN y.c_order_id IS NULL THEN 'new'
+      WHEN (y.c_known_order, y.c_status, y.c_lifecycle, y.c_first_seen_run_id, y.c_first_seen_at, y.c_expected,
+            y.c_settled, y.c_delta, y.c_currency, y.c_warnings, y.c_explanation)
+           IS DISTINCT FROM (y.known, y.verdict, y.lifecycle, y.first_seen_run_id, y.first_seen_at, y.expected,
+            y.settled, y.delta, y.currency, y.warnings, y.explanation)
+        -- The same ids in another order are the same verdict.
+        OR cardinality(y.c_transaction_ids) <> cardinality(y.transaction_ids)
+        OR NOT (y.c_transaction_ids @> y.transaction_ids) THEN 'changed'
+      WHEN y.c_recheck_at IS DISTINCT FROM y.recheck_at THEN 'recheck'
+      ELSE 'same'
+    END AS change
   FROM (
-    SELECT DISTINCT ON (v.order_id) v.order_id, v.run_id, v.status, v.first_seen_run_id, v.first_seen_at
-    FROM recon.verdicts v
-    WHERE v.status NOT IN ('matched', 'pending') AND v.run_id < ${runId}
-      AND ${filter.of(sql.ref('v.order_id'))} AND ${rangeFilter(sql.ref('v.order_id'), range)}
-    ORDER BY v.order_id, v.run_id DESC
-  ) e
-  WHERE NOT EXISTS (SELECT 1 FROM recon.verdicts later
-                    WHERE later.order_id = e.order_id AND later.run_id > e.run_id AND later.run_id < ${runId})
-), written AS (
-  INSERT INTO recon.verdicts (run_id, order_id, known_order, status, lifecycle, first_seen_run_id, first_seen_at,
-    expected_minor, settled_minor, delta_minor, currency, transaction_ids, warnings, explanation)
-  SELECT ${runId}, w.order_id, w.known, w.verdict,
-    CASE WHEN w.is_exception THEN CASE WHEN w.was_exception THEN 'persisting' ELSE 'new' END
-         WHEN w.was_exception THEN 'resolved' END,
-    CASE WHEN w.is_exception THEN CASE WHEN w.was_exception THEN w.previous_first_seen_run_id ELSE ${runId} END END,
-    CASE WHEN w.is_exception THEN CASE WHEN w.was_exception THEN w.previous_first_seen_at ELSE ${asOf} END END,
-    w.expected, w.settled, w.delta, coalesce(w.order_currency, w.first_currency), w.transaction_ids, w.warnings,
-    CASE WHEN w.verdict <> 'matched' THEN jsonb_build_object(
-      'rule', w.verdict,
-      'reason', ${reasonSql(tolerance, p.graceHours)},
-      'warnings', to_jsonb(coalesce(w.warnings, '{}'::text[])),
-      -- Every figure is a string: jsonb_object takes them as two arrays, where jsonb_build_object looks up the type
-      -- of each of its fourteen keys and values again for every verdict (1.2 us against 2.1 us).
-      'figures', jsonb_object(ARRAY['paid', 'refunded', 'authorized', 'settled', 'expected', 'delta', 'tolerance'],
-        ARRAY[w.paid::text, w.refunded::text, w.authorized::text, w.settled::text, w.expected::text, w.delta::text, ${tolerance}::text]),
-      'conflicts', w.conflicts
-    ) END
-  FROM (
-    -- No OFFSET 0 here: these expressions are cheap, and copying every row once more cost more than computing them
-    -- again where they are read twice.
     SELECT x.*,
-      CASE WHEN x.verdict = 'amount_mismatch' AND x.status = 'authorized' THEN x.authorized - x.amount_minor
-           ELSE x.settled - x.expected END AS delta,
-      x.verdict NOT IN ('matched', 'pending') AS is_exception,
-      x.previous_status IS NOT NULL AS was_exception,
-      CASE WHEN x.abandoned_ids IS NULL AND NOT x.schedule_irregular AND (x.known OR x.first_currency = x.last_currency)
-             AND NOT ((x.verdict NOT IN ('matched', 'pending')) AND (x.previous_status IS NOT NULL) AND x.previous_status <> x.verdict) THEN NULL
-      ELSE nullif(array_remove(ARRAY[
-        -- One id, the usual case, needs no sort.
-        CASE WHEN x.abandoned_ids IS NOT NULL THEN 'abandoned at the redirect step (0002), no money moved: '
-          || CASE WHEN cardinality(x.abandoned_ids) = 1 THEN x.abandoned_ids[1]
-                  ELSE (SELECT string_agg(id, ', ' ORDER BY id) FROM unnest(x.abandoned_ids) AS id) END END,
-        CASE WHEN x.schedule_irregular THEN (
-          SELECT 'instalment SCHEDULE position repeated: ' || string_agg(position::text, ', ' ORDER BY position)
-          FROM (SELECT t.schedule_index AS position FROM recon.transactions t
-                WHERE t.order_id = x.order_id AND t.exec_code = '0000' AND t.schedule_index IS NOT NULL
-                  AND ${op} IN ('payment', 'capture')
-                GROUP BY t.schedule_index HAVING count(*) > 1) repeated) END,
-        CASE WHEN x.schedule_irregular THEN (
-          SELECT 'instalment SCHEDULE position missing: ' || string_agg(position::text, ', ' ORDER BY position)
-          FROM generate_series(1, (SELECT max(t.schedule_index) FROM recon.transactions t
-                                   WHERE t.order_id = x.order_id AND t.exec_code = '0000' AND ${op} IN ('payment', 'capture'))) AS position
-          WHERE NOT EXISTS (SELECT 1 FROM recon.transactions t
-                            WHERE t.order_id = x.order_id AND t.exec_code = '0000' AND t.schedule_index = position
-                              AND ${op} IN ('payment', 'capture'))) END,
-        CASE WHEN NOT x.known AND x.first_currency <> x.last_currency THEN
-          'succeeded transactions in several currencies: settled adds them up' END,
-        CASE WHEN (x.verdict NOT IN ('matched', 'pending')) AND (x.previous_status IS NOT NULL) AND x.previous_status <> x.verdict THEN
-          'was ' || x.previous_status || ' in the previous run' END
-      ], NULL), '{}') END AS warnings
+      CASE WHEN x.is_exception THEN CASE WHEN x.was_exception THEN 'persisting' ELSE 'new' END
+           WHEN x.was_exception THEN 'resolved' END AS lifecycle,
+      CASE WHEN x.is_exception THEN CASE WHEN x.was_exception THEN x.c_first_seen_run_id ELSE ${runId} END END AS first_seen_run_id,
+      CASE WHEN x.is_exception THEN CASE WHEN x.was_exception THEN x.c_first_seen_at ELSE ${asOf} END END AS first_seen_at,
+      coalesce(x.order_currency, x.first_currency) AS currency,
+      CASE WHEN x.verdict <> 'matched' THEN jsonb_build_object(
+        'rule', x.verdict,
+        'reason', ${reasonSql(tolerance, p.graceHours)},
+        'warnings', to_jsonb(coalesce(x.warnings, '{}'::text[])),
+        -- Every figure is a string: jsonb_object takes them as two arrays, where jsonb_build_object looks up the type
+        -- of each of its fourteen keys and values again for every verdict (1.2 us against 2.1 us).
+        'figures', jsonb_object(ARRAY['paid', 'refunded', 'authorized', 'settled', 'expected', 'delta', 'tolerance'],
+          ARRAY[x.paid::text, x.refunded::text, x.authorized::text, x.settled::text, x.expected::text, x.delta::text, ${tolerance}::text]),
+        'conflicts', x.conflicts
+      ) END AS explanation,
+      -- A lifecycle moves on by itself (new becomes persisting, resolved becomes nothing, and the warning naming the
+      -- previous status goes): the next run looks again. Otherwise the first instant at which time alone may
+      -- change the verdict, or null.
+      CASE WHEN x.is_exception <> x.was_exception OR (x.is_exception AND x.previous_status <> x.verdict)
+        THEN '-infinity'::timestamptz
+        ELSE ${recheckSql(p)} END AS recheck_at
     FROM (
-      SELECT r.*, p.status AS previous_status, p.first_seen_run_id AS previous_first_seen_run_id, p.first_seen_at AS previous_first_seen_at
-      FROM ruled r LEFT JOIN previous p ON p.order_id = r.order_id
+      -- No OFFSET 0 here: these expressions are cheap, and copying every row once more cost more than computing them
+      -- again where they are read twice.
+      SELECT j.*,
+        CASE WHEN j.verdict = 'amount_mismatch' AND j.status = 'authorized' THEN j.authorized - j.amount_minor
+             ELSE j.settled - j.expected END AS delta,
+        j.verdict NOT IN ('matched', 'pending') AS is_exception,
+        j.previous_status IS NOT NULL AS was_exception,
+        ${warningsSql(op)} AS warnings
+      FROM judged j
     ) x
-  ) w
+  ) y
+)
+${p.compare ? compareTail(runId) : firstRunTail(runId)}`;
+}
+
+const VERDICT_COLUMNS = sql`run_id, order_id, known_order, status, lifecycle, first_seen_run_id, first_seen_at,
+  expected_minor, settled_minor, delta_minor, currency, transaction_ids, warnings, explanation`;
+
+/** The new verdict of a row of w, in the order of VERDICT_COLUMNS and recheck_at. */
+function newVerdictValues(runId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`${runId}, w.order_id, w.known, w.verdict, w.lifecycle, w.first_seen_run_id, w.first_seen_at, w.expected,
+    w.settled, w.delta, w.currency, w.transaction_ids, w.warnings, w.explanation, w.recheck_at`;
+}
+
+/**
+ * Nothing current to compare with: every verdict is inserted, and the groups are read from what was written, so
+ * that a million verdicts are never held apart on the way (the shape of the run before history existed).
+ */
+function firstRunTail(runId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`, written AS (
+  INSERT INTO recon.verdicts (${VERDICT_COLUMNS}, recheck_at)
+  SELECT ${newVerdictValues(runId)} FROM w
   RETURNING status, lifecycle, currency, expected_minor, settled_minor, cardinality(transaction_ids) AS tx_count
 )
 -- Grouped by what each row holds as written: an ORDERID without an order is exactly an unknown_order verdict, so
 -- known_order is told once per group, not hashed with every row.
 SELECT status, lifecycle, coalesce(currency, 'XXX') AS currency, status <> 'unknown_order' AS known_order, count(*)::integer AS verdicts,
-  sum(tx_count)::integer AS transactions, sum(expected_minor)::text AS expected_minor, sum(settled_minor)::text AS settled_minor
+  sum(tx_count)::integer AS transactions, sum(expected_minor)::text AS expected_minor, sum(settled_minor)::text AS settled_minor,
+  count(*)::integer AS changed
 FROM written
 GROUP BY status, lifecycle, currency`;
+}
+
+/**
+ * Only what changed is written: a changed verdict replaces the current one, which moves to recon.verdict_history
+ * with this run as its end, as does the verdict of an ORDERID no longer judged; a verdict whose only news is when
+ * to look again keeps its run. The groups cover every verdict of the scope, written or not; the ORDERIDs that left
+ * come as a group of status null.
+ */
+function compareTail(runId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`, archived AS (
+  INSERT INTO recon.verdict_history (${VERDICT_COLUMNS}, until_run_id)
+  SELECT c.run_id, c.order_id, c.known_order, c.status, c.lifecycle, c.first_seen_run_id, c.first_seen_at,
+    c.expected_minor, c.settled_minor, c.delta_minor, c.currency, c.transaction_ids, c.warnings, c.explanation, ${runId}
+  FROM recon.verdicts c JOIN w ON w.order_id = c.order_id AND w.change IN ('changed', 'removed')
+), inserted AS (
+  INSERT INTO recon.verdicts (${VERDICT_COLUMNS}, recheck_at)
+  SELECT ${newVerdictValues(runId)} FROM w WHERE w.change = 'new'
+), updated AS (
+  UPDATE recon.verdicts v
+  SET (${VERDICT_COLUMNS}, recheck_at) = (${newVerdictValues(sql`CASE WHEN w.change = 'changed' THEN ${runId} ELSE v.run_id END`)})
+  FROM w WHERE w.change IN ('changed', 'recheck') AND v.order_id = w.order_id
+), removed AS (
+  DELETE FROM recon.verdicts v USING w WHERE w.change = 'removed' AND v.order_id = w.order_id
+)
+SELECT w.verdict AS status, w.lifecycle, coalesce(w.currency, 'XXX') AS currency, w.verdict IS DISTINCT FROM 'unknown_order' AS known_order,
+  count(*)::integer AS verdicts, coalesce(sum(cardinality(w.transaction_ids)), 0)::integer AS transactions,
+  coalesce(sum(w.expected), 0)::text AS expected_minor, coalesce(sum(w.settled), 0)::text AS settled_minor,
+  count(*) FILTER (WHERE w.change IN ('new', 'changed', 'removed'))::integer AS changed
+FROM w
+GROUP BY w.verdict, w.lifecycle, w.currency`;
+}
+
+/**
+ * The first instant after as_of at which the passing of time alone may change the verdict, or null: the grace
+ * period of an order awaiting its money, the 6 days of an approval wait, the 5 and 7 days of an uncaptured
+ * authorization. Each rule's age is a fixed instant minus as_of, so the verdict stays the same until then.
+ */
+function recheckSql(p: VerdictParameters): RawBuilder<unknown> {
+  const asOf = sql`${p.asOf.toISOString()}::timestamptz`;
+  const after = (instant: RawBuilder<unknown>, hours: number, when: RawBuilder<unknown>) =>
+    sql`CASE WHEN ${when} AND ${instant} + ${hours} * interval '1 hour' > ${asOf} THEN ${instant} + ${hours} * interval '1 hour' END`;
+  const expectsPayment = sql`coalesce(x.status IN ('paid', 'partially_refunded', 'refunded'), false)`;
+  const awaitsItsMoney = sql`((${expectsPayment} AND x.bits & ${TX.money} = 0)
+    OR (x.status = 'authorized' AND x.bits & ${TX.authorization} = 0))`;
+  const uncaptured = sql`x.status = 'authorized' AND x.bits & ${TX.capture} = 0`;
+  return sql`least(
+    ${after(sql`x.created_at`, p.graceHours, awaitsItsMoney)},
+    ${after(sql`x.latest_approval_wait_at`, APPROVAL_WAIT_DAYS * 24, sql`x.bits & ${TX.succeeded} = 0`)},
+    ${after(sql`x.first_authorized_at`, CAPTURE_AT_RISK_DAYS * 24, uncaptured)},
+    ${after(sql`x.first_authorized_at`, CAPTURE_WINDOW_DAYS * 24, uncaptured)})`;
+}
+
+/** What does not change the status but deserves a look; null when nothing (most verdicts), else the list. */
+function warningsSql(op: RawBuilder<string>): RawBuilder<unknown> {
+  return sql`CASE WHEN j.abandoned_ids IS NULL AND NOT j.schedule_irregular AND (j.known OR j.first_currency = j.last_currency)
+             AND NOT ((j.verdict NOT IN ('matched', 'pending')) AND (j.previous_status IS NOT NULL) AND j.previous_status <> j.verdict) THEN NULL
+      ELSE nullif(array_remove(ARRAY[
+        -- One id, the usual case, needs no sort.
+        CASE WHEN j.abandoned_ids IS NOT NULL THEN 'abandoned at the redirect step (0002), no money moved: '
+          || CASE WHEN cardinality(j.abandoned_ids) = 1 THEN j.abandoned_ids[1]
+                  ELSE (SELECT string_agg(id, ', ' ORDER BY id) FROM unnest(j.abandoned_ids) AS id) END END,
+        CASE WHEN j.schedule_irregular THEN (
+          SELECT 'instalment SCHEDULE position repeated: ' || string_agg(position::text, ', ' ORDER BY position)
+          FROM (SELECT t.schedule_index AS position FROM recon.transactions t
+                WHERE t.order_id = j.order_id AND t.exec_code = '0000' AND t.schedule_index IS NOT NULL
+                  AND ${op} IN ('payment', 'capture')
+                GROUP BY t.schedule_index HAVING count(*) > 1) repeated) END,
+        CASE WHEN j.schedule_irregular THEN (
+          SELECT 'instalment SCHEDULE position missing: ' || string_agg(position::text, ', ' ORDER BY position)
+          FROM generate_series(1, (SELECT max(t.schedule_index) FROM recon.transactions t
+                                   WHERE t.order_id = j.order_id AND t.exec_code = '0000' AND ${op} IN ('payment', 'capture'))) AS position
+          WHERE NOT EXISTS (SELECT 1 FROM recon.transactions t
+                            WHERE t.order_id = j.order_id AND t.exec_code = '0000' AND t.schedule_index = position
+                              AND ${op} IN ('payment', 'capture'))) END,
+        CASE WHEN NOT j.known AND j.first_currency <> j.last_currency THEN
+          'succeeded transactions in several currencies: settled adds them up' END,
+        CASE WHEN (j.verdict NOT IN ('matched', 'pending')) AND (j.previous_status IS NOT NULL) AND j.previous_status <> j.verdict THEN
+          'was ' || j.previous_status || ' in the previous run' END
+      ], NULL), '{}') END`;
 }
 
 /** The sum of a currency_mismatch order's succeeded transactions of one kind, in the order's currency alone. */
@@ -220,42 +320,42 @@ function inOrderCurrency(kind: RawBuilder<unknown>): RawBuilder<unknown> {
 /** One sentence per rule, saying why in the numbers an accountant can check, in the currency's own units. */
 function reasonSql(tolerance: RawBuilder<unknown>, graceHours: number): RawBuilder<unknown> {
   const money = (column: string) =>
-    sql.raw(`recon.format_money(w.${column}, coalesce(w.order_currency, w.first_currency))`);
-  const neededKind = sql`CASE WHEN w.status = 'authorized' THEN 'authorization' ELSE 'payment or capture' END`;
-  return sql`CASE w.verdict
+    sql.raw(`recon.format_money(x.${column}, coalesce(x.order_currency, x.first_currency))`);
+  const neededKind = sql`CASE WHEN x.status = 'authorized' THEN 'authorization' ELSE 'payment or capture' END`;
+  return sql`CASE x.verdict
     WHEN 'unknown_order' THEN format('%s succeeded transaction(s) carry this ORDERID but there is no such order',
-      (SELECT count(*) FROM recon.transactions t WHERE t.order_id = w.order_id AND t.exec_code = '0000'))
+      (SELECT count(*) FROM recon.transactions t WHERE t.order_id = x.order_id AND t.exec_code = '0000'))
     WHEN 'currency_mismatch' THEN format('succeeded transaction(s) in %s, the order is in %s',
       (SELECT string_agg(DISTINCT t.currency, ', ') FROM recon.transactions t
-       WHERE t.order_id = w.order_id AND t.exec_code = '0000' AND t.currency <> w.order_currency), w.order_currency)
+       WHERE t.order_id = x.order_id AND t.exec_code = '0000' AND t.currency <> x.order_currency), x.order_currency)
     WHEN 'notification_conflict' THEN format('a notification and the export disagree on %s transaction(s): %s',
-      jsonb_array_length(w.conflicts), (SELECT string_agg(c->>'transaction_id', ', ') FROM jsonb_array_elements(w.conflicts) c))
-    WHEN 'duplicate_payment' THEN format('%s succeeded payments or captures where one was expected: %s', w.payment_count,
+      jsonb_array_length(x.conflicts), (SELECT string_agg(c->>'transaction_id', ', ') FROM jsonb_array_elements(x.conflicts) c))
+    WHEN 'duplicate_payment' THEN format('%s succeeded payments or captures where one was expected: %s', x.payment_count,
       (SELECT string_agg(t.transaction_id, ', ' ORDER BY t.occurred_at, t.transaction_id) FROM recon.transactions t
-       WHERE t.order_id = w.order_id AND t.exec_code = '0000' AND ${operationSql(sql.ref('t.operation_type'))} IN ('payment', 'capture')))
+       WHERE t.order_id = x.order_id AND t.exec_code = '0000' AND ${operationSql(sql.ref('t.operation_type'))} IN ('payment', 'capture')))
     WHEN 'over_refunded' THEN format('refunded %s is more than paid %s', ${money('refunded')}, ${money('paid')})
     WHEN 'status_mismatch' THEN CASE
-      WHEN w.status = 'cancelled' THEN format('the order is cancelled but %s was settled', ${money('settled')})
-      WHEN w.status = 'authorized' THEN format('the order is authorized but %s was paid or captured', ${money('paid')})
-      ELSE format('the order is %s but the service only authorized %s, never captured', w.status, ${money('authorized')}) END
+      WHEN x.status = 'cancelled' THEN format('the order is cancelled but %s was settled', ${money('settled')})
+      WHEN x.status = 'authorized' THEN format('the order is authorized but %s was paid or captured', ${money('paid')})
+      ELSE format('the order is %s but the service only authorized %s, never captured', x.status, ${money('authorized')}) END
     WHEN 'amount_mismatch' THEN CASE
-      WHEN w.status = 'authorized' THEN format('authorized %s, the order is for %s (delta %s)',
+      WHEN x.status = 'authorized' THEN format('authorized %s, the order is for %s (delta %s)',
         ${money('authorized')}, ${money('amount_minor')}, ${money('delta')})
       ELSE format('settled %s (paid %s - refunded %s) differs from the expected %s by %s, beyond the tolerance of %s',
         ${money('settled')}, ${money('paid')}, ${money('refunded')}, ${money('expected')}, ${money('delta')},
-        recon.format_money(${tolerance}, coalesce(w.order_currency, w.first_currency))) END
+        recon.format_money(${tolerance}, coalesce(x.order_currency, x.first_currency))) END
     WHEN 'approval_expired' THEN format('the instalment authorization has waited for approval (0003) since %s, 6 days or more: expired',
-      w.latest_approval_wait_at)
+      x.latest_approval_wait_at)
     WHEN 'capture_expired' THEN format('authorized on %s, 7 days or more ago, and never captured: the capture window is closed',
-      w.first_authorized_at)
+      x.first_authorized_at)
     WHEN 'capture_at_risk' THEN format('authorized on %s and not captured: capture before %s or lose it',
-      w.first_authorized_at, w.first_authorized_at + interval '7 days')
+      x.first_authorized_at, x.first_authorized_at + interval '7 days')
     WHEN 'pending' THEN CASE
-      WHEN w.waiting_for_approval THEN format('waiting for the approval (0003) given on %s, less than 6 days ago',
-        w.latest_approval_wait_at)
+      WHEN x.waiting_for_approval THEN format('waiting for the approval (0003) given on %s, less than 6 days ago',
+        x.latest_approval_wait_at)
       ELSE format('awaiting its %s: created %s, within the grace period of %s hours', ${neededKind},
-        w.created_at, ${graceHours}::integer) END
+        x.created_at, ${graceHours}::integer) END
     WHEN 'missing_at_provider' THEN format('the order is %s but the service has no succeeded %s for it, %s transaction(s) seen',
-      w.status, ${neededKind}, cardinality(w.transaction_ids))
+      x.status, ${neededKind}, cardinality(x.transaction_ids))
   END`;
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
+import { runVerdicts } from './run-verdicts.ts';
 import {
   NOT_EXCEPTIONS,
   type CurrencyBridge,
@@ -129,46 +130,42 @@ async function loadVerdictGroups(db: Kysely<Schema>, runId: string): Promise<Ver
     string | null
   >`to_char(coalesce(o.created_at, ${earliestTransaction}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
   const rows = await db
-    .selectFrom('recon.verdicts as v')
+    .selectFrom(await runVerdicts(db, runId))
     .leftJoin('recon.orders as o', (join) => join.onRef('o.order_id', '=', 'v.order_id').on('v.known_order', '=', true))
     .select([day.as('day'), 'v.status', 'v.lifecycle', sql<number>`count(*)::int`.as('verdicts')])
-    .where('v.run_id', '=', runId)
     .groupBy([sql`1`, 'v.status', 'v.lifecycle'])
     .orderBy(sql`1`)
     .execute();
   return rows.map((row) => ({ day: row.day, status: row.status, lifecycle: row.lifecycle, verdicts: row.verdicts }));
 }
 
-function exceptionsOf(db: Kysely<Schema>, runId: string) {
+async function exceptionsOf(db: Kysely<Schema>, runId: string) {
   return db
-    .selectFrom('recon.verdicts')
+    .selectFrom(await runVerdicts(db, runId))
     .select([
-      'order_id',
-      'known_order',
-      'status',
-      'lifecycle',
-      sql<string | null>`first_seen_run_id::text`.as('first_seen_run_id'),
-      'first_seen_at',
-      'currency',
-      sql<string>`expected_minor::text`.as('expected_minor'),
-      sql<string>`settled_minor::text`.as('settled_minor'),
-      sql<string>`delta_minor::text`.as('delta_minor'),
+      'v.order_id',
+      'v.known_order',
+      'v.status',
+      'v.lifecycle',
+      sql<string | null>`v.first_seen_run_id::text`.as('first_seen_run_id'),
+      'v.first_seen_at',
+      'v.currency',
+      sql<string>`v.expected_minor::text`.as('expected_minor'),
+      sql<string>`v.settled_minor::text`.as('settled_minor'),
+      sql<string>`v.delta_minor::text`.as('delta_minor'),
       // The transactions considered, read from their ids as reporting.reconciliation reads them (migration 0009).
-      sql<unknown>`explanation || jsonb_build_object('transactions', (
+      sql<unknown>`v.explanation || jsonb_build_object('transactions', (
         SELECT coalesce(jsonb_agg(recon.explained_transaction(t, f.name)
             || CASE WHEN t.updated_at > r.started_at THEN '{"changed_after_run": true}'::jsonb ELSE '{}'::jsonb END
           ORDER BY t.occurred_at, t.transaction_id), '[]'::jsonb)
         FROM recon.transactions t LEFT JOIN recon.files f ON f.file_id = t.file_id
         CROSS JOIN recon.reconciliation_runs r
-        WHERE t.transaction_id = ANY (recon.verdicts.transaction_ids) AND r.run_id = ${runId}::bigint))`.as(
-        'explanation',
-      ),
+        WHERE t.transaction_id = ANY (v.transaction_ids) AND r.run_id = ${runId}::bigint))`.as('explanation'),
     ])
-    .where('run_id', '=', runId)
-    .where('status', 'not in', NOT_EXCEPTIONS);
+    .where('v.status', 'not in', NOT_EXCEPTIONS);
 }
 
-type ExceptionRow = Awaited<ReturnType<ReturnType<typeof exceptionsOf>['execute']>>[number];
+type ExceptionRow = Awaited<ReturnType<Awaited<ReturnType<typeof exceptionsOf>>['execute']>>[number];
 
 function toOpenException(row: ExceptionRow): OpenException {
   return {
@@ -187,9 +184,8 @@ function toOpenException(row: ExceptionRow): OpenException {
 }
 
 /**
- * Every open exception of the run by order_id, `pageSize` at a time: each page continues the index of exceptions
- * (run_id, order_id) where the last stopped, so the whole list costs one walk of the run's verdicts and
- * memory holds one page.
+ * Every open exception of the run by order_id, `pageSize` at a time: each page continues the exceptions' order_id
+ * index where the last stopped, so the whole list costs one walk of the run's verdicts and memory holds one page.
  */
 export async function* openExceptionPages(
   db: Kysely<Schema>,
@@ -200,9 +196,11 @@ export async function* openExceptionPages(
   let after: string | undefined;
   for (;;) {
     options.signal?.throwIfAborted();
-    const rows = await exceptionsOf(db, runId)
-      .$if(after !== undefined, (query) => query.where('order_id', '>', after!))
-      .orderBy('order_id')
+    const rows = await (
+      await exceptionsOf(db, runId)
+    )
+      .$if(after !== undefined, (query) => query.where('v.order_id', '>', after!))
+      .orderBy('v.order_id')
       .limit(pageSize)
       .execute();
     if (rows.length > 0) yield rows.map(toOpenException);
@@ -213,6 +211,10 @@ export async function* openExceptionPages(
 
 /** The `limit` oldest open exceptions (first seen earliest), for the lists that show only the head. */
 export async function oldestOpenExceptions(db: Kysely<Schema>, runId: string, limit: number): Promise<OpenException[]> {
-  const rows = await exceptionsOf(db, runId).orderBy('first_seen_at').orderBy('order_id').limit(limit).execute();
+  const rows = await (await exceptionsOf(db, runId))
+    .orderBy('v.first_seen_at')
+    .orderBy('v.order_id')
+    .limit(limit)
+    .execute();
   return rows.map(toOpenException);
 }

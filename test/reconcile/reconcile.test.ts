@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeHash } from '@recon/protocol';
 import { recordNotification } from '../../src/notifications/record-notification.ts';
+import { runVerdicts } from '../../src/report/run-verdicts.ts';
 import { reconcile, type ReconcileOptions } from '../../src/reconcile/reconcile.ts';
 import type { ReconcileScope } from '../../src/reconcile/reconcile-scope.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
@@ -80,7 +81,7 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
 
   async function verdicts(runId: string): Promise<Map<string, VerdictRow>> {
     const rows = await testDb.database.db
-      .selectFrom('recon.verdicts')
+      .selectFrom(await runVerdicts(testDb.database.db, runId))
       .select([
         'order_id',
         'status',
@@ -95,7 +96,6 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
         'warnings',
         'explanation',
       ])
-      .where('run_id', '=', runId)
       .execute();
     return new Map(rows.map((row) => [row.order_id, { ...row, explanation: row.explanation as Explanation }]));
   }

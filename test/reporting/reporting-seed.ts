@@ -20,6 +20,7 @@ export const REPORTING_VIEWS = [
   'run_totals',
   'runs',
   'transactions',
+  'verdict_history',
 ] as const;
 
 /** Above 2^53: a total that went through a float anywhere would come out wrong. */
@@ -383,9 +384,8 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
     first_seen_run_id: runId,
     first_seen_at: asOf,
   });
-  await db
-    .insertInto('recon.verdicts')
-    .values([
+  // Each order's current verdict, and the versions run 2 replaced (O1's and O4's of run 1) as history.
+  const versions = [
       verdict(run1, 'O1', {
         status: 'amount_mismatch',
         ...firstSeen(run1, asOf1),
@@ -446,7 +446,15 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
         settled_minor: '400',
         delta_minor: '400',
       }),
-    ])
+  ];
+  const replaced = versions.filter((row) => row.run_id === run1 && (row.order_id === 'O1' || row.order_id === 'O4'));
+  await db
+    .insertInto('recon.verdicts')
+    .values(versions.filter((row) => !replaced.includes(row)))
+    .execute();
+  await db
+    .insertInto('recon.verdict_history')
+    .values(replaced.map((row) => ({ ...row, until_run_id: run2 })))
     .execute();
   await db
     .insertInto('recon.run_totals')

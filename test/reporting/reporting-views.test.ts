@@ -464,6 +464,9 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           nightly_run_id: null,
           nightly_date: null,
           not_found_count: 0,
+          verdicts_computed: null,
+          verdicts_changed: null,
+          history_pruned_at: null,
         },
         {
           run_id: seed.run2,
@@ -486,6 +489,9 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           nightly_run_id: null,
           nightly_date: null,
           not_found_count: 1,
+          verdicts_computed: null,
+          verdicts_changed: null,
+          history_pruned_at: null,
         },
         {
           run_id: seed.run3,
@@ -508,6 +514,9 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           nightly_run_id: null,
           nightly_date: null,
           not_found_count: 0,
+          verdicts_computed: null,
+          verdicts_changed: null,
+          history_pruned_at: null,
         },
         // Still running (or died): no counts yet, so no figures rather than zeros.
         {
@@ -531,6 +540,9 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           nightly_run_id: null,
           nightly_date: null,
           not_found_count: 0,
+          verdicts_computed: null,
+          verdicts_changed: null,
+          history_pruned_at: null,
         },
       ]);
       // Which orders each run judged: the named ones, or those a run over all orders or a date gave a verdict.
@@ -676,6 +688,32 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
       for (const row of joined.rows) expect(row).toMatchObject({ name: row.source_file, arrival: 'ingest' });
     },
   );
+
+  it.skipIf(skip)("reporting.verdict_history: one row per change of an order's verdict, before and after", async () => {
+    const rows = await read('verdict_history', 'order_id, run_id');
+    const brief = rows.map((row) => [row.order_id, row.run_id, row.change, row.status_before, row.status_after]);
+    expect(brief).toEqual([
+      ['O1', seed.run1, 'first', null, 'amount_mismatch'],
+      ['O1', seed.run2, 'changed', 'amount_mismatch', 'amount_mismatch'],
+      ['O2', seed.run1, 'first', null, 'pending'],
+      ['O3', seed.run1, 'first', null, 'matched'],
+      ['O4', seed.run1, 'first', null, 'missing_at_provider'],
+      ['O4', seed.run2, 'changed', 'missing_at_provider', 'matched'],
+      ['UNK-0', seed.run2, 'first', null, 'unknown_order'],
+      ['UNK-9', seed.run1, 'first', null, 'unknown_order'],
+    ]);
+    expect(rows.find((row) => row.order_id === 'O4' && row.run_id === seed.run2)).toMatchObject({
+      as_of: utcText(seed.asOf2),
+      run_kind: 'manual',
+      lifecycle_before: 'new',
+      lifecycle_after: 'resolved',
+      expected_before_minor: BIG.toString(),
+      settled_before_minor: '0',
+      settled_after_minor: BIG.toString(),
+      delta_before_minor: (-BIG).toString(),
+      delta_after_minor: '0',
+    });
+  });
 
   it.skipIf(skip)('migrating again changes nothing; the reader role exists on PostgreSQL only', async () => {
     expect(await migrate(testDb.database)).toEqual([]);

@@ -1,0 +1,148 @@
+import { sql, type Kysely } from 'kysely';
+import type { Schema } from '../db/schema.ts';
+import type { ReconcileOptions } from './reconcile.ts';
+import type { WrittenVerdictGroup } from './verdicts-sql.ts';
+
+/**
+ * What a run computes. `candidates` null: every order of its scope. Otherwise, for a run over all orders after
+ * another one, only these ORDERIDs: the ones whose order, transactions or notifications changed since that run saw
+ * its inputs, and the ones whose verdict asked to be looked at again by now (recheck_at: a lifecycle moving on, a
+ * grace period or capture window ending). Every other current verdict is what a full run would compute again.
+ */
+export interface RunPlan {
+  /** Every change to the inputs made before this instant is visible to the run (see inputsWatermark). */
+  readonly inputsSeenBefore: Date;
+  /** Whether any current verdict exists: a first run only inserts. */
+  readonly compare: boolean;
+  readonly candidates: string[] | null;
+}
+
+/**
+ * Past this share of the current verdicts, judging the candidates one by one costs more than one ordered pass over
+ * everything: the run computes every order.
+ */
+const MAX_CANDIDATE_SHARE = 0.25;
+
+/** Within the caller's transaction (or session), holding the reconciliation lock. */
+export async function planRun(db: Kysely<Schema>, options: ReconcileOptions, asOf: Date): Promise<RunPlan> {
+  const inputsSeenBefore = await inputsWatermark(db);
+  const current = await db
+    .selectFrom('recon.verdicts')
+    .select(sql<number>`count(*)::integer`.as('n'))
+    .executeTakeFirstOrThrow();
+  const compare = current.n > 0;
+  if (options.scope.kind !== 'all' || options.full === true || !compare) {
+    return { inputsSeenBefore, compare, candidates: null };
+  }
+  const base = await incrementalBase(db, options, asOf);
+  if (base === null) return { inputsSeenBefore, compare, candidates: null };
+  const candidates = await changedSince(db, base, asOf, options, Math.ceil(current.n * MAX_CANDIDATE_SHARE));
+  return { inputsSeenBefore, compare, candidates };
+}
+
+/**
+ * The instant before which every change to orders, transactions and notifications is visible to statements that
+ * start after this one. Those changes are stamped with their transaction's start (now()), so a transaction still
+ * open now, and committing later, stamps them no earlier than its start: the watermark is the earliest start of a
+ * transaction open in this database, or now. Read from pg_stat_activity, which shows the sessions of recon's own
+ * role (every writer of these tables); on PGlite there are none but this one.
+ */
+async function inputsWatermark(db: Kysely<Schema>): Promise<Date> {
+  const { rows } = await sql<{ watermark: Date }>`SELECT least(statement_timestamp(), (
+      SELECT min(a.xact_start) FROM pg_stat_activity a
+      WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.xact_start IS NOT NULL
+    )) AS watermark`.execute(db);
+  return rows[0]!.watermark;
+}
+
+interface IncrementalBase {
+  readonly runId: string;
+  readonly inputsSeenBefore: Date;
+}
+
+/**
+ * The latest finished run over all orders, when a run now may start from it: same tolerance and grace period (the
+ * verdicts depend on them), a watermark, and no finished run measured at a later instant (a run replayed at an
+ * earlier --as-of computes everything, since time moved backwards for its verdicts).
+ */
+async function incrementalBase(
+  db: Kysely<Schema>,
+  options: ReconcileOptions,
+  asOf: Date,
+): Promise<IncrementalBase | null> {
+  const latest = await db
+    .selectFrom('recon.reconciliation_runs')
+    .select([
+      sql<string>`run_id::text`.as('run_id'),
+      'inputs_seen_before',
+      sql<string>`tolerance_minor::text`.as('tolerance_minor'),
+      'grace_hours',
+    ])
+    .where('finished_at', 'is not', null)
+    .where(sql<string>`scope ->> 'kind'`, '=', 'all')
+    .orderBy('run_id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (
+    !latest ||
+    latest.inputs_seen_before === null ||
+    latest.tolerance_minor !== options.toleranceMinor.toString() ||
+    latest.grace_hours !== options.graceHours
+  ) {
+    return null;
+  }
+  const later = await db
+    .selectFrom('recon.reconciliation_runs')
+    .select('run_id')
+    .where('finished_at', 'is not', null)
+    .where('as_of', '>', asOf)
+    .limit(1)
+    .executeTakeFirst();
+  return later ? null : { runId: latest.run_id, inputsSeenBefore: latest.inputs_seen_before };
+}
+
+/**
+ * The ORDERIDs to judge again, or null when there are more than `limit`. A changed transaction or order carries the
+ * file or import that changed it (its lineage) and that load's start (updated_at): the loads finished since the
+ * watermark lead to the rows, through their indexes, without reading the others. Verdicts written since the base by
+ * a run with other settings are judged again too.
+ */
+async function changedSince(
+  db: Kysely<Schema>,
+  base: IncrementalBase,
+  asOf: Date,
+  options: ReconcileOptions,
+  limit: number,
+): Promise<string[] | null> {
+  const since = sql`${base.inputsSeenBefore.toISOString()}::timestamptz`;
+  const { rows } = await sql<{ order_id: string }>`
+    SELECT t.order_id FROM recon.transactions t
+    WHERE t.file_id IN (SELECT f.file_id FROM recon.files f WHERE coalesce(f.finished_at, 'infinity') >= ${since})
+      AND t.updated_at >= ${since} AND t.order_id IS NOT NULL
+    UNION
+    SELECT o.order_id FROM recon.orders o
+    WHERE o.import_id IN (SELECT i.import_id FROM recon.order_imports i WHERE coalesce(i.finished_at, 'infinity') >= ${since})
+      AND o.updated_at >= ${since}
+    UNION
+    SELECT t.order_id FROM recon.notifications n JOIN recon.transactions t ON t.transaction_id = n.transaction_id
+    WHERE n.received_at >= ${since} AND t.order_id IS NOT NULL
+    UNION
+    SELECT v.order_id FROM recon.verdicts v WHERE v.recheck_at <= ${asOf.toISOString()}::timestamptz
+    UNION
+    SELECT v.order_id FROM recon.verdicts v
+    WHERE v.run_id IN (SELECT r.run_id FROM recon.reconciliation_runs r
+                       WHERE r.run_id > ${base.runId}::bigint
+                         AND (r.tolerance_minor <> ${options.toleranceMinor.toString()}::bigint OR r.grace_hours <> ${options.graceHours}))
+    LIMIT ${limit + 1}`.execute(db);
+  return rows.length > limit ? null : rows.map((row) => row.order_id);
+}
+
+/** The groups of every current verdict: a run over all orders that judged only what changed is all of them. */
+export async function currentGroups(db: Kysely<Schema>): Promise<WrittenVerdictGroup[]> {
+  const { rows } = await sql<WrittenVerdictGroup>`SELECT status, lifecycle, coalesce(currency, 'XXX') AS currency,
+      known_order, count(*)::integer AS verdicts, sum(cardinality(transaction_ids))::integer AS transactions,
+      sum(expected_minor)::text AS expected_minor, sum(settled_minor)::text AS settled_minor, 0 AS changed
+    FROM recon.verdicts
+    GROUP BY status, lifecycle, currency, known_order`.execute(db);
+  return rows;
+}
