@@ -18,10 +18,11 @@ export interface RunPlan {
 }
 
 /**
- * Past this share of the current verdicts, judging the candidates one by one costs more than one ordered pass over
- * everything: the run computes every order.
+ * Past this share of the current verdicts (and this many), judging the candidates one by one costs more than one
+ * ordered pass over everything: the run computes every order.
  */
 const MAX_CANDIDATE_SHARE = 0.25;
+const MAX_CANDIDATES_ALWAYS = 10_000;
 
 /** Within the caller's transaction (or session), holding the reconciliation lock. */
 export async function planRun(db: Kysely<Schema>, options: ReconcileOptions, asOf: Date): Promise<RunPlan> {
@@ -36,7 +37,7 @@ export async function planRun(db: Kysely<Schema>, options: ReconcileOptions, asO
   }
   const base = await incrementalBase(db, options, asOf);
   if (base === null) return { inputsSeenBefore, compare, candidates: null };
-  const candidates = await changedSince(db, base, asOf, options, Math.ceil(current.n * MAX_CANDIDATE_SHARE));
+  const candidates = await changedSince(db, base, asOf, options, Math.max(MAX_CANDIDATES_ALWAYS, Math.ceil(current.n * MAX_CANDIDATE_SHARE)));
   return { inputsSeenBefore, compare, candidates };
 }
 
@@ -73,7 +74,8 @@ async function incrementalBase(
   const latest = await db
     .selectFrom('recon.reconciliation_runs')
     .select([
-      sql<string>`run_id::text`.as('run_id'),
+      // Not named run_id: ORDER BY would sort the text, where '9' comes after '13'.
+      sql<string>`run_id::text`.as('base_run_id'),
       'inputs_seen_before',
       sql<string>`tolerance_minor::text`.as('tolerance_minor'),
       'grace_hours',
@@ -98,7 +100,7 @@ async function incrementalBase(
     .where('as_of', '>', asOf)
     .limit(1)
     .executeTakeFirst();
-  return later ? null : { runId: latest.run_id, inputsSeenBefore: latest.inputs_seen_before };
+  return later ? null : { runId: latest.base_run_id, inputsSeenBefore: latest.inputs_seen_before };
 }
 
 /**

@@ -57,6 +57,8 @@ export async function insertOrders(database: Database, orders: readonly TestOrde
         status: eb.ref('excluded.status'),
         refunded_minor: eb.ref('excluded.refunded_minor'),
         created_at: eb.ref('excluded.created_at'),
+        // As recon's own import does: a changed order carries the import that changed it.
+        import_id: eb.ref('excluded.import_id'),
         updated_at: sql<Date>`now()`,
       })),
     )
