@@ -83,8 +83,9 @@ export async function backfill(
   );
   const verdicts = options.orderIds.flatMap((orderId): BackfillVerdict[] => {
     const verdict = current.get(orderId);
-    // An id this run found nothing for may still have an older verdict: it is not the answer to this backfill.
-    if (verdict === undefined || verdict.runId !== run.runId) return [];
+    // Every ORDERID of the run's scope that has a current verdict was judged by it (an id it found nothing for
+    // left the current set in it); the verdict holds from the run that found it, this one or an earlier one.
+    if (verdict === undefined) return [];
     const lags = exportMayLag(verdict, run.asOf, options.graceHours);
     return [{ ...verdict, lagNote: lags ? exportLagNote(orderId, verdict.orderCreatedAt!, run.asOf) : null }];
   });

@@ -10,16 +10,19 @@ import { formatRunJson, formatRunSummary } from '../../src/terminal/run-summary.
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 
-const USAGE = `usage: recon reconcile (--all | --order-id ID... | --created-since DATE) [--as-of TIMESTAMP] [--json]
+const USAGE = `usage: recon reconcile (--all | --order-id ID... | --created-since DATE) [--as-of TIMESTAMP] [--full] [--json]
 
 Gives every order in scope a verdict against the transactions the service reported (recon.verdicts), as one run
-(recon.reconciliation_runs) with its counts per status and its bridge per currency.
+(recon.reconciliation_runs) with its counts per status and its bridge per currency. Only verdicts that changed are
+written (reporting.verdict_history); a run over all orders after another computes only the orders whose order,
+transactions or notifications changed since, or whose grace period or capture window ended.
 
 options:
   --all                   every order, and every ORDERID with succeeded transactions but no order
   --order-id ID           this order (repeat the option for several)
   --created-since DATE    orders created at or after DATE (YYYY-MM-DD is midnight UTC, or an ISO 8601 instant)
   --as-of TIMESTAMP       the instant ages are measured at (default now): replays a run as of then
+  --full                  compute every order in scope, changed or not (after an edit by hand to recon's tables)
   --json                  the run as one JSON object on stdout
   -h, --help              this help
 
@@ -34,6 +37,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     'order-id': { type: 'string', multiple: true },
     'created-since': { type: 'string' },
     'as-of': { type: 'string' },
+    full: { type: 'boolean' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -48,7 +52,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   try {
     await migrate(database);
     if (ctx.stderr.isTTY) ctx.stderr.write('reconciling...\r');
-    const summary = await reconcile(database, { scope, asOf, ...config.reconcile });
+    const summary = await reconcile(database, { scope, asOf, full: values.full, ...config.reconcile });
     if (ctx.stderr.isTTY) ctx.stderr.write('\x1b[2K');
     ctx.stdout.write((values.json ? formatRunJson(summary) : formatRunSummary(summary)) + '\n');
     if (!summary.suspect) return EXIT.ok;

@@ -374,6 +374,27 @@ export interface VerdictVersionsView extends CurrentVerdictsView {
   until_run_id: string | null;
 }
 
+/** reporting.verdict_history (migration 0019), a view: one row per change of an order's verdict. Read, never written. */
+export interface VerdictHistoryView {
+  order_id: string;
+  run_id: string;
+  as_of: Timestamp;
+  run_kind: RunKind;
+  change: 'first' | 'changed' | 'removed';
+  status_before: VerdictStatus | null;
+  status_after: VerdictStatus | null;
+  lifecycle_before: Lifecycle | null;
+  lifecycle_after: Lifecycle | null;
+  currency: string | null;
+  expected_before_minor: Money | null;
+  expected_after_minor: Money | null;
+  settled_before_minor: Money | null;
+  settled_after_minor: Money | null;
+  delta_before_minor: Money | null;
+  delta_after_minor: Money | null;
+  first_seen: Timestamp | null;
+}
+
 /** Bootstrapped by migrate.ts itself, before the first migration. */
 export interface SchemaMigrationsTable {
   name: string;
@@ -404,4 +425,5 @@ export interface Schema {
   'recon.current_verdicts': CurrentVerdictsView;
   'recon.verdict_versions': VerdictVersionsView;
   'reporting.reconciliation': ReconciliationView;
+  'reporting.verdict_history': VerdictHistoryView;
 }

@@ -17,7 +17,7 @@ export interface CurrentVerdict {
   readonly currency: string | null;
   /** The explanation's sentence; null only if a stored explanation lacks one. */
   readonly reason: string | null;
-  /** The run that gave the verdict: the latest that judged the order. */
+  /** The run from which the verdict holds: the run that found it (later runs that judged the order found the same). */
   readonly runId: string;
   readonly orderCreatedAt: Date | null;
   readonly transactions: number;

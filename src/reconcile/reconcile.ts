@@ -6,6 +6,7 @@ import { WHOLE_RANGE, type OrderIdRange } from './order-facts-sql.ts';
 import { inTurns } from './in-turns.ts';
 import { sliceRanges } from './slice-ranges.ts';
 import { currentGroups, planRun, type RunPlan } from './run-plan.ts';
+import { RECONCILE_LOCK } from './reconcile-lock.ts';
 import { writeVerdictsSql, type VerdictParameters, type WrittenVerdictGroup } from './verdicts-sql.ts';
 
 export interface ReconcileOptions {
@@ -66,8 +67,6 @@ export interface RunSummary {
 /** A run keeps this many of its not-found ORDERIDs (and counts them all): a run row never lists a large scope. */
 export const NOT_FOUND_KEPT = 100;
 
-/** Two runs at once would each read the other's previous verdicts half-written: runs take turns. */
-const RECONCILE_LOCK = 0x7265636f6e01;
 
 /**
  * One reconciliation run: every order in scope gets a verdict, set-based (see verdicts-sql.ts): no order is ever

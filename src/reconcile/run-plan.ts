@@ -37,7 +37,13 @@ export async function planRun(db: Kysely<Schema>, options: ReconcileOptions, asO
   }
   const base = await incrementalBase(db, options, asOf);
   if (base === null) return { inputsSeenBefore, compare, candidates: null };
-  const candidates = await changedSince(db, base, asOf, options, Math.max(MAX_CANDIDATES_ALWAYS, Math.ceil(current.n * MAX_CANDIDATE_SHARE)));
+  const candidates = await changedSince(
+    db,
+    base,
+    asOf,
+    options,
+    Math.max(MAX_CANDIDATES_ALWAYS, Math.ceil(current.n * MAX_CANDIDATE_SHARE)),
+  );
   return { inputsSeenBefore, compare, candidates };
 }
 

@@ -52,6 +52,7 @@ export async function findRun(db: Kysely<Schema>, runId?: string): Promise<RunFa
         'r.not_found_count',
         'r.suspect',
         'r.suspect_reason',
+        'r.pruned_at',
       ]);
   let row;
   let choice: RunChoice = 'named';
@@ -94,6 +95,7 @@ export async function findRun(db: Kysely<Schema>, runId?: string): Promise<RunFa
     notFoundCount: row.not_found_count,
     suspect: row.suspect,
     suspectReason: row.suspect_reason,
+    prunedAt: row.pruned_at,
   };
 }
 
@@ -211,7 +213,9 @@ export async function* openExceptionPages(
 
 /** The `limit` oldest open exceptions (first seen earliest), for the lists that show only the head. */
 export async function oldestOpenExceptions(db: Kysely<Schema>, runId: string, limit: number): Promise<OpenException[]> {
-  const rows = await (await exceptionsOf(db, runId))
+  const rows = await (
+    await exceptionsOf(db, runId)
+  )
     .orderBy('v.first_seen_at')
     .orderBy('v.order_id')
     .limit(limit)

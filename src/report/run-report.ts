@@ -36,6 +36,8 @@ export interface RunFacts {
   readonly notFoundCount: number;
   readonly suspect: boolean;
   readonly suspectReason: string | null;
+  /** When retention removed the run's bridge and the versions only it needed (recon prune); null while whole. */
+  readonly prunedAt: Date | null;
 }
 
 /** `named`: --run; otherwise the latest finished nightly run or, before the first, the latest run over all orders. */
@@ -126,7 +128,7 @@ export function verdictTotals(groups: readonly VerdictGroup[]): VerdictTotals {
 
 /**
  * What a reader must see before any figure: a suspect run (an empty source must never read as reconciled),
- * a run that never finished, stored counts that disagree with the verdicts.
+ * a run that never finished, a run whose history retention pruned, stored counts that disagree with the verdicts.
  */
 export function reportWarnings(report: RunReport): string[] {
   const { run } = report;
@@ -138,6 +140,13 @@ export function reportWarnings(report: RunReport): string[] {
     );
   }
   if (run.finishedAt === null) warnings.push(`run ${run.runId} never finished: its verdicts may be incomplete`);
+  if (run.prunedAt !== null) {
+    warnings.push(
+      `run ${run.runId}'s history was pruned on ${run.prunedAt.toISOString().slice(0, 10)} (RECON_RUN_RETENTION_DAYS): ` +
+        'its bridge and the verdicts no current run needs are gone',
+    );
+    return warnings;
+  }
   const stored = Object.values(run.counts).reduce((sum, count) => sum + (count ?? 0), 0);
   if (stored !== totals.verdicts || (run.ordersInScope !== null && run.ordersInScope !== totals.verdicts)) {
     warnings.push(

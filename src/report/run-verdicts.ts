@@ -16,27 +16,29 @@ export async function runVerdicts(db: Kysely<Schema>, runId: string) {
     .executeTakeFirst();
   const id = sql`${runId}::bigint`;
   const scope = run?.scope;
-  return db
-    .selectFrom('recon.verdict_versions as v')
-    .selectAll('v')
-    // A run cut short counts only what it wrote.
-    .where(
-      run?.finished_at === null
-        ? sql<boolean>`v.run_id = ${id}`
-        : sql<boolean>`v.run_id <= ${id} AND (v.until_run_id IS NULL OR v.until_run_id > ${id})`,
-    )
-    .where(
-      scope === undefined
-        ? sql<boolean>`false`
-        : scope.kind === 'all'
-          ? sql<boolean>`true`
-          : scope.kind === 'created_since'
-            ? sql<boolean>`v.known_order AND EXISTS (SELECT 1 FROM recon.orders o
+  return (
+    db
+      .selectFrom('recon.verdict_versions as v')
+      .selectAll('v')
+      // A run cut short counts only what it wrote.
+      .where(
+        run?.finished_at === null
+          ? sql<boolean>`v.run_id = ${id}`
+          : sql<boolean>`v.run_id <= ${id} AND (v.until_run_id IS NULL OR v.until_run_id > ${id})`,
+      )
+      .where(
+        scope === undefined
+          ? sql<boolean>`false`
+          : scope.kind === 'all'
+            ? sql<boolean>`true`
+            : scope.kind === 'created_since'
+              ? sql<boolean>`v.known_order AND EXISTS (SELECT 1 FROM recon.orders o
                 WHERE o.order_id = v.order_id AND o.created_at >= ${scope.since}::timestamptz)`
-            : run?.kind === 'nightly'
-              ? sql<boolean>`v.order_id IN (SELECT unnest(q.order_ids) FROM recon.export_requests q
+              : run?.kind === 'nightly'
+                ? sql<boolean>`v.order_id IN (SELECT unnest(q.order_ids) FROM recon.export_requests q
                   WHERE q.nightly_run_id = ${run.nightly_run_id}::bigint AND q.attempt = 1)`
-              : sql<boolean>`v.order_id IN (SELECT s.order_id FROM recon.run_scope_orders s WHERE s.run_id = ${id})`,
-    )
-    .as('v');
+                : sql<boolean>`v.order_id IN (SELECT s.order_id FROM recon.run_scope_orders s WHERE s.run_id = ${id})`,
+      )
+      .as('v')
+  );
 }

@@ -12,6 +12,7 @@ export function formatRunSummary(summary: RunSummary): string {
   lines.push(`  ${counts.length === 0 ? 'no verdicts' : counts.map(([status, n]) => `${status}=${n}`).join(' ')}`);
   const { new: added, persisting, resolved } = summary.lifecycle;
   lines.push(`  exceptions: ${added} new, ${persisting} persisting; ${resolved} resolved`);
+  lines.push(`  computed ${summary.verdictsComputed} verdicts, ${summary.verdictsChanged} changed`);
   for (const total of summary.totals) {
     const delta = differenceMinor(total.settledMinor, total.expectedMinor);
     lines.push(

@@ -171,7 +171,8 @@ describe('recon backfill', () => {
             expectedMinor: '9000',
             settledMinor: '9000',
             currency: 'EUR',
-            runId: second.run.runId,
+            // Judged again and found the same: the verdict still holds from the first run.
+            runId: first.run.runId,
             lagNote: null,
           }),
         ]);

@@ -63,6 +63,7 @@ describe.each(BACKENDS)('recon reconcile on %s', (backend) => {
         expect.stringMatching(/^run \d+ as of 2026-11-20T12:00:00.000Z: 3 orders, 2 verdicts$/),
         '  amount_mismatch=1 matched=1',
         '  exceptions: 1 new, 0 persisting; 0 resolved',
+        '  computed 2 verdicts, 2 changed',
         '  bridge EUR: 1 orders + 0 unknown, expected 100.00, settled 100.00, delta 0.00',
         '  bridge JPY: 1 orders + 0 unknown, expected 1,000, settled 900, delta -100',
         '  not found (no order, no succeeded transaction): nobody',
@@ -90,6 +91,21 @@ describe.each(BACKENDS)('recon reconcile on %s', (backend) => {
       settledMinor: '900',
     });
   });
+
+  it.skipIf(skip)(
+    'a second run over all orders computes nothing that did not change, and --full computes all',
+    async () => {
+      await reconcileCli('--all', '--as-of', '2026-11-21', '--json');
+      // The second run moves the first one's new exceptions on to persisting; nothing is left to compute after it.
+      const first = JSON.parse((await reconcileCli('--all', '--as-of', '2026-11-21T00:30:00Z', '--json')).stdout);
+      const again = JSON.parse((await reconcileCli('--all', '--as-of', '2026-11-21T01:00:00Z', '--json')).stdout);
+      expect(again).toMatchObject({ counts: first.counts, verdictsComputed: 0, verdictsChanged: 0 });
+      const full = JSON.parse(
+        (await reconcileCli('--all', '--full', '--as-of', '2026-11-21T02:00:00Z', '--json')).stdout,
+      );
+      expect(full).toMatchObject({ counts: first.counts, verdictsComputed: first.ordersInScope, verdictsChanged: 0 });
+    },
+  );
 
   it.skipIf(skip)('says a suspect run loudly and exits 2, keeping the run', async () => {
     const result = await reconcileCli('--order-id', 'cli-lonely', '--as-of', AS_OF);

@@ -209,8 +209,9 @@ describe('backfill', () => {
         expect(await transactionsOf(orderId)).toEqual(rowsBefore);
         expect(await countFiles()).toBe(filesBefore);
         expect(second.run.runId).not.toBe(first.run.runId);
+        // Judged again and found the same: the verdict still holds from the first run.
         expect(second.verdicts).toEqual([
-          expect.objectContaining({ orderId, status: 'matched', runId: second.run.runId }),
+          expect.objectContaining({ orderId, status: 'matched', runId: first.run.runId }),
         ]);
 
         // A new operation makes a new answer: a new file, whose merge leaves the unchanged payment's lineage alone.

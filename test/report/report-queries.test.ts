@@ -39,6 +39,7 @@ describe.each(BACKENDS)('report queries on %s', (backend) => {
         notFound: [],
         suspect: false,
         suspectReason: null,
+        prunedAt: null,
       });
       expect(report.run.counts).toMatchObject({
         matched: 10,

@@ -32,6 +32,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
       notFoundCount: 0,
       suspect: false,
       suspectReason: null,
+      prunedAt: null,
       ...overrides,
     },
     bridge: [

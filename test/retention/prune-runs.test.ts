@@ -1,0 +1,233 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcile, type RunSummary } from '../../src/reconcile/reconcile.ts';
+import { RECONCILE_LOCK } from '../../src/reconcile/reconcile-lock.ts';
+import { loadRunReport, openExceptionPages } from '../../src/report/report-queries.ts';
+import { pruneRuns } from '../../src/retention/prune-runs.ts';
+import { holdTransaction, lockWaiters } from '../support/held-transaction.ts';
+import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { waitUntil } from '../support/wait-until.ts';
+import { ago, DAY, HOUR, ingestTransactions, insertOrders } from '../reconcile/reconcile-scenario.ts';
+
+const START = new Date('2026-06-01T12:00:00Z');
+const RETENTION_DAYS = 800;
+
+describe.each(BACKENDS)('pruning runs on %s', (backend) => {
+  const skip = backend === 'postgres' && !hasPostgres;
+  let testDb: TestDatabase;
+  let tmp: string;
+  beforeAll(async () => {
+    if (skip) return;
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'recon-prune-runs-'));
+  });
+  afterAll(async () => {
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
+
+  const db = () => testDb.database.db;
+
+  /**
+   * Six runs over all orders, one change before each; the first three started long ago (their started_at moved
+   * back past the retention), the last three recently.
+   */
+  async function history(prefix: string): Promise<RunSummary[]> {
+    const id = (i: number) => `${prefix}${i}`;
+    await insertOrders(
+      testDb.database,
+      [0, 1, 2, 3].map((i) => ({ id: id(i), amount: 1000n, status: 'paid' as const, createdAt: ago(START, 2 * DAY) })),
+    );
+    await ingestTransactions(testDb.database, tmp, [
+      { id: `${id(0)}-P`, orderId: id(0), type: 'payment', amount: '10.00', exec: '0000', at: ago(START, DAY) },
+      { id: `${id(1)}-P`, orderId: id(1), type: 'payment', amount: '9.00', exec: '0000', at: ago(START, DAY) },
+    ]);
+    const runs: RunSummary[] = [];
+    for (let day = 0; day < 6; day++) {
+      const at = new Date(START.getTime() + day * DAY);
+      if (day === 2) {
+        await ingestTransactions(testDb.database, tmp, [
+          { id: `${id(2)}-P`, orderId: id(2), type: 'payment', amount: '10.00', exec: '0000', at },
+        ]);
+      }
+      if (day === 4)
+        await insertOrders(testDb.database, [
+          { id: id(1), amount: 900n, status: 'paid', createdAt: ago(START, 2 * DAY) },
+        ]);
+      runs.push(
+        await reconcile(testDb.database, { scope: { kind: 'all' }, asOf: at, toleranceMinor: 0n, graceHours: 24 }),
+      );
+    }
+    for (const [index, run] of runs.slice(0, 3).entries()) {
+      await sql`UPDATE recon.reconciliation_runs SET started_at = now() - make_interval(days => ${RETENTION_DAYS + 30 - index})
+        WHERE run_id = ${run.runId}::bigint`.execute(db());
+    }
+    return runs;
+  }
+
+  async function reportOf(runId: string) {
+    const report = await loadRunReport(db(), runId);
+    const exceptions = [];
+    for await (const page of openExceptionPages(db(), runId)) exceptions.push(...page);
+    return { report, exceptions };
+  }
+
+  const current = () =>
+    db()
+      .selectFrom('reporting.reconciliation')
+      .select(['order_id', 'status', 'lifecycle', 'first_seen', 'expected_minor', 'settled_minor'])
+      .select(sql<string>`run_id::text`.as('run_id'))
+      .orderBy('order_id')
+      .execute();
+
+  const tableCounts = async () =>
+    (
+      await sql<{ runs: number; history: number; current: number; totals: number }>`SELECT
+        (SELECT count(*)::integer FROM recon.reconciliation_runs) AS runs,
+        (SELECT count(*)::integer FROM recon.verdict_history) AS history,
+        (SELECT count(*)::integer FROM recon.verdicts) AS current,
+        (SELECT count(*)::integer FROM recon.run_totals) AS totals`.execute(db())
+    ).rows[0]!;
+
+  const cutoff = () => new Date(Date.now() - RETENTION_DAYS * DAY);
+
+  it.skipIf(skip)(
+    'removes what only old runs need: retained runs report the same, every order keeps its verdict and first seen',
+    async () => {
+      testDb = await createTestDatabase(backend);
+      try {
+        const runs = await history('P1-');
+        const kept = runs.slice(3);
+        const reportsBefore = await Promise.all(kept.map((run) => reportOf(run.runId)));
+        const currentBefore = await current();
+        const before = await tableCounts();
+
+        const planned = await pruneRuns(db(), { cutoff: cutoff(), dryRun: true, batchSize: 2 });
+        expect(await tableCounts()).toEqual(before);
+        expect(planned.runs).toBe(3);
+        expect(planned.verdictVersions).toBeGreaterThan(0);
+        expect(planned.runTotals).toBeGreaterThan(0);
+
+        const pruned = await pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 2 });
+        expect(pruned).toEqual(planned);
+        const after = await tableCounts();
+        expect(after.history).toBe(before.history - pruned.verdictVersions);
+        expect(after.totals).toBe(before.totals - pruned.runTotals);
+
+        expect(await current()).toEqual(currentBefore);
+        for (const [index, run] of kept.entries()) expect(await reportOf(run.runId)).toEqual(reportsBefore[index]);
+        // Old runs a current verdict holds from stay, marked; the others are gone.
+        const oldIds = runs.slice(0, 3).map((run) => run.runId);
+        const { rows: oldRows } = await sql<{ run_id: string; history_pruned_at: Date | null }>`
+          SELECT run_id::text, history_pruned_at FROM reporting.runs WHERE run_id = ANY (${oldIds}::bigint[])`.execute(
+          db(),
+        );
+        const holders = new Set(currentBefore.map((row) => row.run_id));
+        expect(oldRows.map((row) => row.run_id).sort()).toEqual(
+          runs
+            .slice(0, 3)
+            .map((run) => run.runId)
+            .filter((runId) => holders.has(runId))
+            .sort(),
+        );
+        for (const row of oldRows) expect(row.history_pruned_at).not.toBeNull();
+        // A second prune has nothing left to do.
+        expect(await pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 2 })).toEqual({
+          runs: 0,
+          verdictVersions: 0,
+          runTotals: 0,
+          scopeOrders: 0,
+        });
+      } finally {
+        await testDb.drop();
+      }
+    },
+  );
+
+  it.skipIf(skip || backend === 'postgres')(
+    'on its one connection, takes turns with a reconciliation, an ingest and a report started at the same time',
+    async () => {
+      testDb = await createTestDatabase(backend);
+      try {
+        const runs = await history('P3-');
+        const reportBefore = await reportOf(runs.at(-1)!.runId);
+        const [pruned, , report, next] = await Promise.all([
+          pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 1 }),
+          ingestTransactions(testDb.database, tmp, [
+            { id: 'P3-3-P', orderId: 'P3-3', type: 'payment', amount: '10.00', exec: '0000', at: new Date(START.getTime() + 6 * DAY) },
+          ]),
+          reportOf(runs.at(-1)!.runId),
+          reconcile(testDb.database, {
+            scope: { kind: 'all' },
+            asOf: new Date(START.getTime() + 6 * DAY + HOUR),
+            toleranceMinor: 0n,
+            graceHours: 24,
+          }),
+        ]);
+        expect(pruned.runs).toBe(3);
+        expect(report).toEqual(reportBefore);
+        expect(await reportOf(runs.at(-1)!.runId)).toEqual(reportBefore);
+        expect((await loadRunReport(db(), next.runId)).verdictGroups.reduce((n, g) => n + g.verdicts, 0)).toBe(
+          next.ordersInScope,
+        );
+      } finally {
+        await testDb.drop();
+      }
+    },
+  );
+
+  it.skipIf(skip || backend === 'pglite')(
+    'waits its turn beside a reconciliation, while an ingest and a report go on beside it',
+    async () => {
+      testDb = await createTestDatabase(backend);
+      try {
+        const runs = await history('P2-');
+        const reportBefore = await reportOf(runs.at(-1)!.runId);
+        // A reconciliation in progress holds the lock every writer of verdicts takes.
+        const running = await holdTransaction(testDb.env.DATABASE_URL!, [
+          `SELECT pg_advisory_xact_lock(${RECONCILE_LOCK})`,
+        ]);
+        let pruneDone = false;
+        const prune = pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 1 }).finally(() => {
+          pruneDone = true;
+        });
+        try {
+          await waitUntil('the prune to wait for the reconciliation', async () =>
+            (await lockWaiters(db())).some((waiter) => waiter.query.includes('pg_advisory_xact_lock')),
+          );
+          // Ingest and reports do not wait for it.
+          await ingestTransactions(testDb.database, tmp, [
+            {
+              id: 'P2-3-P',
+              orderId: 'P2-3',
+              type: 'payment',
+              amount: '10.00',
+              exec: '0000',
+              at: new Date(START.getTime() + 6 * DAY),
+            },
+          ]);
+          expect(await reportOf(runs.at(-1)!.runId)).toEqual(reportBefore);
+          expect(pruneDone).toBe(false);
+        } finally {
+          await running.release();
+        }
+        const pruned = await prune;
+        expect(pruned.runs).toBe(3);
+        // The next run after the prune takes the ingested payment into account and reports whole.
+        const next = await reconcile(testDb.database, {
+          scope: { kind: 'all' },
+          asOf: new Date(START.getTime() + 6 * DAY + HOUR),
+          toleranceMinor: 0n,
+          graceHours: 24,
+        });
+        expect(next.counts.missing_at_provider).toBe(0);
+        expect((await loadRunReport(db(), next.runId)).verdictGroups.reduce((n, g) => n + g.verdicts, 0)).toBe(
+          next.ordersInScope,
+        );
+      } finally {
+        await testDb.drop();
+      }
+    },
+  );
+});
