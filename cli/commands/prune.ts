@@ -74,7 +74,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       return EXIT.ok;
     } catch (error) {
       clear();
-      const reason = ctx.signal.aborted ? ctx.signal.reason : error;
+      const reason: unknown = ctx.signal.aborted ? ctx.signal.reason : error;
       if (pruneId !== undefined) await failPrune(database.db, pruneId, describeError(reason)).catch(() => undefined);
       if (!ctx.signal.aborted) throw error;
       ctx.stderr.write(

@@ -23,8 +23,7 @@ export interface PruneOptions {
 }
 
 export type PruneProgress =
-  | { readonly step: 'deliveries'; readonly soFar: DeliveriesPruned }
-  | { readonly step: 'runs'; readonly cutoff: Date };
+  { readonly step: 'deliveries'; readonly soFar: DeliveriesPruned } | { readonly step: 'runs'; readonly cutoff: Date };
 
 /**
  * Short transactions that hold their locks for moments: a prune goes beside a nightly run, an ingest or a report.
