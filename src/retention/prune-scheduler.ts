@@ -50,9 +50,11 @@ export function startPruneScheduler(db: Kysely<Schema>, options: PruneSchedulerO
   const run = () => {
     const check = dailyPrune(db, options, now, log, stopping.signal);
     running = check;
-    void check.finally(() => {
+    const done = () => {
       if (running === check) running = undefined;
-    });
+    };
+    // dailyPrune catches its own failures; should it throw regardless, no check is left marked as running.
+    void check.then(done, done);
     return check;
   };
   const task = cron.schedule(
