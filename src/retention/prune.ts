@@ -25,10 +25,8 @@ export interface PruneOptions {
 export type PruneProgress =
   { readonly step: 'deliveries'; readonly soFar: DeliveriesPruned } | { readonly step: 'runs'; readonly cutoff: Date };
 
-/**
- * Short transactions that hold their locks for moments: a prune goes beside a nightly run, an ingest or a report.
- */
-export const DEFAULT_PRUNE_BATCH_SIZE = 100;
+/** Deliveries (or runs) per transaction: a batch holds its locks for moments, beside a nightly run or an ingest. */
+const DEFAULT_PRUNE_BATCH_SIZE = 100;
 
 const DAY_MS = 86_400_000;
 
