@@ -45,6 +45,10 @@ const COMMANDS: Record<
     load: () => import('./commands/nightly.ts'),
   },
   runs: { summary: 'list the nightly runs with their export requests', load: () => import('./commands/runs.ts') },
+  prune: {
+    summary: 'delete delivered bytes and reconciliation runs past their retention (--dry-run counts them)',
+    load: () => import('./commands/prune.ts'),
+  },
   migrate: { summary: 'apply the SQL migrations of sql/migrations', load: () => import('./commands/migrate.ts') },
   sandbox: { summary: 'serve a local sandbox of the payment service', load: () => import('./commands/sandbox.ts') },
   demo: {

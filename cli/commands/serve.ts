@@ -17,6 +17,8 @@ import { advanceSender } from '../../pipelines/nightly/nightly-worker.ts';
 import { startReconServices } from '../../pipelines/nightly/recon-services.ts';
 import { serviceClient } from '../../src/client/service-client.ts';
 import { DEFAULT_SLOW_CLIENT_RULE } from '../../src/receive/slow-client-guard.ts';
+import { registerPruneMetrics } from '../../src/retention/prune-metrics.ts';
+import { startPruneScheduler } from '../../src/retention/prune-scheduler.ts';
 import { removeStaleTempFolders } from '../../src/temp/temp-folder.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { serviceLogger } from '../service-logger.ts';
@@ -28,7 +30,8 @@ const USAGE = `usage: recon serve [--port P] [--host H]
 Runs recon's service until SIGTERM or SIGINT: the receiver (export deliveries on the path of
 RECON_CALLBACK_BASE_URL, notifications on /notify), a worker (as recon worker), the nightly scheduler
 (RECON_SCHEDULE in RECON_SCHEDULE_TIMEZONE) and, with RECON_ALERT_WEBHOOK or RECON_ALERT_EMAIL set, the alert
-check every minute (a nightly run failed, suspect or late; the callback base unreachable). Operators' /healthz and
+check every minute (a nightly run failed, suspect or late; the callback base unreachable), and once a day the
+prune of recon prune (RECON_DELIVERY_RETENTION_DAYS, RECON_RUN_RETENTION_DAYS). Operators' /healthz and
 Prometheus /metrics are on the admin listener, RECON_ADMIN_HOST:RECON_ADMIN_PORT (127.0.0.1:8091). SIGTERM drains:
 /healthz answers 503, uploads in flight finish, the current job finishes, then exit 0. It logs on stdout: one JSON
 object a line (a readable line each on a terminal), from \`listening on URL\` then \`admin on URL\` on, at
@@ -40,7 +43,8 @@ options (each also read from the environment variable shown; flags win):
 
 settings: DATABASE_URL (or the embedded database under RECON_DATA_DIR), RECON_SERVICE_URL, RECON_IDENTIFIER,
 RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_MAX_FILE_BYTES, RECON_SCHEDULE*, RECON_EXPORT_*, RECON_LOOKBACK_DAYS,
-RECON_LOG_LEVEL, RECON_ADMIN_*, RECON_ALERT_*, RECON_SMTP_URL (see docs/configuration.md).
+RECON_LOG_LEVEL, RECON_ADMIN_*, RECON_ALERT_*, RECON_SMTP_URL, RECON_DELIVERY_RETENTION_DAYS,
+RECON_RUN_RETENTION_DAYS (see docs/configuration.md).
 `;
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -72,6 +76,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       timezone: config.nightly.scheduleTimezone,
       lateHours: config.alerts.lateHours,
     });
+    registerPruneMetrics(metrics, database.db);
     admin = await startAdminListener({ ...config.admin, metrics, db: database.db });
     const services = await startReconServices({
       database,
@@ -116,6 +121,12 @@ export async function run(ctx: CommandContext): Promise<number> {
         log,
       });
     }
+    // Once everything is started and said: the day's first check prunes at once.
+    const pruning = startPruneScheduler(database.db, {
+      retention: config.retention,
+      timezone: config.nightly.scheduleTimezone,
+      log,
+    });
     const probing = probeCallbackBase(database.db, callbackBaseUrl, { reason: 'serve start' }).then(
       (result) => {
         if (result?.reachable) log.info({ callbackBaseUrl }, describeProbe(result));
@@ -128,6 +139,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     log.info('draining');
     await probing;
     await alerts?.stop();
+    await pruning.stop();
     await scheduler.stop();
     await services.close({ drainMs: config.queue.drainSeconds * 1000 });
     log.info('stopped');

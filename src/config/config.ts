@@ -16,6 +16,16 @@ const minorUnits = z
   .trim()
   .regex(/^\d{1,18}$/, 'expected a whole number of minor units (0 or more)')
   .transform(BigInt);
+/**
+ * A retention in whole days. At most a century: further back than that is no retention, and a larger number would
+ * put the cutoff before the first representable instant.
+ */
+const DAYS_MESSAGE = 'expected a whole number of days from 1 to 36500';
+const retentionDays = z.coerce
+  .number({ error: DAYS_MESSAGE })
+  .int({ error: DAYS_MESSAGE })
+  .min(1, { error: DAYS_MESSAGE })
+  .max(36_500, { error: DAYS_MESSAGE });
 const timeZone = z.string().min(1).refine(isTimeZone, 'expected an IANA time zone such as Europe/Paris');
 
 /**
@@ -122,6 +132,9 @@ const EnvSchema = z.object({
     .refine(isMailAddress, 'expected an e-mail address, user@host')
     .default('recon@localhost'),
   RECON_ALERT_LATE_HOURS: z.coerce.number().int().min(1).max(72).default(6),
+  RECON_DELIVERY_RETENTION_DAYS: retentionDays.default(90),
+  // Two fiscal years and a margin: an auditor's questions about last year's books still find their runs.
+  RECON_RUN_RETENTION_DAYS: retentionDays.default(800),
 });
 
 export interface Config {
@@ -141,6 +154,15 @@ export interface Config {
   readonly log: LogConfig;
   readonly admin: AdminConfig;
   readonly alerts: AlertConfig;
+  readonly retention: RetentionConfig;
+}
+
+/** How long recon keeps what it no longer needs to run: `recon prune` and recon serve's daily prune remove the rest. */
+export interface RetentionConfig {
+  /** A delivered file's bytes are deleted this many days after the file was ingested; its rows stay. */
+  readonly deliveryDays: number;
+  /** Reconciliation runs older than this many days are removed with the history only they need. */
+  readonly runDays: number;
 }
 
 export interface LogConfig {
@@ -359,5 +381,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           : undefined,
       lateHours: e.RECON_ALERT_LATE_HOURS,
     }),
+    retention: Object.freeze({ deliveryDays: e.RECON_DELIVERY_RETENTION_DAYS, runDays: e.RECON_RUN_RETENTION_DAYS }),
   });
 }

@@ -292,6 +292,8 @@ export interface DeliveriesTable {
   failure: string | null;
   /** When it was given up after two attempts that died or failed the same way. */
   quarantined_at: Timestamp | null;
+  /** When its chunks were deleted, RECON_DELIVERY_RETENTION_DAYS after its file was ingested (migration 0020). */
+  bytes_pruned_at: Timestamp | null;
 }
 
 /** `data` reads as a Buffer from PostgreSQL and as a Uint8Array from PGlite. */
@@ -345,6 +347,21 @@ export interface AlertsTable {
   next_attempt_at: DefaultedTimestamp;
   last_error: string | null;
   given_up_at: Timestamp | null;
+}
+
+export type PruneStartedBy = 'schedule' | 'command';
+
+/** A prune that removed, or was to remove, what retention let go (sql/migrations/0020_delivery_retention.sql). */
+export interface PrunesTable {
+  prune_id: Generated<string>;
+  started_by: PruneStartedBy;
+  /** A daily prune's day (YYYY-MM-DD in RECON_SCHEDULE_TIMEZONE): unique among them. Null for `recon prune`. */
+  day: ColumnType<Date | null, string | null, never>;
+  started_at: DefaultedTimestamp;
+  finished_at: Timestamp | null;
+  /** What it removed, as `recon prune --json` prints it. */
+  removed: ColumnType<unknown, string | null | undefined, string | null>;
+  failure: string | null;
 }
 
 /**
@@ -422,6 +439,7 @@ export interface Schema {
   'recon.workers': WorkersTable;
   'recon.callback_probes': CallbackProbesTable;
   'recon.alerts': AlertsTable;
+  'recon.prunes': PrunesTable;
   'recon.current_verdicts': CurrentVerdictsView;
   'recon.verdict_versions': VerdictVersionsView;
   'reporting.reconciliation': ReconciliationView;

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
+import { deliveryBytesPruned } from '../retention/delivery-bytes-pruned.ts';
 
 export interface StoredDeliveryFile {
   readonly deliveryId: string;
@@ -16,15 +17,17 @@ export interface StoredDeliveryFile {
 
 /**
  * A stored delivery's file, read back chunk by chunk by any worker that can reach the database. Throws
- * ReconError DELIVERY_NOT_FOUND for an unknown id.
+ * ReconError DELIVERY_NOT_FOUND for an unknown id, and DELIVERY_PRUNED for one whose bytes retention deleted (the
+ * stream fails so too when they go while it reads).
  */
 export async function openStoredDelivery(db: Kysely<Schema>, deliveryId: string): Promise<StoredDeliveryFile> {
   const delivery = await db
     .selectFrom('recon.deliveries')
-    .select(['sha256', 'bytes', 'content_type', 'filename'])
+    .select(['sha256', 'bytes', 'content_type', 'filename', 'bytes_pruned_at'])
     .where('delivery_id', '=', deliveryId)
     .executeTakeFirst();
   if (!delivery) throw new ReconError('DELIVERY_NOT_FOUND', `delivery ${deliveryId} does not exist`);
+  if (delivery.bytes_pruned_at) throw deliveryBytesPruned(deliveryId, delivery.bytes_pruned_at);
   return {
     deliveryId,
     sha256: delivery.sha256,
@@ -53,6 +56,13 @@ async function* chunks(db: Kysely<Schema>, deliveryId: string, sha256: string, b
     yield data;
   }
   if (read !== bytes || hash.digest('hex') !== sha256) {
+    // Gone while being read: a prune is not corruption.
+    const pruned = await db
+      .selectFrom('recon.deliveries')
+      .select('bytes_pruned_at')
+      .where('delivery_id', '=', deliveryId)
+      .executeTakeFirst();
+    if (pruned?.bytes_pruned_at) throw deliveryBytesPruned(deliveryId, pruned.bytes_pruned_at);
     throw new ReconError(
       'DELIVERY_CORRUPT',
       `delivery ${deliveryId}: stored chunks (${read} bytes) do not match its size (${bytes} bytes) and sha256`,

@@ -6,7 +6,10 @@ export interface RunPruneOptions {
   /** Runs started before this instant are pruned. */
   readonly cutoff: Date;
   readonly dryRun: boolean;
-  /** Rows removed per transaction: each batch is short, and a reconciliation waits at most one batch. */
+  /**
+   * Runs per transaction, and a hundred times as many verdict versions: each batch is short, and a reconciliation
+   * waits at most one batch.
+   */
   readonly batchSize: number;
   readonly signal?: AbortSignal;
 }
@@ -52,7 +55,7 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
       ),
     };
   }
-  const inBatches = async (remove: (trx: Kysely<Schema>) => Promise<number>): Promise<number> => {
+  const inBatches = async (batchSize: number, remove: (trx: Kysely<Schema>) => Promise<number>): Promise<number> => {
     let removed = 0;
     for (;;) {
       options.signal?.throwIfAborted();
@@ -61,19 +64,21 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
         return remove(trx);
       });
       removed += n;
-      if (n < options.batchSize) return removed;
+      if (n < batchSize) return removed;
     }
   };
-  const limit = options.batchSize;
-  const verdictVersions = await inBatches(async (trx) => {
+  const versionBatch = options.batchSize * 100;
+  const verdictVersions = await inBatches(versionBatch, async (trx) => {
     const { numAffectedRows } = await sql`DELETE FROM recon.verdict_history WHERE ctid IN (
-        SELECT ctid FROM recon.verdict_history WHERE until_run_id <= ${firstKept}::bigint LIMIT ${limit})`.execute(trx);
+        SELECT ctid FROM recon.verdict_history WHERE until_run_id <= ${firstKept}::bigint LIMIT ${versionBatch})`.execute(
+      trx,
+    );
     return Number(numAffectedRows ?? 0);
   });
   let runTotals = 0;
   let scopeOrders = 0;
-  const runs = await inBatches(async (trx) => {
-    const batch = (await oldRuns(trx).orderBy('run_id').limit(limit).execute()).map((row) => row.run_id);
+  const runs = await inBatches(options.batchSize, async (trx) => {
+    const batch = (await oldRuns(trx).orderBy('run_id').limit(options.batchSize).execute()).map((row) => row.run_id);
     if (batch.length === 0) return 0;
     runTotals += Number(
       (await trx.deleteFrom('recon.run_totals').where('run_id', 'in', batch).executeTakeFirst()).numDeletedRows,

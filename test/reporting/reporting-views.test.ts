@@ -601,6 +601,8 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         nightly_run_date: null,
         batch: null,
         batch_attempt: null,
+        bytes_pruned: null,
+        bytes_pruned_at: null,
       };
       expect(files[2]).toEqual({
         file_id: seed.fileC,
@@ -646,6 +648,8 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         nightly_run_date: '2026-03-04',
         batch: 2,
         batch_attempt: 2,
+        bytes_pruned: false,
+        bytes_pruned_at: null,
       });
       expect(files[4]).toMatchObject({ arrival: 'backfill', arrived_at: '2026-03-05 10:00:01+00', ...notDelivered });
 

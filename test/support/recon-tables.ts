@@ -10,6 +10,7 @@ export const RECON_TABLES = [
   'notifications',
   'order_imports',
   'orders',
+  'prunes',
   'reconciliation_runs',
   'rejected_order_rows',
   'rejected_rows',
