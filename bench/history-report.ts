@@ -85,15 +85,7 @@ export function judge(figures: HistoryFigures): Target[] {
       target(`${query.name}, run 10 / run 1`, query.afterRun10Ms / query.afterRun1Ms, 'x', '<=', QUERY_RATIO),
     );
   const oneOrder = figures.queries.find((q) => q.name === figures.oneOrderQuery)!;
-  targets.push(
-    target(
-      `${figures.oneOrderQuery} after run 10`,
-      Math.max(oneOrder.afterRun1Ms, oneOrder.afterRun10Ms),
-      'ms',
-      '<',
-      ONE_ORDER_MS,
-    ),
-  );
+  targets.push(target(`${figures.oneOrderQuery} after run 10`, oneOrder.afterRun10Ms, 'ms', '<', ONE_ORDER_MS));
   targets.push(
     target('run 1 / reference', figures.runs[0]!.seconds / figures.referenceBeforeRun1, 'x', '<=', FIRST_RUN_RATIO),
   );
@@ -129,7 +121,7 @@ export function historyTable(figures: HistoryFigures): string {
   row('storage, all 10 runs / run 1', '', '', byWhat.get('storage, all 10 runs / run 1'));
   for (const q of figures.queries)
     row(q.name, ms(q.afterRun1Ms), ms(q.afterRun10Ms), byWhat.get(`${q.name}, run 10 / run 1`));
-  row(`${figures.oneOrderQuery}, the slower`, '', '', byWhat.get(`${figures.oneOrderQuery} after run 10`));
+  row(`${figures.oneOrderQuery} after run 10`, '', '', byWhat.get(`${figures.oneOrderQuery} after run 10`));
   const rerun = figures.unchangedRerun;
   row(
     'run 1 / reference',

@@ -46,6 +46,7 @@ const cli = path.join(root, 'dist', 'cli', 'main.js');
 const PGLITE_REFERENCE = path.join(root, 'bench', 'pglite-reference.ts');
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const count = (n: number) => n.toLocaleString('en');
+const size = (bytes: number) => (Math.abs(bytes) < 100_000 ? `${Math.round(bytes / 1000)} kB` : megabytes(bytes));
 
 const { values: args } = parseArgs({
   options: {
@@ -205,7 +206,7 @@ async function measuredRun(backend: Backend, run: number, asOf: string): Promise
   };
   log(
     `${run > RUNS ? 'unchanged re-run' : `run ${run}`} as of ${asOf}: ${result.seconds.toFixed(2)} s, ` +
-      `${megabytes(figures.addedBytes)} added (${figures.grown.map((t) => `${t.name} ${megabytes(t.bytes)}`).join(', ')})`,
+      `${megabytes(figures.addedBytes)} added (${figures.grown.map((t) => `${t.name} ${size(t.bytes)}`).join(', ')})`,
   );
   return figures;
 }

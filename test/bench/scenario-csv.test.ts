@@ -19,7 +19,8 @@ const dir = await mkdtemp(path.join(os.tmpdir(), 'recon-scenario-csv-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 function normalized<Row>(csv: string, normalizerOf: (header: string[]) => (values: string[]) => Row) {
-  const [header, ...rows] = parse<string[]>(csv, { delimiter: ';' });
+  const records: string[][] = parse(csv, { delimiter: ';' });
+  const [header, ...rows] = records;
   const normalize = normalizerOf(header!);
   return rows.map(normalize);
 }
