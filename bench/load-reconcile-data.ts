@@ -3,7 +3,10 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import {
+  feesMinorOf,
+  MERCHANT_IDENTIFIER,
   reconcileScenarios,
+  transactionIdOf,
   type BenchOrder,
   type BenchTransaction,
   type ScenarioKind,
@@ -26,8 +29,8 @@ const orderLine = (o: BenchOrder, importId: string, line: number) =>
   `${o.orderId}\t${o.amountMinor}\t${o.currency}\t${o.status}\t${o.refundedMinor}\t${o.method}\t${new Date(o.createdMs).toISOString()}\t${importId}\t${line}\n`;
 
 const transactionLine = (t: BenchTransaction, id: number, fileId: string) =>
-  `T${String(id).padStart(12, '0')}\tMERCHANT01\t${t.orderId}\t${t.operation}\t${new Date(t.occurredMs).toISOString()}\t` +
-  `${t.amountMinor}\t${t.currency}\t${t.execCode}\t${Math.floor((t.amountMinor * 15) / 1000)}\t${fileId}\t${id}\n`;
+  `${transactionIdOf(id)}\t${MERCHANT_IDENTIFIER}\t${t.orderId}\t${t.operation}\t${new Date(t.occurredMs).toISOString()}\t` +
+  `${t.amountMinor}\t${t.currency}\t${t.execCode}\t${feesMinorOf(t.amountMinor)}\t${fileId}\t${id}\n`;
 
 /**
  * Fills recon.orders and recon.transactions of a migrated database with the scenarios of `orders` orders, by

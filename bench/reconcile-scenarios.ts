@@ -89,6 +89,12 @@ const CURRENCIES: ReadonlyArray<readonly [string, number]> = [
 ];
 
 export const orderIdOf = (n: number) => `ORD-${String(n).padStart(10, '0')}`;
+/** The IDENTIFIER of every transaction: one merchant account. */
+export const MERCHANT_IDENTIFIER = 'MERCHANT01';
+/** The TRANSACTIONID of the n-th transaction (from 1) of the sequence, counted over every scenario in turn. */
+export const transactionIdOf = (n: number) => `T${String(n).padStart(12, '0')}`;
+/** The service's fee on a transaction: 1.5% of its amount, rounded down, in the same currency. */
+export const feesMinorOf = (amountMinor: number) => Math.floor((amountMinor * 15) / 1000);
 
 /** `orders` orders in order-id order, with the unknown ORDERIDs interleaved; the same seed gives the same sequence. */
 export function* reconcileScenarios(orders: number, seed = 6): Generator<Scenario> {

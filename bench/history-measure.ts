@@ -1,0 +1,97 @@
+import pg from 'pg';
+import { openDatabase } from '../src/db/open-database.ts';
+
+/**
+ * What bench:history reads from the database between recon's commands, the same way on both backends: a pg client
+ * on PostgreSQL, the embedded database opened in this process on PGlite (which one process holds at a time, so
+ * a session is closed before recon runs). Nothing here names a table of recon: storage is every table of the
+ * schema, whatever the schema holds.
+ */
+export interface SqlSession {
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  close(): Promise<void>;
+}
+
+export async function postgresSession(url: string): Promise<SqlSession> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    async query<Row>(text: string, params?: unknown[]) {
+      return (await client.query(text, params)).rows as Row[];
+    },
+    close: () => client.end(),
+  };
+}
+
+/** The PGlite database recon keeps under `dataDir`, opened with the settings recon opens it with. */
+export async function pgliteSession(dataDir: string): Promise<SqlSession> {
+  const database = await openDatabase({ databaseUrl: undefined, dataDir });
+  const pglite = database.pglite!;
+  return {
+    async query<Row>(text: string, params?: unknown[]) {
+      return (await pglite.query<Row>(text, params)).rows;
+    },
+    close: () => database.close(),
+  };
+}
+
+export async function withSession<T>(open: () => Promise<SqlSession>, work: (s: SqlSession) => Promise<T>): Promise<T> {
+  const session = await open();
+  try {
+    return await work(session);
+  } finally {
+    await session.close();
+  }
+}
+
+/** Bytes on disk of every table of schema recon, with its indexes and TOAST, by table. */
+export async function reconStorage(session: SqlSession): Promise<Map<string, number>> {
+  // Written out first, so that the sizes are those of the files, not of dirty buffers still to be written.
+  await session.query('CHECKPOINT');
+  const rows = await session.query<{ name: string; bytes: string | number }>(
+    `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = 'recon' AND c.relkind IN ('r', 'm', 'p')`,
+  );
+  return new Map(rows.map((row) => [row.name, Number(row.bytes)]));
+}
+
+export const totalBytes = (sizes: ReadonlyMap<string, number>) => [...sizes.values()].reduce((sum, n) => sum + n, 0);
+
+/** The tables that grew most between two readings, largest first: where a run's bytes went. */
+export function grownTables(
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>,
+  top = 3,
+): Array<{ name: string; bytes: number }> {
+  return [...after]
+    .map(([name, bytes]) => ({ name, bytes: bytes - (before.get(name) ?? 0) }))
+    .filter((t) => t.bytes !== 0)
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, top);
+}
+
+export interface TimedQuery {
+  name: string;
+  sql: string;
+  params?: unknown[];
+}
+
+/** Times each query `times` times in turn and keeps the median of each, in milliseconds. */
+export async function medianQueryMs(
+  session: SqlSession,
+  queries: readonly TimedQuery[],
+  times = 3,
+): Promise<Map<string, number>> {
+  const timings = new Map<string, number[]>(queries.map((q) => [q.name, []]));
+  for (let i = 0; i < times; i++) {
+    for (const query of queries) {
+      const started = performance.now();
+      await session.query(query.sql, query.params);
+      timings.get(query.name)!.push(performance.now() - started);
+    }
+  }
+  return new Map([...timings].map(([name, ms]) => [name, median(ms)]));
+}
+
+export const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
