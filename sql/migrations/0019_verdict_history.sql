@@ -15,10 +15,8 @@
 -- only the orders whose inputs changed since (recon.reconciliation_runs.inputs_seen_before) or whose recheck_at
 -- has come: an order whose verdict did not change costs a run nothing to keep.
 
--- Runs cut short before this migration are removed, as the next run would have removed them.
+-- The verdicts of runs cut short before this migration never counted: they go (the next run removes the runs).
 DELETE FROM recon.verdicts v USING recon.reconciliation_runs r WHERE r.run_id = v.run_id AND r.finished_at IS NULL;
-DELETE FROM recon.run_totals t USING recon.reconciliation_runs r WHERE r.run_id = t.run_id AND r.finished_at IS NULL;
-DELETE FROM recon.reconciliation_runs WHERE finished_at IS NULL;
 
 CREATE TABLE recon.verdict_history (
   run_id             bigint NOT NULL,

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
-import type { ReconcileOptions } from './reconcile.ts';
+import type { ReconcileScope } from './reconcile-scope.ts';
 import type { WrittenVerdictGroup } from './verdicts-sql.ts';
 
 /**
@@ -24,8 +24,16 @@ export interface RunPlan {
 const MAX_CANDIDATE_SHARE = 0.25;
 const MAX_CANDIDATES_ALWAYS = 10_000;
 
+/** What of a run's options the plan reads. */
+interface PlanOptions {
+  readonly scope: ReconcileScope;
+  readonly full?: boolean;
+  readonly toleranceMinor: bigint;
+  readonly graceHours: number;
+}
+
 /** Within the caller's transaction (or session), holding the reconciliation lock. */
-export async function planRun(db: Kysely<Schema>, options: ReconcileOptions, asOf: Date): Promise<RunPlan> {
+export async function planRun(db: Kysely<Schema>, options: PlanOptions, asOf: Date): Promise<RunPlan> {
   const inputsSeenBefore = await inputsWatermark(db);
   const current = await db
     .selectFrom('recon.verdicts')
@@ -74,7 +82,7 @@ interface IncrementalBase {
  */
 async function incrementalBase(
   db: Kysely<Schema>,
-  options: ReconcileOptions,
+  options: PlanOptions,
   asOf: Date,
 ): Promise<IncrementalBase | null> {
   const latest = await db
@@ -119,7 +127,7 @@ async function changedSince(
   db: Kysely<Schema>,
   base: IncrementalBase,
   asOf: Date,
-  options: ReconcileOptions,
+  options: PlanOptions,
   limit: number,
 ): Promise<string[] | null> {
   const since = sql`${base.inputsSeenBefore.toISOString()}::timestamptz`;

@@ -171,8 +171,8 @@ describe('recon backfill', () => {
             expectedMinor: '9000',
             settledMinor: '9000',
             currency: 'EUR',
-            // Judged again and found the same: the verdict still holds from the first run.
-            runId: first.run.runId,
+            // Judged again and found the same: the verdict still holds from the run that found it.
+            runId: first.verdicts[0].runId,
             lagNote: null,
           }),
         ]);

@@ -15,7 +15,7 @@ describe.each(BACKENDS)('migrations on %s', (backend) => {
     const { database } = testDb;
     const tables = await database.transaction((c) =>
       c.query<{ table_name: string }>(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'recon' ORDER BY table_name",
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'recon' AND table_type = 'BASE TABLE' ORDER BY table_name",
       ),
     );
     expect(tables.rows.map((r) => r.table_name)).toEqual(RECON_TABLES);

@@ -7,6 +7,7 @@ import { importOrderFiles } from '../../pipelines/import-orders.ts';
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { createPaymentClient } from '../../src/client/payment-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
+import { runVerdicts } from '../../src/report/run-verdicts.ts';
 import { reconcile } from '../../src/reconcile/reconcile.ts';
 import { createSandbox, createSandboxClock, formatOrdersCsv, scenarioOrders, type Sandbox } from '@recon/sandbox';
 import { createArrivals } from '../support/arrivals.ts';
@@ -111,9 +112,8 @@ describe.each([
         graceHours: 24,
       });
       const rows = await testDb.database.db
-        .selectFrom('recon.verdicts')
+        .selectFrom(await runVerdicts(testDb.database.db, run.runId))
         .select(['order_id', 'status'])
-        .where('run_id', '=', run.runId)
         .execute();
       expect(run.ordersInScope).toBe(rows.length);
       return Object.fromEntries(rows.map((row) => [row.order_id, row.status]));

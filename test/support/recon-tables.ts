@@ -18,6 +18,7 @@ export const RECON_TABLES = [
   'run_totals',
   'schema_migrations',
   'transactions',
+  'verdict_history',
   'verdicts',
   'workers',
 ];
