@@ -283,3 +283,12 @@ COMMENT ON COLUMN reporting.verdict_history.settled_after_minor IS 'What the ser
 COMMENT ON COLUMN reporting.verdict_history.delta_before_minor IS 'settled - expected before the change, in minor units of currency.';
 COMMENT ON COLUMN reporting.verdict_history.delta_after_minor IS 'settled - expected from this run on, in minor units of currency.';
 COMMENT ON COLUMN reporting.verdict_history.first_seen IS 'For an exception, as_of of the run in which it first appeared, timestamptz.';
+
+COMMENT ON VIEW reporting.exceptions IS
+  'The open exceptions: orders and unknown ORDERIDs whose current verdict is neither matched nor pending, oldest first.';
+COMMENT ON COLUMN reporting.exceptions.run_id IS 'The run the current verdict holds from (reporting.runs.run_id).';
+COMMENT ON VIEW reporting.daily_summary IS
+  'The current verdicts of the merchant''s orders per day of order creation (UTC) and currency; unknown ORDERIDs are not counted.';
+COMMENT ON COLUMN reporting.daily_summary.matched IS 'Number of those orders whose current verdict is matched.';
+COMMENT ON COLUMN reporting.daily_summary.pending IS 'Number of those orders whose current verdict is pending.';
+COMMENT ON COLUMN reporting.daily_summary.exceptions IS 'Number of those orders whose current verdict is an exception (neither matched nor pending).';

@@ -67,7 +67,6 @@ export interface RunSummary {
 /** A run keeps this many of its not-found ORDERIDs (and counts them all): a run row never lists a large scope. */
 export const NOT_FOUND_KEPT = 100;
 
-
 /**
  * One reconciliation run: every order in scope gets a verdict, set-based (see verdicts-sql.ts): no order is ever
  * loaded into Node, and the run is all there or not at all.
@@ -138,7 +137,7 @@ async function runInOneTransaction(
   const written =
     plan.candidates !== null && plan.candidates.length === 0 ? [] : await writeSlice(trx, parameters, WHOLE_RANGE);
   // Only the changed orders were judged: the run's verdicts are the whole current set, as it now stands.
-  const groups = plan.candidates === null ? written : await currentGroups(trx);
+  const groups = plan.candidates === null ? written : await currentGroups(trx, runId);
   return finishRun(trx, runId, options, asOf, plan, written, groups);
 }
 

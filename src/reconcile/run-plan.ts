@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
+import { lifecycleAtSql } from './lifecycle-sql.ts';
 import type { ReconcileScope } from './reconcile-scope.ts';
 import type { WrittenVerdictGroup } from './verdicts-sql.ts';
 
@@ -80,11 +81,7 @@ interface IncrementalBase {
  * verdicts depend on them), a watermark, and no finished run measured at a later instant (a run replayed at an
  * earlier --as-of computes everything, since time moved backwards for its verdicts).
  */
-async function incrementalBase(
-  db: Kysely<Schema>,
-  options: PlanOptions,
-  asOf: Date,
-): Promise<IncrementalBase | null> {
+async function incrementalBase(db: Kysely<Schema>, options: PlanOptions, asOf: Date): Promise<IncrementalBase | null> {
   const latest = await db
     .selectFrom('recon.reconciliation_runs')
     .select([
@@ -153,12 +150,17 @@ async function changedSince(
   return rows.length > limit ? null : rows.map((row) => row.order_id);
 }
 
-/** The groups of every current verdict: a run over all orders that judged only what changed is all of them. */
-export async function currentGroups(db: Kysely<Schema>): Promise<WrittenVerdictGroup[]> {
-  const { rows } = await sql<WrittenVerdictGroup>`SELECT status, lifecycle, coalesce(currency, 'XXX') AS currency,
-      known_order, count(*)::integer AS verdicts, sum(cardinality(transaction_ids))::integer AS transactions,
-      sum(expected_minor)::text AS expected_minor, sum(settled_minor)::text AS settled_minor, 0 AS changed
-    FROM recon.verdicts
-    GROUP BY status, lifecycle, currency, known_order`.execute(db);
+/**
+ * The groups of every current verdict, lifecycles as of run `runId`: a run over all orders that computed only
+ * what changed judged all of them.
+ */
+export async function currentGroups(db: Kysely<Schema>, runId: string): Promise<WrittenVerdictGroup[]> {
+  const { rows } =
+    await sql<WrittenVerdictGroup>`SELECT status, ${lifecycleAtSql('v', sql`${runId}::bigint`)} AS lifecycle,
+      coalesce(currency, 'XXX') AS currency, known_order, count(*)::integer AS verdicts,
+      sum(cardinality(transaction_ids))::integer AS transactions, sum(expected_minor)::text AS expected_minor,
+      sum(settled_minor)::text AS settled_minor, 0 AS changed
+    FROM recon.verdicts v
+    GROUP BY 1, 2, 3, 4`.execute(db);
   return rows;
 }

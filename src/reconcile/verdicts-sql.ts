@@ -132,20 +132,12 @@ facts AS (
     END AS verdict
   FROM facts f
   OFFSET 0
-), current AS (
-  -- The current verdicts of the scope and slice: what each new verdict is compared with, and the lifecycle's
-  -- previous verdict. Empty for a first run, which then only inserts.
-  SELECT c.* FROM recon.verdicts c
-  WHERE ${p.compare ? sql`true` : sql`false`} AND ${filter.of(sql.ref('c.order_id'))} AND ${rangeFilter(sql.ref('c.order_id'), range)}
 ), judged AS (
-  -- Every ORDERID judged now, beside its current verdict; a current verdict without a new one is an ORDERID the
-  -- scope no longer judges (an unknown ORDERID whose succeeded transactions are gone): it leaves the current set.
-  SELECT r.*, c.order_id AS c_order_id, c.known_order AS c_known_order, c.status AS c_status, c.lifecycle AS c_lifecycle,
-    c.first_seen_run_id AS c_first_seen_run_id, c.first_seen_at AS c_first_seen_at, c.expected_minor AS c_expected,
-    c.settled_minor AS c_settled, c.delta_minor AS c_delta, c.currency AS c_currency, c.transaction_ids AS c_transaction_ids,
-    c.warnings AS c_warnings, c.explanation AS c_explanation, c.recheck_at AS c_recheck_at,
-    CASE WHEN c.status NOT IN ('matched', 'pending') THEN c.status END AS previous_status
-  FROM ruled r FULL JOIN current c ON c.order_id = r.order_id
+  -- Every ORDERID judged now, beside its current verdict of the scope and slice (what the new verdict is compared
+  -- with, and the lifecycle's previous verdict); a current verdict without a new one is an ORDERID the scope no
+  -- longer judges (an unknown ORDERID whose succeeded transactions are gone): it leaves the current set. A first
+  -- run has nothing to compare with and joins nothing.
+  ${p.compare ? beside(filter.of(sql.ref('c.order_id')), rangeFilter(sql.ref('c.order_id'), range)) : alone()}
 ), w AS (
   SELECT coalesce(y.order_id, y.c_order_id) AS order_id, y.known, y.verdict, y.lifecycle, y.first_seen_run_id,
     y.first_seen_at, y.expected, y.settled, y.delta, y.currency, y.transaction_ids, y.warnings, y.explanation,
@@ -153,9 +145,11 @@ facts AS (
     CASE
       WHEN y.order_id IS NULL THEN 'removed'
       WHEN y.c_order_id IS NULL THEN 'new'
-      WHEN (y.c_known_order, y.c_status, y.c_lifecycle, y.c_first_seen_run_id, y.c_first_seen_at, y.c_expected,
+      -- Not the lifecycle: it moves on by itself (new becomes persisting, resolved becomes nothing) and is read
+      -- relative to the run that asks (run-verdicts.ts); the first run and instant of an exception are kept.
+      WHEN (y.c_known_order, y.c_status, y.c_first_seen_run_id, y.c_first_seen_at, y.c_expected,
             y.c_settled, y.c_delta, y.c_currency, y.c_warnings, y.c_explanation)
-           IS DISTINCT FROM (y.known, y.verdict, y.lifecycle, y.first_seen_run_id, y.first_seen_at, y.expected,
+           IS DISTINCT FROM (y.known, y.verdict, y.first_seen_run_id, y.first_seen_at, y.expected,
             y.settled, y.delta, y.currency, y.warnings, y.explanation)
         -- The same ids in another order are the same verdict.
         OR cardinality(y.c_transaction_ids) <> cardinality(y.transaction_ids)
@@ -180,10 +174,9 @@ facts AS (
           ARRAY[x.paid::text, x.refunded::text, x.authorized::text, x.settled::text, x.expected::text, x.delta::text, ${tolerance}::text]),
         'conflicts', x.conflicts
       ) END AS explanation,
-      -- A lifecycle moves on by itself (new becomes persisting, resolved becomes nothing, and the warning naming the
-      -- previous status goes): the next run looks again. Otherwise the first instant at which time alone may
-      -- change the verdict, or null.
-      CASE WHEN x.is_exception <> x.was_exception OR (x.is_exception AND x.previous_status <> x.verdict)
+      -- The warning naming the previous status goes in the next run: it looks again. Otherwise the first instant
+      -- at which time alone may change the verdict, or null.
+      CASE WHEN x.is_exception AND x.previous_status <> x.verdict
         THEN '-infinity'::timestamptz
         ELSE ${recheckSql(p)} END AS recheck_at
     FROM (
@@ -200,6 +193,26 @@ facts AS (
   ) y
 )
 ${p.compare ? compareTail(runId) : firstRunTail(runId)}`;
+}
+
+/** The new verdicts beside the current ones of the scope, `c_`-prefixed. */
+function beside(inScope: RawBuilder<unknown>, inRange: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`SELECT r.*, c.order_id AS c_order_id, c.known_order AS c_known_order, c.status AS c_status,
+    c.first_seen_run_id AS c_first_seen_run_id, c.first_seen_at AS c_first_seen_at, c.expected_minor AS c_expected,
+    c.settled_minor AS c_settled, c.delta_minor AS c_delta, c.currency AS c_currency, c.transaction_ids AS c_transaction_ids,
+    c.warnings AS c_warnings, c.explanation AS c_explanation, c.recheck_at AS c_recheck_at,
+    CASE WHEN c.status NOT IN ('matched', 'pending') THEN c.status END AS previous_status
+  FROM ruled r FULL JOIN (SELECT * FROM recon.verdicts c WHERE ${inScope} AND ${inRange}) c ON c.order_id = r.order_id`;
+}
+
+/** The new verdicts alone, with the columns `beside` adds, all null. */
+function alone(): RawBuilder<unknown> {
+  return sql`SELECT r.*, NULL::text AS c_order_id, NULL::boolean AS c_known_order, NULL::text AS c_status,
+    NULL::bigint AS c_first_seen_run_id, NULL::timestamptz AS c_first_seen_at, NULL::bigint AS c_expected,
+    NULL::bigint AS c_settled, NULL::bigint AS c_delta, NULL::char(3) AS c_currency, NULL::text[] AS c_transaction_ids,
+    NULL::text[] AS c_warnings, NULL::jsonb AS c_explanation, NULL::timestamptz AS c_recheck_at,
+    NULL::text AS previous_status
+  FROM ruled r`;
 }
 
 const VERDICT_COLUMNS = sql`run_id, order_id, known_order, status, lifecycle, first_seen_run_id, first_seen_at,

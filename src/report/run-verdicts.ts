@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
+import { lifecycleAtSql } from '../reconcile/lifecycle-sql.ts';
 
 /**
  * The verdicts of one run, as the run gave them, however many runs came after: the versions that held at the run
@@ -7,6 +8,7 @@ import type { Schema } from '../db/schema.ts';
  * orders judged every current verdict (an ORDERID it no longer judged left the current set in that run); a run over
  * a creation date, its known orders created since; a run over named orders, those (recon.run_scope_orders); a
  * nightly run, the ORDERIDs its first export requests asked about. A run cut short, only the verdicts it wrote.
+ * Lifecycles are as of the run.
  */
 export async function runVerdicts(db: Kysely<Schema>, runId: string) {
   const run = await db
@@ -19,7 +21,23 @@ export async function runVerdicts(db: Kysely<Schema>, runId: string) {
   return (
     db
       .selectFrom('recon.verdict_versions as v')
-      .selectAll('v')
+      .select([
+        'v.run_id',
+        'v.order_id',
+        'v.known_order',
+        'v.status',
+        lifecycleAtSql('v', id).as('lifecycle'),
+        'v.first_seen_run_id',
+        'v.first_seen_at',
+        'v.expected_minor',
+        'v.settled_minor',
+        'v.delta_minor',
+        'v.currency',
+        'v.transaction_ids',
+        'v.warnings',
+        'v.explanation',
+        'v.until_run_id',
+      ])
       // A run cut short counts only what it wrote.
       .where(
         run?.finished_at === null
