@@ -87,7 +87,9 @@ async function reference(url: string): Promise<Measure> {
 async function recon(url: string): Promise<Measure> {
   // Every run starts from no verdicts, as the first did: a later run would also compare with the earlier ones.
   await withClient(url, (client) =>
-    client.query('TRUNCATE recon.verdicts, recon.run_totals, recon.reconciliation_runs'),
+    client.query(
+      'TRUNCATE recon.verdicts, recon.verdict_history, recon.run_totals, recon.run_scope_orders, recon.reconciliation_runs',
+    ),
   );
   await checkpoint(url);
   // Run as the executable, as users do, so the shebang's V8 flags apply.

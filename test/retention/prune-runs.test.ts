@@ -155,7 +155,14 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
         const [pruned, , report, next] = await Promise.all([
           pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 1 }),
           ingestTransactions(testDb.database, tmp, [
-            { id: 'P3-3-P', orderId: 'P3-3', type: 'payment', amount: '10.00', exec: '0000', at: new Date(START.getTime() + 6 * DAY) },
+            {
+              id: 'P3-3-P',
+              orderId: 'P3-3',
+              type: 'payment',
+              amount: '10.00',
+              exec: '0000',
+              at: new Date(START.getTime() + 6 * DAY),
+            },
           ]),
           reportOf(runs.at(-1)!.runId),
           reconcile(testDb.database, {
