@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile, type RunSummary } from '../../src/reconcile/reconcile.ts';
 import { RECONCILE_LOCK } from '../../src/reconcile/reconcile-lock.ts';
 import { loadRunReport, openExceptionPages } from '../../src/report/report-queries.ts';
+import { reportWarnings } from '../../src/report/run-report.ts';
 import { pruneRuns } from '../../src/retention/prune-runs.ts';
 import { holdTransaction, lockWaiters } from '../support/held-transaction.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
@@ -131,7 +132,13 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
             .filter((runId) => holders.has(runId))
             .sort(),
         );
-        for (const row of oldRows) expect(row.history_pruned_at).not.toBeNull();
+        for (const row of oldRows) {
+          expect(row.history_pruned_at).not.toBeNull();
+          expect(reportWarnings(await loadRunReport(db(), row.run_id))[0]).toMatch(
+            new RegExp(`^run ${row.run_id}'s history was pruned on \\d{4}-\\d{2}-\\d{2} \\(RECON_RUN_RETENTION_DAYS\\)`),
+          );
+        }
+        expect(oldRows.length).toBeGreaterThan(0);
         // A second prune has nothing left to do.
         expect(await pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 2 })).toEqual({
           runs: 0,
