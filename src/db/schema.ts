@@ -5,6 +5,8 @@ import type { ColumnType, Generated } from 'kysely';
  * typed as string on select so that nothing converts them through a float by accident.
  */
 type Money = ColumnType<string, bigint | string, bigint | string>;
+/** An amount in the currency's unit (numeric, exact: 12.34 EUR), as the reporting views show it beside Money. */
+type UnitAmount = string;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A timestamp the database fills by default, which an insert may still set. */
 type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -365,7 +367,7 @@ export interface PrunesTable {
 }
 
 /**
- * reporting.reconciliation (sql/migrations/0005_reporting.sql, 0019), a view: each order's current verdict, with the
+ * reporting.reconciliation (sql/migrations/0005_reporting.sql, 0019, 0022), a view: each order's current verdict, with the
  * explanation stored as judged, or assembled when read for a matched one. Read, never written.
  */
 export interface ReconciliationView {
@@ -381,6 +383,10 @@ export interface ReconciliationView {
   run_id: string;
   as_of: Timestamp;
   explanation: unknown;
+  /** The *_minor amounts in the currency's unit (migration 0022). */
+  expected: UnitAmount;
+  settled: UnitAmount;
+  delta: UnitAmount;
 }
 
 /** recon.current_verdicts (migration 0019), a view: each order's current verdict as finished runs gave it. */
@@ -410,6 +416,13 @@ export interface VerdictHistoryView {
   delta_before_minor: Money | null;
   delta_after_minor: Money | null;
   first_seen: Timestamp | null;
+  /** The *_minor amounts in the currency's unit (migration 0022). */
+  expected_before: UnitAmount | null;
+  expected_after: UnitAmount | null;
+  settled_before: UnitAmount | null;
+  settled_after: UnitAmount | null;
+  delta_before: UnitAmount | null;
+  delta_after: UnitAmount | null;
 }
 
 /** Bootstrapped by migrate.ts itself, before the first migration. */

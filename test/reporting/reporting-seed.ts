@@ -426,6 +426,7 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
       transaction_ids: ['T1'],
       explanation: JSON.stringify({
         rule: 'amount_mismatch',
+        reason: 'settled 10.00 EUR, 2.50 EUR less than the expected 12.50 EUR',
         warnings: ['instalment SCHEDULE position missing: 2, 3'],
       }),
     }),

@@ -43,10 +43,19 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
       expect(column.comment?.length ?? 0, `comment on ${name}`).toBeGreaterThan(5);
       // Units are part of the meaning: money says it is minor units, an instant says how it is stored.
       if (column.attname.endsWith('_minor')) expect(column.comment, name).toContain('minor units of currency');
+      // The same amount in the currency's unit sits beside it, under the name without the suffix.
+      if (column.type === 'numeric') expect(column.comment, name).toContain("in the currency's unit");
+      if (column.type === 'numeric') expect(column.comment, name).not.toContain('minor units of currency');
       if (column.type === 'timestamp with time zone') expect(column.comment, name).toContain('timestamptz');
       if (column.type === 'jsonb' && column.attname === 'explanation')
         expect(column.comment, name).toContain('minor units');
     }
+    // Every amount in minor units has its decimal companion, but a run's tolerance: it has no currency of its own.
+    const typeOf = new Map(columns.map((c) => [`${c.relname}.${c.attname}`, c.type]));
+    const companions = columns
+      .filter((c) => c.attname.endsWith('_minor') && `${c.relname}.${c.attname}` !== 'runs.tolerance_minor')
+      .map((c) => `${c.relname}.${c.attname.slice(0, -'_minor'.length)}`);
+    expect(companions.map((name) => [name, typeOf.get(name)])).toEqual(companions.map((name) => [name, 'numeric']));
   });
 
   it.skipIf(skip)(
@@ -61,6 +70,7 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         card_country: null,
         fees_minor: null,
         source_entry: null,
+        fees: null,
       };
       const fileA = { source_file: 'exports/2026-03-02.csv', source_file_id: seed.fileA };
       const fileB = { source_file: 'exports/2026-03-03.zip', source_entry: 'export.csv', source_file_id: seed.fileB };
@@ -82,6 +92,8 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           card_country: 'FR',
           fees_minor: '25',
           source_line: 2,
+          amount: '10.00',
+          fees: '0.25',
         },
         {
           ...common,
@@ -95,6 +107,7 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           exec_code: '0000',
           succeeded: true,
           source_line: 3,
+          amount: '90071992547409.93',
         },
         {
           ...common,
@@ -110,6 +123,7 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           retry_index: 1,
           retry_count: 2,
           source_line: 4,
+          amount: '30.00',
         },
         {
           ...common,
@@ -123,6 +137,7 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           exec_code: '0000',
           succeeded: true,
           source_line: 3,
+          amount: '7.00',
         },
         // Nothing but an id: not succeeded (never null), which keeps `WHERE NOT succeeded` honest.
         {
@@ -137,6 +152,7 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           exec_code: null,
           succeeded: false,
           source_line: 4,
+          amount: null,
         },
         {
           ...common,
@@ -150,6 +166,7 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           exec_code: '0000',
           succeeded: true,
           source_line: 5,
+          amount: '4.00',
         },
       ]);
     },
@@ -168,6 +185,7 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
       refunded_minor: '0',
       payment_method: 'wallet',
       updated_at: '2026-03-02 05:00:01+00',
+      refunded: '0.00',
     };
     expect(await read('orders', 'order_id')).toEqual([
       {
@@ -179,6 +197,7 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         payment_method: 'instalment',
         created_at: '2026-03-01 23:30:00+00',
         line: 2,
+        amount: '12.50',
       },
       {
         ...order,
@@ -188,6 +207,7 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         status: 'authorized',
         created_at: '2026-03-02 00:10:00+00',
         line: 4,
+        amount: '30.00',
       },
       {
         ...order,
@@ -197,6 +217,9 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         currency: 'JPY',
         status: 'cancelled',
         created_at: '2026-03-01 10:00:00+00',
+        // No minor unit: yen are whole.
+        amount: '500',
+        refunded: '0',
       },
       {
         ...order,
@@ -206,6 +229,7 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         status: 'paid',
         payment_method: 'instalment',
         created_at: '2026-03-01 12:00:00+00',
+        amount: '90071992547409.93',
       },
       {
         ...order,
@@ -214,6 +238,7 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         amount_minor: '100',
         status: 'paid',
         created_at: '2026-03-01 13:00:00+00',
+        amount: '1.00',
       },
     ]);
   });
@@ -234,10 +259,14 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           settled_minor: '1000',
           delta_minor: '-250',
           currency: 'EUR',
+          expected: '12.50',
+          settled: '10.00',
+          delta: '-2.50',
           first_seen: utcText(seed.asOf1),
           ...run2,
           explanation: {
             rule: 'amount_mismatch',
+            reason: 'settled 10.00 EUR, 2.50 EUR less than the expected 12.50 EUR',
             // Read from the ids the verdict considered, whatever the stored explanation held.
             transactions: [
               {
@@ -264,6 +293,9 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           settled_minor: '0',
           delta_minor: '-3000',
           currency: 'EUR',
+          expected: '30.00',
+          settled: '0.00',
+          delta: '-30.00',
           first_seen: null,
           ...run1,
           explanation: explanationOf('pending'),
@@ -277,6 +309,9 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           settled_minor: '0',
           delta_minor: '0',
           currency: 'JPY',
+          expected: '0',
+          settled: '0',
+          delta: '0',
           first_seen: null,
           ...run1,
           // A matched verdict stores no explanation: the view assembles it from what the verdict kept.
@@ -299,6 +334,9 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           settled_minor: BIG.toString(),
           delta_minor: '0',
           currency: 'EUR',
+          expected: '90071992547409.93',
+          settled: '90071992547409.93',
+          delta: '0.00',
           first_seen: null,
           ...run2,
           explanation: {
@@ -331,6 +369,9 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           settled_minor: '400',
           delta_minor: '400',
           currency: 'EUR',
+          expected: '0.00',
+          settled: '4.00',
+          delta: '4.00',
           first_seen: utcText(seed.asOf2),
           ...run2,
           explanation: explanationOf('unknown_order'),
@@ -344,6 +385,9 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           settled_minor: '700',
           delta_minor: '700',
           currency: 'EUR',
+          expected: '0.00',
+          settled: '7.00',
+          delta: '7.00',
           first_seen: utcText(seed.asOf1),
           ...run1,
           explanation: explanationOf('unknown_order'),
@@ -374,7 +418,16 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         order_amount_minor: '1250',
         run_id: seed.run2,
         as_of: utcText(seed.asOf2),
+        reason: 'settled 10.00 EUR, 2.50 EUR less than the expected 12.50 EUR',
+        expected: '12.50',
+        settled: '10.00',
+        delta: '-2.50',
+        order_amount: '12.50',
       });
+      // Counted from the order's creation (2026-03-01 23:30Z), not from when recon first saw the exception.
+      const orderAge = Math.floor((Date.now() - Date.parse('2026-03-01T23:30:00Z')) / 86_400_000);
+      expect(rows[0]?.order_age_days).toBeGreaterThanOrEqual(orderAge - 1);
+      expect(rows[0]?.order_age_days).toBeLessThanOrEqual(orderAge);
       expect(rows[1]).toMatchObject({
         known_order: false,
         expected_minor: '0',
@@ -384,6 +437,10 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         order_status: null,
         payment_method: null,
         order_amount_minor: null,
+        order_amount: null,
+        order_age_days: null,
+        reason: null,
+        settled: '7.00',
         run_id: seed.run1,
         explanation: explanationOf('unknown_order'),
       });
@@ -411,6 +468,8 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           exceptions: 1,
           expected_minor: (1250n + BIG).toString(),
           settled_minor: (1000n + BIG).toString(),
+          expected: '90071992547422.43',
+          settled: '90071992547419.93',
         },
         {
           day: '2026-03-01',
@@ -421,6 +480,8 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           exceptions: 0,
           expected_minor: '0',
           settled_minor: '0',
+          expected: '0',
+          settled: '0',
         },
         {
           day: '2026-03-02',
@@ -431,6 +492,8 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           exceptions: 0,
           expected_minor: '3000',
           settled_minor: '0',
+          expected: '30.00',
+          settled: '0.00',
         },
       ];
       expect(rows.result).toEqual(summary);
@@ -568,8 +631,19 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           unknown_orders: 1,
           expected_minor: (4250n + BIG).toString(),
           settled_minor: '1700',
+          expected: '90071992547452.43',
+          settled: '17.00',
         },
-        { run_id: seed.run1, currency: 'JPY', orders: 1, unknown_orders: 0, expected_minor: '0', settled_minor: '0' },
+        {
+          run_id: seed.run1,
+          currency: 'JPY',
+          orders: 1,
+          unknown_orders: 0,
+          expected_minor: '0',
+          settled_minor: '0',
+          expected: '0',
+          settled: '0',
+        },
         {
           run_id: seed.run2,
           currency: 'EUR',
@@ -577,6 +651,8 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
           unknown_orders: 1,
           expected_minor: (1250n + BIG).toString(),
           settled_minor: (1400n + BIG).toString(),
+          expected: '90071992547422.43',
+          settled: '90071992547423.93',
         },
       ]);
     },

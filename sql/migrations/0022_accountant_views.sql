@@ -1,0 +1,242 @@
+-- Views read by people: beside every amount in minor units, the same amount in the currency's unit (12.34 EUR,
+-- 1500 JPY, 1.234 KWD) as an exact numeric, named as the *_minor column without its suffix (expected beside
+-- expected_minor). reporting.runs.tolerance_minor keeps no companion: a run's tolerance has no currency, it applies
+-- in the minor units of each currency it judged. Columns are appended: CREATE OR REPLACE VIEW allows nothing else,
+-- and readers' queries keep working.
+
+-- 1234 EUR -> 12.34, 1500 JPY -> 1500, 1234 KWD -> 1.234, by the ISO 4217 exponent recon uses everywhere (2 for a
+-- missing or unknown code): the table of recon.format_money, kept in step with packages/protocol's by a test.
+-- Numeric division by a power of ten is exact at these scales; the rounding only sets the scale to the exponent.
+-- PL/pgSQL as format_money: a SQL body is parsed as the reader, who may not use schema recon.
+CREATE FUNCTION recon.minor_to_unit(amount bigint, currency text) RETURNS numeric
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  exponent integer := CASE upper(btrim(currency))
+    WHEN 'BIF' THEN 0 WHEN 'CLP' THEN 0 WHEN 'DJF' THEN 0 WHEN 'GNF' THEN 0 WHEN 'ISK' THEN 0 WHEN 'JPY' THEN 0
+    WHEN 'KMF' THEN 0 WHEN 'KRW' THEN 0 WHEN 'PYG' THEN 0 WHEN 'RWF' THEN 0 WHEN 'UGX' THEN 0 WHEN 'UYI' THEN 0
+    WHEN 'VND' THEN 0 WHEN 'VUV' THEN 0 WHEN 'XAF' THEN 0 WHEN 'XOF' THEN 0 WHEN 'XPF' THEN 0
+    WHEN 'BHD' THEN 3 WHEN 'IQD' THEN 3 WHEN 'JOD' THEN 3 WHEN 'KWD' THEN 3 WHEN 'LYD' THEN 3 WHEN 'OMR' THEN 3
+    WHEN 'TND' THEN 3
+    WHEN 'CLF' THEN 4 WHEN 'UYW' THEN 4
+    ELSE 2 END;
+BEGIN
+  RETURN round(amount::numeric / (10::numeric ^ exponent), exponent);
+END
+$$;
+
+CREATE OR REPLACE VIEW reporting.transactions AS
+SELECT
+  t.transaction_id,
+  t.order_id,
+  t.operation_type,
+  t.occurred_at,
+  t.amount_minor,
+  t.currency,
+  t.exec_code,
+  t.exec_code IS NOT DISTINCT FROM '0000' AS succeeded,
+  t.schedule_index,
+  t.schedule_count,
+  t.retry_index,
+  t.retry_count,
+  t.card_type,
+  t.card_country,
+  t.fees_minor,
+  f.name AS source_file,
+  t.entry AS source_entry,
+  t.line AS source_line,
+  t.file_id AS source_file_id,
+  recon.minor_to_unit(t.amount_minor, t.currency) AS amount,
+  recon.minor_to_unit(t.fees_minor, t.currency) AS fees
+FROM recon.transactions t
+JOIN recon.files f ON f.file_id = t.file_id;
+
+COMMENT ON COLUMN reporting.transactions.amount IS 'amount_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
+COMMENT ON COLUMN reporting.transactions.fees IS 'fees_minor in the currency''s unit, exact (numeric).';
+
+CREATE OR REPLACE VIEW reporting.orders AS
+SELECT
+  o.order_id,
+  o.amount_minor,
+  o.currency,
+  o.status,
+  o.refunded_minor,
+  o.payment_method,
+  o.created_at,
+  o.updated_at,
+  o.import_id,
+  i.source AS import_source,
+  i.name AS import_name,
+  o.line,
+  recon.minor_to_unit(o.amount_minor, o.currency) AS amount,
+  recon.minor_to_unit(o.refunded_minor, o.currency) AS refunded
+FROM recon.orders o
+JOIN recon.order_imports i ON i.import_id = o.import_id;
+
+COMMENT ON COLUMN reporting.orders.amount IS 'amount_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
+COMMENT ON COLUMN reporting.orders.refunded IS 'refunded_minor in the currency''s unit, exact (numeric).';
+
+CREATE OR REPLACE VIEW reporting.reconciliation AS
+SELECT
+  v.order_id,
+  v.known_order,
+  v.status,
+  v.lifecycle,
+  v.expected_minor,
+  v.settled_minor,
+  v.delta_minor,
+  v.currency,
+  v.first_seen_at AS first_seen,
+  v.run_id,
+  r.as_of,
+  coalesce(v.explanation, jsonb_build_object(
+    'rule', v.status,
+    'reason', format('settled %s equals the expected %s%s', recon.format_money(v.settled_minor, v.currency),
+      recon.format_money(v.expected_minor, v.currency),
+      CASE WHEN v.delta_minor <> 0 THEN ' within the tolerance of ' || recon.format_money(r.tolerance_minor, v.currency) ELSE '' END),
+    'warnings', to_jsonb(coalesce(v.warnings, '{}'::text[])),
+    'figures', jsonb_build_object(
+      'settled', v.settled_minor::text, 'expected', v.expected_minor::text, 'delta', v.delta_minor::text,
+      'tolerance', r.tolerance_minor::text),
+    'assembled_on_read', true
+  )) || jsonb_build_object('transactions', (
+    SELECT coalesce(jsonb_agg(recon.explained_transaction(t, f.name)
+        || CASE WHEN t.updated_at > r.started_at THEN '{"changed_after_run": true}'::jsonb ELSE '{}'::jsonb END
+      ORDER BY t.occurred_at, t.transaction_id), '[]'::jsonb)
+    FROM recon.transactions t LEFT JOIN recon.files f ON f.file_id = t.file_id
+    WHERE t.transaction_id = ANY (v.transaction_ids))) AS explanation,
+  recon.minor_to_unit(v.expected_minor, v.currency) AS expected,
+  recon.minor_to_unit(v.settled_minor, v.currency) AS settled,
+  recon.minor_to_unit(v.delta_minor, v.currency) AS delta
+FROM recon.current_verdicts v
+JOIN recon.reconciliation_runs r ON r.run_id = v.run_id;
+
+COMMENT ON COLUMN reporting.reconciliation.expected IS 'expected_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
+COMMENT ON COLUMN reporting.reconciliation.settled IS 'settled_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.reconciliation.delta IS 'delta_minor in the currency''s unit, exact (numeric).';
+
+-- The age an accountant means is the order's, not the exception's: an order first judged a month after it was
+-- placed is a month old on the day recon first flags it.
+CREATE OR REPLACE VIEW reporting.exceptions AS
+SELECT
+  c.order_id,
+  c.known_order,
+  c.status,
+  c.lifecycle,
+  c.first_seen,
+  floor(extract(epoch FROM now() - c.first_seen) / 86400)::integer AS age_days,
+  c.expected_minor,
+  c.settled_minor,
+  c.delta_minor,
+  c.currency,
+  o.created_at AS order_created_at,
+  o.status AS order_status,
+  o.payment_method,
+  o.amount_minor AS order_amount_minor,
+  c.run_id,
+  c.as_of,
+  c.explanation,
+  c.explanation ->> 'reason' AS reason,
+  floor(extract(epoch FROM now() - o.created_at) / 86400)::integer AS order_age_days,
+  c.expected,
+  c.settled,
+  c.delta,
+  recon.minor_to_unit(o.amount_minor, o.currency) AS order_amount
+FROM reporting.reconciliation c
+LEFT JOIN recon.orders o ON o.order_id = c.order_id
+WHERE c.status NOT IN ('matched', 'pending')
+ORDER BY c.first_seen, c.order_id;
+
+COMMENT ON COLUMN reporting.exceptions.reason IS 'Why, in one sentence (the explanation''s reason, amounts written in the currency''s unit).';
+COMMENT ON COLUMN reporting.exceptions.order_age_days IS 'Whole days (24-hour periods, rounded down) from the order''s creation to now, the moment of the query; null for an unknown ORDERID. age_days counts from first_seen instead.';
+COMMENT ON COLUMN reporting.exceptions.expected IS 'expected_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
+COMMENT ON COLUMN reporting.exceptions.settled IS 'settled_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.exceptions.delta IS 'delta_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.exceptions.order_amount IS 'order_amount_minor in the currency''s unit (the order''s currency), exact (numeric); null for an unknown ORDERID.';
+
+CREATE OR REPLACE VIEW reporting.daily_summary AS
+SELECT
+  (o.created_at AT TIME ZONE 'UTC')::date AS day,
+  coalesce(v.currency, o.currency) AS currency,
+  count(*)::integer AS orders,
+  count(*) FILTER (WHERE v.status = 'matched')::integer AS matched,
+  count(*) FILTER (WHERE v.status = 'pending')::integer AS pending,
+  count(*) FILTER (WHERE v.status NOT IN ('matched', 'pending'))::integer AS exceptions,
+  sum(v.expected_minor)::bigint AS expected_minor,
+  sum(v.settled_minor)::bigint AS settled_minor,
+  recon.minor_to_unit(sum(v.expected_minor)::bigint, coalesce(v.currency, o.currency)) AS expected,
+  recon.minor_to_unit(sum(v.settled_minor)::bigint, coalesce(v.currency, o.currency)) AS settled
+FROM recon.current_verdicts v
+JOIN recon.orders o ON o.order_id = v.order_id
+WHERE v.known_order
+GROUP BY 1, 2
+ORDER BY 1, 2;
+
+COMMENT ON COLUMN reporting.daily_summary.expected IS 'expected_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
+COMMENT ON COLUMN reporting.daily_summary.settled IS 'settled_minor in the currency''s unit, exact (numeric).';
+
+CREATE OR REPLACE VIEW reporting.run_totals AS
+SELECT
+  t.run_id,
+  t.currency,
+  t.orders,
+  t.unknown_orders,
+  t.expected_minor,
+  t.settled_minor,
+  recon.minor_to_unit(t.expected_minor, t.currency) AS expected,
+  recon.minor_to_unit(t.settled_minor, t.currency) AS settled
+FROM recon.run_totals t;
+
+COMMENT ON COLUMN reporting.run_totals.expected IS 'expected_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
+COMMENT ON COLUMN reporting.run_totals.settled IS 'settled_minor in the currency''s unit, exact (numeric).';
+
+CREATE OR REPLACE VIEW reporting.verdict_history AS
+SELECT
+  x.order_id,
+  x.run_id,
+  r.as_of,
+  r.kind AS run_kind,
+  CASE WHEN x.before_status IS NULL THEN 'first' ELSE 'changed' END AS change,
+  x.before_status AS status_before,
+  x.status AS status_after,
+  x.before_lifecycle AS lifecycle_before,
+  x.lifecycle AS lifecycle_after,
+  x.currency,
+  x.before_expected_minor AS expected_before_minor,
+  x.expected_minor AS expected_after_minor,
+  x.before_settled_minor AS settled_before_minor,
+  x.settled_minor AS settled_after_minor,
+  x.before_delta_minor AS delta_before_minor,
+  x.delta_minor AS delta_after_minor,
+  x.first_seen_at AS first_seen,
+  recon.minor_to_unit(x.before_expected_minor, x.currency) AS expected_before,
+  recon.minor_to_unit(x.expected_minor, x.currency) AS expected_after,
+  recon.minor_to_unit(x.before_settled_minor, x.currency) AS settled_before,
+  recon.minor_to_unit(x.settled_minor, x.currency) AS settled_after,
+  recon.minor_to_unit(x.before_delta_minor, x.currency) AS delta_before,
+  recon.minor_to_unit(x.delta_minor, x.currency) AS delta_after
+FROM (
+  SELECT v.*,
+    lag(v.status) OVER w AS before_status,
+    lag(v.lifecycle) OVER w AS before_lifecycle,
+    lag(v.expected_minor) OVER w AS before_expected_minor,
+    lag(v.settled_minor) OVER w AS before_settled_minor,
+    lag(v.delta_minor) OVER w AS before_delta_minor
+  FROM recon.verdict_versions v
+  WINDOW w AS (PARTITION BY v.order_id ORDER BY v.run_id)
+) x
+JOIN recon.reconciliation_runs r ON r.run_id = x.run_id AND r.finished_at IS NOT NULL
+UNION ALL
+SELECT h.order_id, h.until_run_id, r.as_of, r.kind, 'removed', h.status, NULL, h.lifecycle, NULL, h.currency,
+  h.expected_minor, NULL, h.settled_minor, NULL, h.delta_minor, NULL, h.first_seen_at,
+  recon.minor_to_unit(h.expected_minor, h.currency), NULL, recon.minor_to_unit(h.settled_minor, h.currency), NULL,
+  recon.minor_to_unit(h.delta_minor, h.currency), NULL
+FROM recon.verdict_history h
+JOIN recon.reconciliation_runs r ON r.run_id = h.until_run_id AND r.finished_at IS NOT NULL
+WHERE NOT EXISTS (SELECT 1 FROM recon.verdict_versions n WHERE n.order_id = h.order_id AND n.run_id = h.until_run_id);
+
+COMMENT ON COLUMN reporting.verdict_history.expected_before IS 'expected_before_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
+COMMENT ON COLUMN reporting.verdict_history.expected_after IS 'expected_after_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.verdict_history.settled_before IS 'settled_before_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.verdict_history.settled_after IS 'settled_after_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.verdict_history.delta_before IS 'delta_before_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.verdict_history.delta_after IS 'delta_after_minor in the currency''s unit, exact (numeric).';
