@@ -32,6 +32,7 @@ const UNTYPED: Readonly<Record<string, string>> = {
   'reporting.orders': ACCOUNTANTS_VIEW,
   'reporting.exceptions': ACCOUNTANTS_VIEW,
   'reporting.daily_summary': ACCOUNTANTS_VIEW,
+  'reporting.settlement_daily': ACCOUNTANTS_VIEW,
   'reporting.runs': ACCOUNTANTS_VIEW,
   'reporting.run_totals': ACCOUNTANTS_VIEW,
   'reporting.run_orders': ACCOUNTANTS_VIEW,

@@ -19,6 +19,7 @@ export const REPORTING_VIEWS = [
   'run_orders',
   'run_totals',
   'runs',
+  'settlement_daily',
   'transactions',
   'verdict_history',
 ] as const;
