@@ -35,6 +35,7 @@ const UNTYPED: Readonly<Record<string, string>> = {
   'reporting.settlement_daily': ACCOUNTANTS_VIEW,
   'reporting.runs': ACCOUNTANTS_VIEW,
   'reporting.run_totals': ACCOUNTANTS_VIEW,
+  'reporting.run_status_totals': ACCOUNTANTS_VIEW,
   'reporting.run_orders': ACCOUNTANTS_VIEW,
   'reporting.files': ACCOUNTANTS_VIEW,
   'reporting.rejected_rows': ACCOUNTANTS_VIEW,

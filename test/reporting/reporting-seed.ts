@@ -17,6 +17,7 @@ export const REPORTING_VIEWS = [
   'reconciliation',
   'rejected_rows',
   'run_orders',
+  'run_status_totals',
   'run_totals',
   'runs',
   'settlement_daily',
