@@ -75,6 +75,32 @@ JOIN recon.order_imports i ON i.import_id = o.import_id;
 COMMENT ON COLUMN reporting.orders.amount IS 'amount_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
 COMMENT ON COLUMN reporting.orders.refunded IS 'refunded_minor in the currency''s unit, exact (numeric).';
 
+-- The money a verdict puts at risk, by its status. The verdict's own amounts decide, and for the capture and
+-- approval rules the authorization figures its stored explanation holds (every verdict but matched stores them);
+-- null where they are missing rather than a reassuring 0. A SQL expression over built-ins only: inlined, and a
+-- reader may call it although schema recon is closed to them.
+CREATE FUNCTION recon.at_risk_minor(status text, expected bigint, settled bigint, delta bigint, figures jsonb)
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE status
+    WHEN 'matched' THEN 0
+    WHEN 'pending' THEN 0
+    -- Authorized and never captured: what the authorization would have brought.
+    -- (CASE, not greatest(), which would turn missing figures into 0.)
+    WHEN 'capture_at_risk' THEN CASE WHEN (figures ->> 'authorized')::bigint - (figures ->> 'paid')::bigint < 0 THEN 0 ELSE (figures ->> 'authorized')::bigint - (figures ->> 'paid')::bigint END
+    WHEN 'capture_expired' THEN CASE WHEN (figures ->> 'authorized')::bigint - (figures ->> 'paid')::bigint < 0 THEN 0 ELSE (figures ->> 'authorized')::bigint - (figures ->> 'paid')::bigint END
+    -- Never approved: what was authorized and not captured, or what the order still expects, the larger.
+    WHEN 'approval_expired' THEN CASE WHEN (figures ->> 'authorized')::bigint - (figures ->> 'paid')::bigint IS NOT NULL THEN greatest((figures ->> 'authorized')::bigint - (figures ->> 'paid')::bigint, expected - settled, 0) END
+    WHEN 'missing_at_provider' THEN expected
+    -- Refunded beyond what was paid.
+    WHEN 'over_refunded' THEN CASE WHEN (figures ->> 'refunded')::bigint - (figures ->> 'paid')::bigint < 0 THEN 0
+      ELSE (figures ->> 'refunded')::bigint - (figures ->> 'paid')::bigint END
+    -- Taken beyond what the order expects: what is owed back.
+    WHEN 'duplicate_payment' THEN greatest(settled - expected, 0)
+    -- amount_mismatch, status_mismatch, currency_mismatch, notification_conflict, unknown_order.
+    ELSE abs(delta)
+  END
+$$;
+
 CREATE OR REPLACE VIEW reporting.reconciliation AS
 SELECT
   v.order_id,
@@ -106,13 +132,20 @@ SELECT
     WHERE t.transaction_id = ANY (v.transaction_ids))) AS explanation,
   recon.minor_to_unit(v.expected_minor, v.currency) AS expected,
   recon.minor_to_unit(v.settled_minor, v.currency) AS settled,
-  recon.minor_to_unit(v.delta_minor, v.currency) AS delta
+  recon.minor_to_unit(v.delta_minor, v.currency) AS delta,
+  recon.at_risk_minor(v.status, v.expected_minor, v.settled_minor, v.delta_minor, v.explanation -> 'figures')
+    AS at_risk_minor,
+  recon.minor_to_unit(recon.at_risk_minor(v.status, v.expected_minor, v.settled_minor, v.delta_minor,
+    v.explanation -> 'figures'), v.currency) AS at_risk
 FROM recon.current_verdicts v
 JOIN recon.reconciliation_runs r ON r.run_id = v.run_id;
 
 COMMENT ON COLUMN reporting.reconciliation.expected IS 'expected_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
 COMMENT ON COLUMN reporting.reconciliation.settled IS 'settled_minor in the currency''s unit, exact (numeric).';
 COMMENT ON COLUMN reporting.reconciliation.delta IS 'delta_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.reconciliation.at_risk_minor IS
+  'The money the verdict puts at risk, in minor units of currency: 0 for matched and pending; the authorized amount not captured for capture_at_risk and capture_expired; that or what the order still expects (expected - settled), the larger, for approval_expired; expected for missing_at_provider; refunded - paid for over_refunded; settled - expected for duplicate_payment; the absolute delta for every other status (amount_mismatch, status_mismatch, currency_mismatch, notification_conflict, unknown_order). Null when the authorization figures it needs are missing.';
+COMMENT ON COLUMN reporting.reconciliation.at_risk IS 'at_risk_minor in the currency''s unit, exact (numeric).';
 
 -- The age an accountant means is the order's, not the exception's: an order first judged a month after it was
 -- placed is a month old on the day recon first flags it.
@@ -140,7 +173,9 @@ SELECT
   c.expected,
   c.settled,
   c.delta,
-  recon.minor_to_unit(o.amount_minor, o.currency) AS order_amount
+  recon.minor_to_unit(o.amount_minor, o.currency) AS order_amount,
+  c.at_risk_minor,
+  c.at_risk
 FROM reporting.reconciliation c
 LEFT JOIN recon.orders o ON o.order_id = c.order_id
 WHERE c.status NOT IN ('matched', 'pending')
@@ -151,6 +186,9 @@ COMMENT ON COLUMN reporting.exceptions.order_age_days IS 'Whole days (24-hour pe
 COMMENT ON COLUMN reporting.exceptions.expected IS 'expected_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
 COMMENT ON COLUMN reporting.exceptions.settled IS 'settled_minor in the currency''s unit, exact (numeric).';
 COMMENT ON COLUMN reporting.exceptions.delta IS 'delta_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.exceptions.at_risk_minor IS
+  'The money the exception puts at risk, in minor units of currency (the rule per status: reporting.reconciliation.at_risk_minor).';
+COMMENT ON COLUMN reporting.exceptions.at_risk IS 'at_risk_minor in the currency''s unit, exact (numeric).';
 COMMENT ON COLUMN reporting.exceptions.order_amount IS 'order_amount_minor in the currency''s unit (the order''s currency), exact (numeric); null for an unknown ORDERID.';
 
 CREATE OR REPLACE VIEW reporting.daily_summary AS
@@ -344,3 +382,50 @@ COMMENT ON COLUMN reporting.run_status_totals.expected IS 'expected_minor in the
 COMMENT ON COLUMN reporting.run_status_totals.settled IS 'settled_minor in the currency''s unit, exact (numeric).';
 COMMENT ON COLUMN reporting.run_status_totals.delta IS 'delta_minor in the currency''s unit, exact (numeric).';
 COMMENT ON COLUMN reporting.run_status_totals.difference IS 'difference_minor in the currency''s unit, exact (numeric).';
+
+-- Exceptions with their money and age: how old the open exceptions are, counted from the order's creation.
+CREATE VIEW reporting.exception_ageing AS
+SELECT
+  e.status,
+  e.currency,
+  b.age_bucket,
+  b.min_days,
+  b.max_days,
+  count(*)::integer AS exceptions,
+  sum(e.at_risk_minor)::bigint AS at_risk_minor,
+  recon.minor_to_unit(sum(e.at_risk_minor)::bigint, e.currency) AS at_risk,
+  count(*) FILTER (WHERE e.at_risk_minor IS NULL)::integer AS at_risk_unknown
+FROM reporting.exceptions e
+CROSS JOIN LATERAL (
+  SELECT CASE
+      WHEN e.order_age_days IS NULL THEN 'no order'
+      WHEN e.order_age_days <= 3 THEN '0-3'
+      WHEN e.order_age_days <= 7 THEN '4-7'
+      WHEN e.order_age_days <= 30 THEN '8-30'
+      ELSE 'over 30' END AS age_bucket,
+    CASE
+      WHEN e.order_age_days IS NULL THEN NULL
+      WHEN e.order_age_days <= 3 THEN 0
+      WHEN e.order_age_days <= 7 THEN 4
+      WHEN e.order_age_days <= 30 THEN 8
+      ELSE 31 END AS min_days,
+    CASE
+      WHEN e.order_age_days IS NULL THEN NULL
+      WHEN e.order_age_days <= 3 THEN 3
+      WHEN e.order_age_days <= 7 THEN 7
+      WHEN e.order_age_days <= 30 THEN 30 END AS max_days
+) b
+GROUP BY e.status, e.currency, b.age_bucket, b.min_days, b.max_days
+ORDER BY e.status, e.currency, b.min_days NULLS LAST;
+
+COMMENT ON VIEW reporting.exception_ageing IS
+  'The open exceptions by status, currency and age of their order (0-3, 4-7, 8-30, over 30 days since the order was created; no order for an unknown ORDERID), counted and with the money they put at risk.';
+COMMENT ON COLUMN reporting.exception_ageing.status IS 'The exception (see reporting.reconciliation.status).';
+COMMENT ON COLUMN reporting.exception_ageing.currency IS 'ISO 4217 currency code of the amounts.';
+COMMENT ON COLUMN reporting.exception_ageing.age_bucket IS 'The order''s age in whole days (reporting.exceptions.order_age_days): 0-3, 4-7, 8-30 or over 30; no order for an unknown ORDERID.';
+COMMENT ON COLUMN reporting.exception_ageing.min_days IS 'The bucket''s first day of age (0, 4, 8, 31); null for no order.';
+COMMENT ON COLUMN reporting.exception_ageing.max_days IS 'The bucket''s last day of age (3, 7, 30); null for over 30 and for no order.';
+COMMENT ON COLUMN reporting.exception_ageing.exceptions IS 'Number of open exceptions in the bucket.';
+COMMENT ON COLUMN reporting.exception_ageing.at_risk_minor IS 'The money they put at risk (reporting.exceptions.at_risk_minor), in minor units of currency.';
+COMMENT ON COLUMN reporting.exception_ageing.at_risk IS 'at_risk_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.exception_ageing.at_risk_unknown IS 'Number of exceptions in the bucket whose money at risk is unknown (their figures are missing): at_risk_minor leaves them out.';

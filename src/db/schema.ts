@@ -387,6 +387,9 @@ export interface ReconciliationView {
   expected: UnitAmount;
   settled: UnitAmount;
   delta: UnitAmount;
+  /** The money the verdict puts at risk (0022): null where the figures it needs are missing. */
+  at_risk_minor: Money | null;
+  at_risk: UnitAmount | null;
 }
 
 /** recon.current_verdicts (migration 0019), a view: each order's current verdict as finished runs gave it. */

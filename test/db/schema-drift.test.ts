@@ -31,6 +31,7 @@ const UNTYPED: Readonly<Record<string, string>> = {
   'reporting.transactions': ACCOUNTANTS_VIEW,
   'reporting.orders': ACCOUNTANTS_VIEW,
   'reporting.exceptions': ACCOUNTANTS_VIEW,
+  'reporting.exception_ageing': ACCOUNTANTS_VIEW,
   'reporting.daily_summary': ACCOUNTANTS_VIEW,
   'reporting.settlement_daily': ACCOUNTANTS_VIEW,
   'reporting.runs': ACCOUNTANTS_VIEW,

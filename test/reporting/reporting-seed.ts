@@ -11,6 +11,7 @@ import type {
 /** Every view of schema reporting, in name order. */
 export const REPORTING_VIEWS = [
   'daily_summary',
+  'exception_ageing',
   'exceptions',
   'files',
   'orders',

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVerdicts } from '../../src/report/run-verdicts.ts';
-import { twoRuns } from '../report/report-scenario.ts';
+import { twoRuns, UNKNOWN_ID } from '../report/report-scenario.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { readView } from './reporting-seed.ts';
 
@@ -87,5 +87,15 @@ describe.each(BACKENDS)('reporting.run_status_totals on %s', (backend) => {
     expect(new Set(totals.map((t) => t.currency))).toEqual(new Set(['EUR', 'JPY', 'KWD']));
     const kwd = rows.find((r) => r.run_id === runs[1] && r.currency === 'KWD' && r.status === 'matched');
     expect(kwd).toMatchObject({ expected_minor: '12345', expected: '12.345' });
+  });
+
+  it.skipIf(skip)('reads the money at risk of a real run from the figures the run stored', async () => {
+    const rows = await read('exceptions');
+    const atRisk = Object.fromEntries(rows.map((r) => [r.order_id, [r.status, r.at_risk_minor, r.at_risk]]));
+    expect(atRisk).toMatchObject({
+      'A-1': ['amount_mismatch', '1000', '10.00'],
+      'K-2': ['duplicate_payment', '1000', '1.000'],
+      [UNKNOWN_ID]: ['unknown_order', '500', '5.00'],
+    });
   });
 });
