@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VerdictStatus } from '../../src/db/schema.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { readView } from './reporting-seed.ts';
 
@@ -65,7 +66,7 @@ describe.each(BACKENDS)('money at risk and ageing of exceptions on %s', (backend
       .executeTakeFirstOrThrow();
     const verdict = (
       order_id: string,
-      status: string,
+      status: VerdictStatus,
       currency: string,
       amounts: readonly number[],
       figures: object | null,

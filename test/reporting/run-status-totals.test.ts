@@ -35,7 +35,7 @@ describe.each(BACKENDS)('reporting.run_status_totals on %s', (backend) => {
         .execute();
       const expected = new Map<string, { verdicts: number; expected: bigint; settled: bigint; delta: bigint }>();
       for (const v of verdicts) {
-        const key = `${v.currency} ${v.status}`;
+        const key = JSON.stringify([v.currency, v.status]);
         const sum = expected.get(key) ?? { verdicts: 0, expected: 0n, settled: 0n, delta: 0n };
         expected.set(key, {
           verdicts: sum.verdicts + 1,
@@ -48,7 +48,7 @@ describe.each(BACKENDS)('reporting.run_status_totals on %s', (backend) => {
       expect(
         new Map(
           mine.map((r) => [
-            `${r.currency} ${r.status}`,
+            JSON.stringify([r.currency, r.status]),
             {
               verdicts: r.verdicts,
               expected: BigInt(r.expected_minor as string),
@@ -65,7 +65,9 @@ describe.each(BACKENDS)('reporting.run_status_totals on %s', (backend) => {
     const rows = await read('run_status_totals');
     const totals = await read('run_totals');
     // The scenario has more than one status in a currency: the breakdown is not the total under another name.
-    expect(new Set(rows.map((r) => `${r.run_id} ${r.currency} ${r.status}`)).size).toBeGreaterThan(totals.length);
+    expect(new Set(rows.map((r) => JSON.stringify([r.run_id, r.currency, r.status]))).size).toBeGreaterThan(
+      totals.length,
+    );
     for (const total of totals) {
       const parts = rows.filter((r) => r.run_id === total.run_id && r.currency === total.currency);
       const sum = (column: string) => parts.reduce((s, r) => s + BigInt(r[column] as string), 0n).toString();
