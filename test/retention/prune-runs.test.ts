@@ -135,7 +135,9 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
         for (const row of oldRows) {
           expect(row.history_pruned_at).not.toBeNull();
           expect(reportWarnings(await loadRunReport(db(), row.run_id))[0]).toMatch(
-            new RegExp(`^run ${row.run_id}'s history was pruned on \\d{4}-\\d{2}-\\d{2} \\(RECON_RUN_RETENTION_DAYS\\)`),
+            new RegExp(
+              `^run ${row.run_id}'s history was pruned on \\d{4}-\\d{2}-\\d{2} \\(RECON_RUN_RETENTION_DAYS\\)`,
+            ),
           );
         }
         expect(oldRows.length).toBeGreaterThan(0);
