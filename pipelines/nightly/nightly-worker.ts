@@ -70,6 +70,10 @@ export async function startNightlyWorker(
     ...(metrics ? { reconcileSeconds: metrics.reconcileSeconds } : {}),
   };
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
+  // pg-boss's worker waits out its polling interval after every job, even with more jobs waiting: one file per
+  // interval and worker. A worker that has just done a job looks for the next at once, and waits only when it
+  // finds none.
+  const workerIds = new Map<string, string>();
   const reported =
     <T>(queue: string, handler: (data: T, log: Logger) => Promise<void>) =>
     async ([job]: { id: string; data: T }[]) => {
@@ -82,11 +86,18 @@ export async function startNightlyWorker(
         throw error;
       }
       metrics?.jobs.inc({ queue, outcome: 'completed' });
+      const workerId = workerIds.get(queue);
+      if (workerId) boss.notifyWorker(workerId);
     };
-  await boss.work<{ deliveryId: string }>(
+  const work = async <T extends object>(
+    queue: string,
+    handler: (data: T, log: Logger) => Promise<void>,
+  ): Promise<void> => {
+    workerIds.set(queue, await boss.work<T>(queue, polling, reported(queue, handler)));
+  };
+  await work<{ deliveryId: string }>(
     QUEUES.ingestDelivery,
-    polling,
-    reported(QUEUES.ingestDelivery, async (data: { deliveryId: string }, jobLog) => {
+    async (data: { deliveryId: string }, jobLog) => {
       const deliveryLog = jobLog.child({ delivery: data.deliveryId });
       const nightlyRunId = await ingestDelivery(database, data.deliveryId, {
         ...options.ingest,
@@ -97,15 +108,11 @@ export async function startNightlyWorker(
           deliveryLog.error({ reason }, 'delivery quarantined; its batch is asked for again'),
       });
       if (nightlyRunId) await scheduleAdvance(nightlyRunId);
-    }),
+    },
   );
-  await boss.work<{ nightlyRunId: string }>(
-    QUEUES.advanceNightlyRun,
-    polling,
-    reported(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }, jobLog) => {
-      await advanceNightlyRun({ ...deps, log: jobLog }, data.nightlyRunId);
-    }),
-  );
+  await work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }, jobLog) => {
+    await advanceNightlyRun({ ...deps, log: jobLog }, data.nightlyRunId);
+  });
   const sweep = () =>
     resumeUnfinishedWork(boss, database, log).catch((error: unknown) => log.error({ err: error }, 'sweep failed'));
   await sweep();
