@@ -6,6 +6,7 @@ import { QUEUES, sendIngestJobs } from '../../src/queue/job-queue.ts';
 import { announceWorker } from '../../src/queue/worker-presence.ts';
 import { describeProbe, probeCallbackBase } from '../../src/nightly/callback-probe.ts';
 import { advanceNightlyRun, type NightlyDependencies } from '../../src/nightly/advance-nightly-run.ts';
+import { runNeedsAdvance } from '../../src/nightly/run-after-ingest.ts';
 import { ingestDelivery, type IngestDeliveryOptions } from './ingest-delivery.ts';
 import { registerWorkerMetrics } from './worker-metrics.ts';
 
@@ -107,7 +108,7 @@ export async function startNightlyWorker(
         onQuarantined: (_deliveryId: string, reason: string) =>
           deliveryLog.error({ reason }, 'delivery quarantined; its batch is asked for again'),
       });
-      if (nightlyRunId) await scheduleAdvance(nightlyRunId);
+      if (nightlyRunId && (await runNeedsAdvance(database.db, nightlyRunId))) await scheduleAdvance(nightlyRunId);
     },
   );
   await work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }, jobLog) => {
