@@ -75,7 +75,9 @@ const earliest = (values: readonly (number | null)[]) =>
   values.reduce<number>((min, v) => (v !== null && v < min ? v : min), Number.POSITIVE_INFINITY);
 
 function taken(jobs: readonly JobTimes[]): number[] {
-  return jobs.flatMap((job) => (job.startedOn !== null && job.completedOn !== null ? [job.completedOn - job.startedOn] : []));
+  return jobs.flatMap((job) =>
+    job.startedOn !== null && job.completedOn !== null ? [job.completedOn - job.startedOn] : [],
+  );
 }
 
 export function breakdown(

@@ -66,7 +66,9 @@ const orders = Number(args.orders);
 const workers = Number(args.workers);
 const adminUrl = process.env.DATABASE_URL;
 if (!Number.isSafeInteger(orders) || orders < 40) {
-  console.error(`bench: --orders must be an integer of at least 40 (one order per scenario outcome), got '${args.orders}'`);
+  console.error(
+    `bench: --orders must be an integer of at least 40 (one order per scenario outcome), got '${args.orders}'`,
+  );
   process.exit(1);
 }
 if (!Number.isSafeInteger(workers) || workers < 0) {
@@ -127,6 +129,8 @@ interface Service {
   readonly child: ChildProcess;
   /** The seconds of each 'delivery ingested' record it logged. */
   readonly ingestSeconds: number[];
+  /** Deliveries it refused (busy, mostly), by the reason it logged. */
+  readonly refused: Map<string, number>;
   readonly exited: Promise<number | null>;
 }
 
@@ -134,6 +138,7 @@ interface Service {
 function startService(name: string, argv: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<Service> {
   const child = spawn(cli, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const ingestSeconds: number[] = [];
+  const refused = new Map<string, number>();
   let stderr = '';
   let pending = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -145,15 +150,17 @@ function startService(name: string, argv: string[], env: NodeJS.ProcessEnv, read
       const lines = (pending + chunk).split('\n');
       pending = lines.pop()!;
       for (const line of lines) {
-        let record: { msg?: string; seconds?: number; level?: string };
+        let record: { msg?: string; seconds?: number; level?: string; reason?: string };
         try {
           record = JSON.parse(line) as typeof record;
         } catch {
           continue;
         }
-        if (record.msg && ready.test(record.msg)) resolve({ name, child, ingestSeconds, exited });
+        if (record.msg && ready.test(record.msg)) resolve({ name, child, ingestSeconds, refused, exited });
         if (record.msg === 'delivery ingested' && typeof record.seconds === 'number')
           ingestSeconds.push(record.seconds);
+        if (record.msg?.startsWith('delivery refused'))
+          refused.set(record.reason!, (refused.get(record.reason!) ?? 0) + 1);
         if (record.level === 'error' || record.level === 'fatal') log(`${name}: ${line.slice(0, 300)}`);
       }
     });
@@ -239,7 +246,11 @@ async function runFacts(url: string): Promise<RunFacts> {
           reconcileStartedAt: run.reconcile_started.getTime(),
           reconcileFinishedAt: run.reconcile_finished.getTime(),
         },
-        requests.map((r) => ({ sentAt: ms(r.sent_at), deliveredAt: ms(r.delivered_at), ingestedAt: ms(r.ingested_at) })),
+        requests.map((r) => ({
+          sentAt: ms(r.sent_at),
+          deliveredAt: ms(r.delivered_at),
+          ingestedAt: ms(r.ingested_at),
+        })),
         await jobs(INGEST_QUEUE),
         await jobs(ADVANCE_QUEUE),
       ),
@@ -270,8 +281,17 @@ async function main(): Promise<number> {
   const databases = benchDatabases(adminUrl!, cli);
   const url = await phase(`creating and migrating database ${DATABASE}`, () => databases.fresh(DATABASE));
 
+  const exportsFailed: string[] = [];
   const sandbox = await phase(`seeding the sandbox with ${count(orders)} orders`, async () =>
-    createSandbox({ identifier: IDENTIFIER, secret: SECRET, seed: SEED, seedOrders: orders }),
+    createSandbox({
+      identifier: IDENTIFIER,
+      secret: SECRET,
+      seed: SEED,
+      seedOrders: orders,
+      onEvent: (event) => {
+        if (event.type === 'export-failed') exportsFailed.push(`${event.label}: ${String(event.error)}`);
+      },
+    }),
   );
   const services: Service[] = [];
   try {
@@ -304,6 +324,7 @@ async function main(): Promise<number> {
     );
     const loadAfterRun = load();
     const ingestLogged = spread(services.flatMap((service) => service.ingestSeconds));
+    const refusals = [...services[0]!.refused].map(([reason, n]) => `${n} ${reason}`).join(', ') || 'none';
     await phase('stopping the processes', async () => {
       for (const service of services.splice(0).reverse()) await stopService(service);
     });
@@ -337,7 +358,10 @@ async function main(): Promise<number> {
         `1 recon serve + ${workers} recon worker(s); load ${load()} (after the run: ${loadAfterRun})`,
       `requests: ${Object.entries(facts.requestsByState)
         .map(([state, n]) => `${n} ${state}`)
-        .join(', ')}`,
+        .join(
+          ', ',
+        )}; deliveries refused by recon serve: ${refusals}; exports the sandbox gave up: ${exportsFailed.length}`,
+      ...exportsFailed.slice(0, 3).map((failure) => `  ${failure}`),
       '',
       '                        seconds  orders/s   target  status',
       `nightly run, end to end ${fmt(f.totalSeconds).padStart(7)} ${Math.round(perSecond).toString().padStart(9)} ` +
