@@ -1,20 +1,17 @@
 import { sql, type Kysely } from 'kysely';
 import { batchOrderIds } from '../backfill/order-id-list.ts';
 import type { PaymentClient } from '../client/payment-client.ts';
-import { ServiceError } from '../client/service-error.ts';
-import { TransportError } from '../client/transport-error.ts';
 import type { NightlyConfig, ReconcileSettings } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { isUniqueViolation } from '../db/sql-state.ts';
 import type { ExportCompression, ExportRequestState, NightlyRunState, Schema } from '../db/schema.ts';
 import { describeError, ReconError } from '../errors.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
-import { EXPORT_COLUMNS, isRetryableExecCode } from '@recon/protocol';
 import { reconcile } from '../reconcile/reconcile.ts';
-import { callbackEndpoint } from '../receive/callback-url.ts';
 import { issueExportToken, issueExportTokens } from '../receive/export-token.ts';
 import { findNightlyRun, type NightlyRun } from './nightly-run.ts';
 import { runOrderIds } from './run-order-ids.ts';
+import { sendUnsentRequests } from './send-export-requests.ts';
 
 export interface NightlyDependencies {
   readonly database: Database;
@@ -39,8 +36,6 @@ type RunDependencies = NightlyDependencies & { readonly log: Logger };
 
 /** A run stuck in `reconciling` longer than this lost its reconciler (a killed process): another takes over. */
 const RECONCILE_LEASE_MS = 10 * 60_000;
-/** A request that did not reach the service (refused connection, the service busy) is sent again after this. */
-const SEND_RETRY_MS = 60_000;
 
 /**
  * Moves a nightly run on as far as it can go now, and says where it stands. Safe to call at any time, from any
@@ -49,10 +44,8 @@ const SEND_RETRY_MS = 60_000;
  *
  * 1. requesting: the run's ORDERIDs (run-order-ids.ts) in batches of RECON_EXPORT_BATCH_SIZE, one export
  *    request each, with its own single-use token.
- * 2. each request not yet sent is sent (asynchronous getTransactions to CALLBACKURL, dates in UTC). The protocol's
- *    retry rules: a request that provably never reached the service, or that the service answered busy, is sent
- *    again a minute on; a timeout after sending is never repeated blindly (the service may be preparing the file):
- *    it counts as sent, and its export timeout asks again with a new token; any other refusal gives the batch up.
+ * 2. each request not yet sent is sent (asynchronous getTransactions to CALLBACKURL, dates in UTC), under the
+ *    protocol's retry rules (send-export-requests.ts).
  * 3. a batch whose latest request got no export within RECON_EXPORT_TIMEOUT_SECONDS, or whose export failed to
  *    ingest, is asked for again with a new token, up to RECON_EXPORT_ATTEMPTS requests, then given up. A late
  *    export on an older token still completes the batch while that token lives.
@@ -75,7 +68,7 @@ export async function advanceNightlyRun(
     await deps.probeCallbackBase?.(run.nightlyRunId);
   }
   await askAgainForLateBatches(deps, run, now());
-  await sendUnsentRequests(deps, run, now);
+  await sendUnsentRequests(deps, run.nightlyRunId, now);
   const progress = await progressOf(deps, run, now());
   if (progress.pendingBatches > 0) {
     const moved = await deps.database.db
@@ -128,76 +121,6 @@ async function planBatches(deps: RunDependencies, run: NightlyRun, now: Date): P
 /** A token lives through every attempt of its batch, so a late first export is still taken. */
 function tokenExpiry(nightly: NightlyConfig, from: Date): Date {
   return new Date(from.getTime() + nightly.exportTimeoutSeconds * 1000 * (nightly.exportAttempts + 1));
-}
-
-async function sendUnsentRequests(deps: RunDependencies, run: NightlyRun, now: () => Date): Promise<void> {
-  const db = deps.database.db;
-  const unsent = await db
-    .selectFrom('recon.export_requests')
-    .select(['request_id', 'batch', 'attempt', 'token', 'order_ids', 'compression'])
-    .where('nightly_run_id', '=', run.nightlyRunId)
-    .where('state', '=', 'requested')
-    .where('sent_at', 'is', null)
-    .where((eb) => eb.or([eb('retry_at', 'is', null), eb('retry_at', '<=', now())]))
-    .orderBy('batch')
-    .orderBy('attempt')
-    .execute();
-  const base = callbackEndpoint(deps.callbackBaseUrl).base;
-  for (const request of unsent) {
-    const claimed = await db
-      .updateTable('recon.export_requests')
-      .set({ sent_at: now() })
-      .where('request_id', '=', request.request_id)
-      .where('sent_at', 'is', null)
-      .executeTakeFirst();
-    if (claimed.numUpdatedRows === 0n) continue;
-    const requestLog = deps.log.child({
-      batch: request.batch,
-      request: String(request.request_id),
-      attempt: request.attempt,
-    });
-    try {
-      await deps.client.getTransactions(
-        {
-          ORDERID: request.order_ids,
-          COLUMNS: EXPORT_COLUMNS,
-          COMPRESSION: request.compression,
-          // Dates in UTC, whatever the account's default zone: the delivery is then read without a guess.
-          TIMEZONE: 'UTC',
-          CALLBACKURL: base + request.token,
-        },
-        { log: requestLog },
-      );
-      await db
-        .updateTable('recon.export_requests')
-        .set({ failure: null, retry_at: null })
-        .where('request_id', '=', request.request_id)
-        .execute();
-    } catch (error) {
-      const after = afterFailedSend(error, now());
-      await db.updateTable('recon.export_requests').set(after).where('request_id', '=', request.request_id).execute();
-      requestLog.error(
-        { err: error },
-        'state' in after
-          ? 'export request refused: its batch is given up'
-          : 'retry_at' in after
-            ? 'export request not sent: it is sent again in a minute'
-            : 'export request unanswered: it may have reached the service, the export timeout asks again',
-      );
-    }
-  }
-}
-
-/** What a failed send leaves on its request (see advanceNightlyRun, step 2). */
-function afterFailedSend(error: unknown, now: Date) {
-  const failure = describeError(error);
-  if (error instanceof TransportError && !error.neverSent) {
-    return { failure: `${failure} (it may have reached the service: the export timeout asks again)` };
-  }
-  if (error instanceof ServiceError && !isRetryableExecCode(error.execCode)) {
-    return { state: 'given_up' as const, failure };
-  }
-  return { sent_at: null, retry_at: new Date(now.getTime() + SEND_RETRY_MS), failure };
 }
 
 interface Progress {
