@@ -7,6 +7,7 @@ import { announceWorker } from '../../src/queue/worker-presence.ts';
 import { describeProbe, probeCallbackBase } from '../../src/nightly/callback-probe.ts';
 import { advanceNightlyRun, type NightlyDependencies } from '../../src/nightly/advance-nightly-run.ts';
 import { runNeedsAdvance } from '../../src/nightly/run-after-ingest.ts';
+import { sendUnsentRequests } from '../../src/nightly/send-export-requests.ts';
 import { ingestDelivery, type IngestDeliveryOptions } from './ingest-delivery.ts';
 import { registerWorkerMetrics } from './worker-metrics.ts';
 
@@ -54,6 +55,7 @@ export async function startNightlyWorker(
     onError: (error) => log.error({ err: error }, 'worker presence not refreshed'),
   });
   const scheduleAdvance = advanceSender(boss);
+  const now = options.now ?? (() => new Date());
   const metrics = options.metrics && registerWorkerMetrics(options.metrics);
   const deps: NightlyDependencies = {
     ...options,
@@ -108,7 +110,10 @@ export async function startNightlyWorker(
         onQuarantined: (_deliveryId: string, reason: string) =>
           deliveryLog.error({ reason }, 'delivery quarantined; its batch is asked for again'),
       });
-      if (nightlyRunId && (await runNeedsAdvance(database.db, nightlyRunId))) await scheduleAdvance(nightlyRunId);
+      if (!nightlyRunId) return;
+      // Room for one more export in flight: the service is asked for the next at once.
+      await sendUnsentRequests({ ...deps, log: deliveryLog.child({ run: nightlyRunId }) }, nightlyRunId, now);
+      if (await runNeedsAdvance(database.db, nightlyRunId)) await scheduleAdvance(nightlyRunId);
     },
   );
   await work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }, jobLog) => {

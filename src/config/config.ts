@@ -113,6 +113,7 @@ const EnvSchema = z.object({
     .default('gzip'),
   RECON_EXPORT_TIMEOUT_SECONDS: positiveInt.default(3600),
   RECON_EXPORT_ATTEMPTS: positiveInt.default(3),
+  RECON_EXPORT_IN_FLIGHT: positiveInt.default(32),
   RECON_EXPORT_LATE_SECONDS: positiveInt.default(DEFAULT_EXPORT_LATE_SECONDS),
   RECON_DRAIN_SECONDS: positiveInt.default(DEFAULT_DRAIN_SECONDS),
   // pg-boss refuses a heartbeat under 10 s.
@@ -276,6 +277,11 @@ export interface NightlyConfig {
   readonly exportTimeoutSeconds: number;
   /** Requests per export before it is given up. */
   readonly exportAttempts: number;
+  /**
+   * Requests of a run in flight at once: sent and not delivered yet (for a minute at most), or delivered and not
+   * ingested yet. The rest wait their turn, so deliveries come no faster than the workers ingest them.
+   */
+  readonly exportInFlight: number;
   /** An export still missing this long after its request was sent is shown as late while the run waits. */
   readonly exportLateSeconds: number;
 }
@@ -364,6 +370,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       exportCompression: e.RECON_EXPORT_COMPRESSION,
       exportTimeoutSeconds: e.RECON_EXPORT_TIMEOUT_SECONDS,
       exportAttempts: e.RECON_EXPORT_ATTEMPTS,
+      exportInFlight: e.RECON_EXPORT_IN_FLIGHT,
       exportLateSeconds: e.RECON_EXPORT_LATE_SECONDS,
     }),
     queue: Object.freeze({ heartbeatSeconds: e.RECON_JOB_HEARTBEAT_SECONDS, drainSeconds: e.RECON_DRAIN_SECONDS }),

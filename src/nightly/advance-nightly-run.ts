@@ -4,14 +4,14 @@ import type { PaymentClient } from '../client/payment-client.ts';
 import type { NightlyConfig, ReconcileSettings } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { isUniqueViolation } from '../db/sql-state.ts';
-import type { ExportCompression, ExportRequestState, NightlyRunState, Schema } from '../db/schema.ts';
+import type { ExportRequestState, NightlyRunState, Schema } from '../db/schema.ts';
 import { describeError, ReconError } from '../errors.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { reconcile } from '../reconcile/reconcile.ts';
 import { issueExportToken, issueExportTokens } from '../receive/export-token.ts';
 import { findNightlyRun, type NightlyRun } from './nightly-run.ts';
 import { runOrderIds } from './run-order-ids.ts';
-import { sendUnsentRequests } from './send-export-requests.ts';
+import { IN_FLIGHT_WAIT_MS, sendUnsentRequests } from './send-export-requests.ts';
 
 export interface NightlyDependencies {
   readonly database: Database;
@@ -134,8 +134,6 @@ interface LatestRequest {
   readonly request_id: string;
   readonly attempt: number;
   readonly state: ExportRequestState;
-  readonly order_ids: string[];
-  readonly compression: ExportCompression;
   readonly sent_at: Date | null;
   readonly retry_at: Date | null;
   readonly ingested: boolean;
@@ -146,16 +144,7 @@ async function latestRequests(db: Kysely<Schema>, nightlyRunId: string): Promise
   return (await db
     .selectFrom('recon.export_requests as r')
     .distinctOn('r.batch')
-    .select([
-      'r.batch',
-      'r.request_id',
-      'r.attempt',
-      'r.state',
-      'r.order_ids',
-      'r.compression',
-      'r.sent_at',
-      'r.retry_at',
-    ])
+    .select(['r.batch', 'r.request_id', 'r.attempt', 'r.state', 'r.sent_at', 'r.retry_at'])
     .select(sql<boolean>`bool_or(r.state = 'ingested') OVER (PARTITION BY r.batch)`.as('ingested'))
     .where('r.nightly_run_id', '=', nightlyRunId)
     .orderBy('r.batch')
@@ -188,7 +177,11 @@ async function progressOf(deps: NightlyDependencies, run: NightlyRun, now: Date)
     pendingBatches++;
     // A delivered export is being ingested: its job advances the run when done.
     if (batch.state !== 'requested') continue;
-    const due = deadlineOf(batch, timeoutMs) ?? (batch.retry_at ? new Date(batch.retry_at) : now);
+    // A request waiting for room among those in flight is sent after an ingest; at the latest, once the requests
+    // in flight now have waited their time.
+    const due =
+      deadlineOf(batch, timeoutMs) ??
+      (batch.retry_at ? new Date(batch.retry_at) : new Date(now.getTime() + IN_FLIGHT_WAIT_MS));
     if (!nextDue || due < nextDue) nextDue = due;
   }
   return { pendingBatches, nextDue };
@@ -218,13 +211,19 @@ async function askAgain(
         .where('state', '=', batch.state)
         .execute();
       if (lastAttempt) return;
+      // Read for this batch only: a run's ORDERIDs are too many to read with every batch's state.
+      const asked = await trx
+        .selectFrom('recon.export_requests')
+        .select(['order_ids', 'compression'])
+        .where('request_id', '=', batch.request_id)
+        .executeTakeFirstOrThrow();
       await issueExportToken(trx, {
         callbackBaseUrl: deps.callbackBaseUrl,
         nightlyRunId: run.nightlyRunId,
         batch: batch.batch,
         attempt: batch.attempt + 1,
-        orderIds: batch.order_ids,
-        compression: batch.compression,
+        orderIds: asked.order_ids,
+        compression: asked.compression,
         expiresAt: tokenExpiry(deps.nightly, now),
       });
     });

@@ -2,7 +2,10 @@ import { EXPORT_COLUMNS, isRetryableExecCode } from '@recon/protocol';
 import type { PaymentClient } from '../client/payment-client.ts';
 import { ServiceError } from '../client/service-error.ts';
 import { TransportError } from '../client/transport-error.ts';
+import type { Kysely } from 'kysely';
+import type { NightlyConfig } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
+import type { ExportCompression, Schema } from '../db/schema.ts';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { callbackEndpoint } from '../receive/callback-url.ts';
@@ -13,75 +16,136 @@ export interface SendDependencies {
   readonly client: Pick<PaymentClient, 'getTransactions'>;
   /** Every request's CALLBACKURL is this plus its token. */
   readonly callbackBaseUrl: string;
+  readonly nightly: Pick<NightlyConfig, 'exportInFlight'>;
   /** The run's logger. */
   readonly log: Logger;
 }
 
 /** A request that did not reach the service (refused connection, the service busy) is sent again after this. */
 const SEND_RETRY_MS = 60_000;
+/**
+ * A request sent this long ago and still without its delivery no longer holds its place among those in flight: a
+ * service that lost a delivery or takes its time does not stop the rest of the run being asked for.
+ */
+export const IN_FLIGHT_WAIT_MS = 60_000;
+/** Requests claimed and sent together, each on its own connection to the service. */
+const SENDS_AT_ONCE = 8;
 
 /**
- * Sends each request of the run not yet sent (or whose retry is due), claimed first by a conditional update so that
- * no two processes send it. The protocol's retry rules: a request that provably never reached the service, or that
- * the service answered busy, is sent again a minute on; a timeout after sending is never repeated blindly (the
- * service may be preparing the file): it counts as sent, and its export timeout asks again with a new token; any
- * other refusal gives the batch up.
+ * Sends the run's requests not yet sent (or whose retry is due), in order of batch, while fewer than
+ * RECON_EXPORT_IN_FLIGHT of them are in flight: sent in the last IN_FLIGHT_WAIT_MS and not delivered, or delivered
+ * and not ingested. Called by each advance of the run and after each of its ingests, so the service is asked for
+ * the next export as soon as there is room, and its deliveries never pile up faster than the workers take them.
+ *
+ * Each request is claimed (sent_at set, rows locked SKIP LOCKED) before it is sent, so no two processes send it. The
+ * protocol's retry rules: a request that provably never reached the service, or that the service answered busy, is
+ * sent again a minute on; a timeout after sending is never repeated blindly (the service may be preparing the file):
+ * it counts as sent, and its export timeout asks again with a new token; any other refusal gives the batch up.
  */
 export async function sendUnsentRequests(deps: SendDependencies, nightlyRunId: string, now: () => Date): Promise<void> {
-  const db = deps.database.db;
-  const unsent = await db
-    .selectFrom('recon.export_requests')
-    .select(['request_id', 'batch', 'attempt', 'token', 'order_ids', 'compression'])
-    .where('nightly_run_id', '=', nightlyRunId)
-    .where('state', '=', 'requested')
-    .where('sent_at', 'is', null)
-    .where((eb) => eb.or([eb('retry_at', 'is', null), eb('retry_at', '<=', now())]))
-    .orderBy('batch')
-    .orderBy('attempt')
-    .execute();
   const base = callbackEndpoint(deps.callbackBaseUrl).base;
-  for (const request of unsent) {
-    const claimed = await db
-      .updateTable('recon.export_requests')
-      .set({ sent_at: now() })
-      .where('request_id', '=', request.request_id)
-      .where('sent_at', 'is', null)
-      .executeTakeFirst();
-    if (claimed.numUpdatedRows === 0n) continue;
-    const requestLog = deps.log.child({
-      batch: request.batch,
-      request: String(request.request_id),
-      attempt: request.attempt,
-    });
-    try {
-      await deps.client.getTransactions(
-        {
-          ORDERID: request.order_ids,
-          COLUMNS: EXPORT_COLUMNS,
-          COMPRESSION: request.compression,
-          // Dates in UTC, whatever the account's default zone: the delivery is then read without a guess.
-          TIMEZONE: 'UTC',
-          CALLBACKURL: base + request.token,
-        },
-        { log: requestLog },
-      );
+  for (;;) {
+    const room = deps.nightly.exportInFlight - (await requestsInFlight(deps.database.db, nightlyRunId, now()));
+    if (room <= 0) return;
+    const claimed = await claimUnsent(deps.database.db, nightlyRunId, Math.min(room, SENDS_AT_ONCE), now());
+    if (claimed.length === 0) return;
+    // Every claimed request is sent, whatever happens to the others: a claimed request left unsent would wait out
+    // its export timeout. A send's own failure is recorded on its request; the first failure of the database is
+    // thrown once all have ended.
+    const sent = await Promise.allSettled(claimed.map((request) => sendRequest(deps, request, base, now)));
+    const failure = sent.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
+  }
+}
+
+async function requestsInFlight(db: Kysely<Schema>, nightlyRunId: string, now: Date): Promise<number> {
+  const { n } = await db
+    .selectFrom('recon.export_requests')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('nightly_run_id', '=', nightlyRunId)
+    .where((eb) =>
+      eb.or([
+        eb('state', '=', 'delivered'),
+        eb.and([eb('state', '=', 'requested'), eb('sent_at', '>', new Date(now.getTime() - IN_FLIGHT_WAIT_MS))]),
+      ]),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** The next `limit` requests to send, claimed in one statement; rows another process is claiming are skipped. */
+async function claimUnsent(db: Kysely<Schema>, nightlyRunId: string, limit: number, now: Date) {
+  const claimed = await db
+    .updateTable('recon.export_requests')
+    .set({ sent_at: now })
+    .where('request_id', 'in', (eb) =>
+      eb
+        .selectFrom('recon.export_requests')
+        .select('request_id')
+        .where('nightly_run_id', '=', nightlyRunId)
+        .where('state', '=', 'requested')
+        .where('sent_at', 'is', null)
+        .where((w) => w.or([w('retry_at', 'is', null), w('retry_at', '<=', now)]))
+        .orderBy('batch')
+        .orderBy('attempt')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .where('sent_at', 'is', null)
+    .returning(['request_id', 'batch', 'attempt', 'token', 'order_ids', 'compression', 'failure', 'retry_at'])
+    .execute();
+  return claimed.sort((a, b) => (a.batch ?? 0) - (b.batch ?? 0) || a.attempt - b.attempt);
+}
+
+interface UnsentRequest {
+  readonly request_id: string;
+  readonly batch: number | null;
+  readonly attempt: number;
+  readonly token: string;
+  readonly order_ids: string[];
+  readonly compression: ExportCompression;
+  readonly failure: string | null;
+  readonly retry_at: Date | null;
+}
+
+async function sendRequest(deps: SendDependencies, request: UnsentRequest, base: string, now: () => Date) {
+  const db = deps.database.db;
+  const requestLog = deps.log.child({
+    batch: request.batch,
+    request: String(request.request_id),
+    attempt: request.attempt,
+  });
+  try {
+    await deps.client.getTransactions(
+      {
+        ORDERID: request.order_ids,
+        COLUMNS: EXPORT_COLUMNS,
+        COMPRESSION: request.compression,
+        // Dates in UTC, whatever the account's default zone: the delivery is then read without a guess.
+        TIMEZONE: 'UTC',
+        CALLBACKURL: base + request.token,
+      },
+      { log: requestLog },
+    );
+    // A request sent again after a failed send forgets that failure; a first send has nothing to forget.
+    if (request.failure !== null || request.retry_at !== null)
       await db
         .updateTable('recon.export_requests')
         .set({ failure: null, retry_at: null })
         .where('request_id', '=', request.request_id)
         .execute();
-    } catch (error) {
-      const after = afterFailedSend(error, now());
-      await db.updateTable('recon.export_requests').set(after).where('request_id', '=', request.request_id).execute();
-      requestLog.error(
-        { err: error },
-        'state' in after
-          ? 'export request refused: its batch is given up'
-          : 'retry_at' in after
-            ? 'export request not sent: it is sent again in a minute'
-            : 'export request unanswered: it may have reached the service, the export timeout asks again',
-      );
-    }
+  } catch (error) {
+    const after = afterFailedSend(error, now());
+    await db.updateTable('recon.export_requests').set(after).where('request_id', '=', request.request_id).execute();
+    requestLog.error(
+      { err: error },
+      'state' in after
+        ? 'export request refused: its batch is given up'
+        : 'retry_at' in after
+          ? 'export request not sent: it is sent again in a minute'
+          : 'export request unanswered: it may have reached the service, the export timeout asks again',
+    );
   }
 }
 

@@ -11,6 +11,7 @@ it('reads the nightly settings with their defaults', () => {
     exportCompression: 'gzip',
     exportTimeoutSeconds: 3600,
     exportAttempts: 3,
+    exportInFlight: 32,
     exportLateSeconds: 600,
   });
   expect(loadConfig({}).serve).toEqual({
@@ -43,6 +44,7 @@ it('refuses a batch size, attempt count or timeout that is not a positive whole 
   for (const name of [
     'RECON_EXPORT_BATCH_SIZE',
     'RECON_EXPORT_ATTEMPTS',
+    'RECON_EXPORT_IN_FLIGHT',
     'RECON_EXPORT_TIMEOUT_SECONDS',
     'RECON_LOOKBACK_DAYS',
   ]) {
