@@ -33,6 +33,8 @@ export function advanceSender(boss: PgBoss): (nightlyRunId: string, at?: Date) =
 const SWEEP_MS = 60_000;
 
 export interface RunningWorker {
+  /** Has this process's worker of `queue` look for a job now rather than at its next poll. */
+  wake(queue: string): void;
   /** Stops the periodic sweep and the worker's presence; the queue's own workers stop with pg-boss. */
   stop(): Promise<void>;
 }
@@ -75,8 +77,12 @@ export async function startNightlyWorker(
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
   // pg-boss's worker waits out its polling interval after every job, even with more jobs waiting: one file per
   // interval and worker. A worker that has just done a job looks for the next at once, and waits only when it
-  // finds none.
+  // finds none; a job this process sends wakes its own worker of that queue (others find it when they poll).
   const workerIds = new Map<string, string>();
+  const wake = (queue: string) => {
+    const workerId = workerIds.get(queue);
+    if (workerId) boss.notifyWorker(workerId);
+  };
   const reported =
     <T>(queue: string, handler: (data: T, log: Logger) => Promise<void>) =>
     async ([job]: { id: string; data: T }[]) => {
@@ -89,8 +95,7 @@ export async function startNightlyWorker(
         throw error;
       }
       metrics?.jobs.inc({ queue, outcome: 'completed' });
-      const workerId = workerIds.get(queue);
-      if (workerId) boss.notifyWorker(workerId);
+      wake(queue);
     };
   const work = async <T extends object>(
     queue: string,
@@ -113,7 +118,9 @@ export async function startNightlyWorker(
       if (!nightlyRunId) return;
       // Room for one more export in flight: the service is asked for the next at once.
       await sendUnsentRequests({ ...deps, log: deliveryLog.child({ run: nightlyRunId }) }, nightlyRunId, now);
-      if (await runNeedsAdvance(database.db, nightlyRunId)) await scheduleAdvance(nightlyRunId);
+      if (!(await runNeedsAdvance(database.db, nightlyRunId))) return;
+      await scheduleAdvance(nightlyRunId);
+      wake(QUEUES.advanceNightlyRun);
     },
   );
   await work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }, jobLog) => {
@@ -125,6 +132,7 @@ export async function startNightlyWorker(
   const timer = setInterval(() => void sweep(), SWEEP_MS);
   timer.unref();
   return {
+    wake,
     async stop() {
       clearInterval(timer);
       await presence.stop().catch((error: unknown) => log.error({ err: error }, 'worker presence not removed'));

@@ -2,7 +2,7 @@ import type { PgBoss } from 'pg-boss';
 import { DEFAULT_DRAIN_SECONDS } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { silentLogger, type Logger } from '../../src/log/logger.ts';
-import { openJobQueue, sendIngestJobs } from '../../src/queue/job-queue.ts';
+import { openJobQueue, QUEUES, sendIngestJobs } from '../../src/queue/job-queue.ts';
 import { logReceiverEvent } from '../../src/receive/log-receiver-event.ts';
 import { startReceiver, type RunningReceiver, type StartReceiverOptions } from '../../src/receive/start-receiver.ts';
 import { startNightlyWorker, type NightlyWorkerOptions, type RunningWorker } from './nightly-worker.ts';
@@ -74,6 +74,7 @@ export async function startReconServices(options: ReconServicesOptions): Promise
         callbackBaseUrl: options.callbackBaseUrl ?? LOOPBACK_BASE_FOR_CHECKS,
         onDelivered: async (deliveryId) => {
           await sendIngestJobs(await queue, [deliveryId]);
+          worker?.wake(QUEUES.ingestDelivery);
         },
         onEvent: (event) => logReceiverEvent(log, event),
       });
