@@ -127,3 +127,14 @@ export function joinExportCsvs(csvs: readonly string[]): string {
   }
   return parts.join('');
 }
+
+/** Clock ticks per second of /proc's times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** The CPU seconds (user and system) a process has used, from the text of its /proc/PID/stat. */
+export function cpuSecondsOfStat(stat: string): number {
+  // The command name, in parentheses, may hold spaces and parentheses: the fields are counted after its last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}

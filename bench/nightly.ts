@@ -18,8 +18,8 @@
  *
  * Needs DATABASE_URL (a PostgreSQL server where it may create and drop databases).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -30,7 +30,15 @@ import pg from 'pg';
 import { createSandbox, formatOrdersCsv, scenarioOrders } from '@recon/sandbox';
 import { benchDatabases } from './bench-database.ts';
 import { buildRecon } from './build-recon.ts';
-import { breakdown, joinExportCsvs, spread, type Breakdown, type JobTimes, type Spread } from './nightly-figures.ts';
+import {
+  breakdown,
+  cpuSecondsOfStat,
+  joinExportCsvs,
+  spread,
+  type Breakdown,
+  type JobTimes,
+  type Spread,
+} from './nightly-figures.ts';
 import { timed, type Measure } from './timed.ts';
 
 const TARGET_ORDERS_PER_SECOND = 2000;
@@ -165,6 +173,38 @@ function startService(name: string, argv: string[], env: NodeJS.ProcessEnv, read
       }
     });
   });
+}
+
+/** CPU seconds of a process so far; 0 once it is gone. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    return cpuSecondsOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return 0;
+  }
+}
+
+interface CpuUse {
+  readonly services: number;
+  readonly sessions: number;
+}
+
+/**
+ * CPU seconds used so far by the recon processes and by the PostgreSQL sessions now open on the database (theirs,
+ * pooled; a session that has ended is not counted, so this is read while the processes still run).
+ */
+async function cpuUse(url: string, services: readonly Service[]): Promise<CpuUse> {
+  const sessions = await withClient(url, async (client) =>
+    (
+      await client.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      )
+    ).rows.map((row) => row.pid),
+  );
+  return {
+    services: services.reduce((sum, service) => sum + cpuSeconds(service.child.pid), 0),
+    sessions: sessions.reduce((sum, pid) => sum + cpuSeconds(pid), 0),
+  };
 }
 
 async function stopService(service: Service): Promise<void> {
@@ -319,10 +359,17 @@ async function main(): Promise<number> {
     });
 
     log(`machine load before the run: ${load()}`);
+    const cpuBefore = await cpuUse(url, services);
     const waited = await phase('the nightly run (recon nightly --wait)', () =>
       recon(['nightly', '--wait', '--json'], env),
     );
     const loadAfterRun = load();
+    const cpuAfter = await cpuUse(url, services);
+    const cpu = {
+      services: cpuAfter.services - cpuBefore.services,
+      // Sessions opened during the run started from nothing; those open before count from where they were.
+      sessions: Math.max(0, cpuAfter.sessions - cpuBefore.sessions),
+    };
     const ingestLogged = spread(services.flatMap((service) => service.ingestSeconds));
     const refusals = [...services[0]!.refused].map(([reason, n]) => `${n} ${reason}`).join(', ') || 'none';
     await phase('stopping the processes', async () => {
@@ -370,6 +417,8 @@ async function main(): Promise<number> {
         .toString()
         .padStart(9)}` + `           (ingest ${fmt(ingest.seconds)} s + reconcile ${fmt(reconcile.seconds)} s)`,
       `ratio run / reference   ${(f.totalSeconds / refSeconds).toFixed(2).padStart(7)}`,
+      `CPU of the run: recon serve and workers ${fmt(cpu.services)} s, their PostgreSQL sessions ${fmt(cpu.sessions)} s; ` +
+        `${fmt(((cpu.services + cpu.sessions) * 1000) / facts.orders)} s per 1,000 orders`,
       `(recon nightly --wait took ${fmt(waited.seconds)} s of wall time, its start and 0.5 s polls included)`,
       '',
       'where the time goes (seconds from the run start, or per item):',
