@@ -207,6 +207,16 @@ async function cpuUse(url: string, services: readonly Service[]): Promise<CpuUse
   };
 }
 
+/** Transactions committed on the database so far (each statement outside a transaction is one). */
+async function commits(url: string): Promise<number> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ n: string }>(
+      'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return Number(rows[0]!.n);
+  });
+}
+
 async function stopService(service: Service): Promise<void> {
   service.child.kill('SIGTERM');
   const code = await service.exited;
@@ -360,6 +370,7 @@ async function main(): Promise<number> {
 
     log(`machine load before the run: ${load()}`);
     const cpuBefore = await cpuUse(url, services);
+    const commitsBefore = await commits(url);
     const waited = await phase('the nightly run (recon nightly --wait)', () =>
       recon(['nightly', '--wait', '--json'], env),
     );
@@ -375,6 +386,8 @@ async function main(): Promise<number> {
     await phase('stopping the processes', async () => {
       for (const service of services.splice(0).reverse()) await stopService(service);
     });
+    // Sessions report their counts as they end: read once every process has stopped.
+    const commitsInRun = (await commits(url)) - commitsBefore;
     const facts = await runFacts(url);
     if (facts.state !== 'reconciled') throw new Error(`the nightly run ended ${facts.state}`);
 
@@ -418,7 +431,8 @@ async function main(): Promise<number> {
         .padStart(9)}` + `           (ingest ${fmt(ingest.seconds)} s + reconcile ${fmt(reconcile.seconds)} s)`,
       `ratio run / reference   ${(f.totalSeconds / refSeconds).toFixed(2).padStart(7)}`,
       `CPU of the run: recon serve and workers ${fmt(cpu.services)} s, their PostgreSQL sessions ${fmt(cpu.sessions)} s; ` +
-        `${fmt(((cpu.services + cpu.sessions) * 1000) / facts.orders)} s per 1,000 orders`,
+        `${fmt(((cpu.services + cpu.sessions) * 1000) / facts.orders)} s per 1,000 orders; ` +
+        `${(commitsInRun / facts.batches).toFixed(1)} transactions committed per batch`,
       `(recon nightly --wait took ${fmt(waited.seconds)} s of wall time, its start and 0.5 s polls included)`,
       '',
       'where the time goes (seconds from the run start, or per item):',
