@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Histogram } from 'prom-client';
 import { ingestExportFile } from '../ingest-files.ts';
 import type { IngestLimits } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
+import type { Schema } from '../../src/db/schema.ts';
 import { isTransientDatabaseError } from '../../src/db/sql-state.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
 import type { FileResult } from '../../src/ingest/file-result.ts';
@@ -71,30 +72,36 @@ async function ingestOnce(
   // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
   if (failure?.errorCode === 'DATABASE_TRANSIENT')
     throw new DatabaseFailedDuringLoad(`delivery ${deliveryId}: ${failure.error}`);
-  await database.db.transaction().execute(async (trx) => {
-    const delivery = await trx
-      .updateTable('recon.deliveries')
-      .set({
-        state: failure ? 'failed' : 'ingested',
-        file_id: result.fileId,
-        attempt_open: false,
-        failure: failure?.error ?? null,
-      })
-      .where('delivery_id', '=', deliveryId)
-      .returning('request_id')
-      .executeTakeFirstOrThrow();
-    await trx
-      .updateTable('recon.export_requests')
-      .set(
-        failure
-          ? { state: 'failed', failure: failure.error }
-          : { state: 'ingested', ingested_at: sql<Date>`now()`, failure: null },
-      )
-      .where('request_id', '=', delivery.request_id)
-      .where('state', '=', 'delivered')
-      .execute();
-  });
+  // A loaded file recorded its delivery in its own transaction (ingestSpooled).
+  if (result.status !== 'loaded')
+    await database.db
+      .transaction()
+      .execute((trx) => recordOutcome(trx, deliveryId, result.fileId, failure ? failure.error : null));
   return result.status;
+}
+
+/**
+ * The delivery's end, and its export request's: ingested (failure null), or failed. A loaded file records it in the
+ * file's own transaction, so its rows and its delivery's state commit together.
+ */
+async function recordOutcome(
+  db: Kysely<Schema>,
+  deliveryId: string,
+  fileId: string | null,
+  failure: string | null,
+): Promise<void> {
+  const delivery = await db
+    .updateTable('recon.deliveries')
+    .set({ state: failure ? 'failed' : 'ingested', file_id: fileId, attempt_open: false, failure })
+    .where('delivery_id', '=', deliveryId)
+    .returning('request_id')
+    .executeTakeFirstOrThrow();
+  await db
+    .updateTable('recon.export_requests')
+    .set(failure ? { state: 'failed', failure } : { state: 'ingested', ingested_at: sql<Date>`now()`, failure: null })
+    .where('request_id', '=', delivery.request_id)
+    .where('state', '=', 'delivered')
+    .execute();
 }
 
 /**
@@ -112,7 +119,10 @@ async function ingestSpooled(
     return await ingestExportFile(
       database,
       { path: spooled.path, name, arrival: { kind: 'delivery', deliveryId } },
-      options,
+      {
+        ...options,
+        beforeCommit: (connection, loaded) => recordOutcome(connection.db, deliveryId, loaded.fileId, null),
+      },
     );
   } finally {
     await spooled.remove();

@@ -34,7 +34,11 @@ export async function ingestFile(database: Database, file: ExportFile, options: 
   if (loadedBefore !== undefined) return { ...facts, status: 'duplicate', fileId: loadedBefore };
 
   try {
-    return await database.transaction((connection) => loadFile(connection, file, identity, options));
+    return await database.transaction(async (connection) => {
+      const loaded = await loadFile(connection, file, identity, options);
+      await options.beforeCommit?.(connection, loaded);
+      return loaded;
+    });
   } catch (error) {
     if (options.signal?.aborted) throw error;
     if (isConcurrentLoadOfSameBytes(error)) {

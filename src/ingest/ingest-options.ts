@@ -1,5 +1,6 @@
 import type { IngestLimits } from '../config/config.ts';
-import type { FileResult } from './file-result.ts';
+import type { Connection } from '../db/database.ts';
+import type { FileResult, LoadedFile } from './file-result.ts';
 import type { IngestProgress } from '../terminal/progress-bar.ts';
 
 /** How `recon ingest`, a delivery's ingest and the tests load export files. */
@@ -10,6 +11,11 @@ export interface IngestOptions {
   readonly onProgress?: (progress: IngestProgress) => void;
   /** Called as each file finishes, before the next starts, so a long run reports as it goes. */
   readonly onResult?: (result: FileResult) => void;
+  /**
+   * Runs in a loaded file's own transaction, before it commits: what must be written with the file's rows or not at
+   * all (the delivery the file came in, marked ingested). A failure rolls the file back as any failure of its load.
+   */
+  readonly beforeCommit?: (connection: Connection, loaded: LoadedFile) => Promise<void>;
   /** Told what a decoder accepted with a warning (bytes after the last bzip2 stream), in one line naming the file. */
   readonly onWarning?: (message: string) => void;
   /**
