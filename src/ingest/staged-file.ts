@@ -116,7 +116,11 @@ export async function mergeStaged(
     acceptedByEntry = await countAcceptedByEntry(connection);
     await analyzeStaged(connection, STAGING_TABLE);
   } else {
-    await planBulkJoins(connection, STAGING_TABLE);
+    await planBulkJoins(
+      connection,
+      STAGING_TABLE,
+      acceptedByEntry.reduce((sum, n) => sum + n, 0),
+    );
   }
   let distinct = chunks?.inserted ?? 0;
   let inserted = chunks?.inserted ?? 0;
