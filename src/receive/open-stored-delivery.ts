@@ -42,7 +42,8 @@ async function* chunks(db: Kysely<Schema>, deliveryId: string, sha256: string, b
   const hash = createHash('sha256');
   let read = 0;
   // One query per chunk: a cursor would not work on PGlite, and a chunk is large enough for its query not to matter.
-  for (let seq = 0; ; seq++) {
+  // Once the delivery's size is read there is nothing more to ask for: a delivery of one chunk is one query.
+  for (let seq = 0; read < bytes; seq++) {
     const row = await db
       .selectFrom('recon.delivery_chunks')
       .select('data')
