@@ -2,7 +2,7 @@ import { EXPORT_COLUMNS, isRetryableExecCode } from '@recon/protocol';
 import type { PaymentClient } from '../client/payment-client.ts';
 import { ServiceError } from '../client/service-error.ts';
 import { TransportError } from '../client/transport-error.ts';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { NightlyConfig } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import type { ExportCompression, Schema } from '../db/schema.ts';
@@ -45,36 +45,33 @@ const SENDS_AT_ONCE = 8;
 export async function sendUnsentRequests(deps: SendDependencies, nightlyRunId: string, now: () => Date): Promise<void> {
   const base = callbackEndpoint(deps.callbackBaseUrl).base;
   for (;;) {
-    const room = deps.nightly.exportInFlight - (await requestsInFlight(deps.database.db, nightlyRunId, now()));
-    if (room <= 0) return;
-    const claimed = await claimUnsent(deps.database.db, nightlyRunId, Math.min(room, SENDS_AT_ONCE), now());
-    if (claimed.length === 0) return;
+    const claimed = await claimUnsent(deps.database.db, nightlyRunId, deps.nightly.exportInFlight, now());
     // Every claimed request is sent, whatever happens to the others: a claimed request left unsent would wait out
     // its export timeout. A send's own failure is recorded on its request; the first failure of the database is
     // thrown once all have ended.
     const sent = await Promise.allSettled(claimed.map((request) => sendRequest(deps, request, base, now)));
     const failure = sent.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
+    // Fewer than a full group: no room, or nothing left, for more.
+    if (claimed.length < SENDS_AT_ONCE) return;
   }
 }
 
-async function requestsInFlight(db: Kysely<Schema>, nightlyRunId: string, now: Date): Promise<number> {
-  const { n } = await db
+/**
+ * The next requests to send, at most SENDS_AT_ONCE and no more than there is room for among the `inFlight`, claimed
+ * in one statement (the room is counted in it); rows another process is claiming are skipped.
+ */
+async function claimUnsent(db: Kysely<Schema>, nightlyRunId: string, inFlight: number, now: Date) {
+  const flying = db
     .selectFrom('recon.export_requests')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('nightly_run_id', '=', nightlyRunId)
     .where((eb) =>
       eb.or([
         eb('state', '=', 'delivered'),
         eb.and([eb('state', '=', 'requested'), eb('sent_at', '>', new Date(now.getTime() - IN_FLIGHT_WAIT_MS))]),
       ]),
-    )
-    .executeTakeFirstOrThrow();
-  return Number(n);
-}
-
-/** The next `limit` requests to send, claimed in one statement; rows another process is claiming are skipped. */
-async function claimUnsent(db: Kysely<Schema>, nightlyRunId: string, limit: number, now: Date) {
+    );
   const claimed = await db
     .updateTable('recon.export_requests')
     .set({ sent_at: now })
@@ -88,7 +85,7 @@ async function claimUnsent(db: Kysely<Schema>, nightlyRunId: string, limit: numb
         .where((w) => w.or([w('retry_at', 'is', null), w('retry_at', '<=', now)]))
         .orderBy('batch')
         .orderBy('attempt')
-        .limit(limit)
+        .limit(sql<number>`greatest(0, least(${SENDS_AT_ONCE}, ${inFlight} - (${flying})))`)
         .forUpdate()
         .skipLocked(),
     )
