@@ -75,20 +75,11 @@ export async function storeDelivery(
     }
     if (!isOpen(request, options.now())) throw new Refusal(404, 'token_expired', 'token expired');
 
-    const deliveryId = await nextDeliveryId(trx);
-    let seq = 0;
-    for await (const data of createReadStream(upload.path, { highWaterMark: CHUNK_BYTES })) {
-      await trx
-        .insertInto('recon.delivery_chunks')
-        .values({ delivery_id: deliveryId, seq: seq++, data: data as Buffer })
-        .execute();
-    }
     const receivedAt = options.now();
-    // The chunks' foreign key is deferred to the commit: the row is written once, with its sha256 and size.
-    await trx
+    // The row first, with its sha256 and size from the spooled file: its id comes back with it, and the chunks follow.
+    const { delivery_id: deliveryId } = await trx
       .insertInto('recon.deliveries')
       .values({
-        delivery_id: deliveryId,
         request_id: requestId,
         received_at: receivedAt,
         ...digest,
@@ -96,13 +87,21 @@ export async function storeDelivery(
         filename: upload.filename,
         fields: JSON.stringify(upload.fields),
       })
-      .execute();
+      .returning('delivery_id')
+      .executeTakeFirstOrThrow();
+    let seq = 0;
+    for await (const data of createReadStream(upload.path, { highWaterMark: CHUNK_BYTES })) {
+      await trx
+        .insertInto('recon.delivery_chunks')
+        .values({ delivery_id: deliveryId, seq: seq++, data: data as Buffer })
+        .execute();
+    }
     await trx
       .updateTable('recon.export_requests')
       .set({ state: 'delivered', delivered_at: receivedAt })
       .where('request_id', '=', requestId)
       .execute();
-    return { outcome: 'stored' as const, requestId, deliveryId, ...digest };
+    return { outcome: 'stored' as const, requestId, deliveryId: String(deliveryId), ...digest };
   });
 }
 
@@ -112,11 +111,4 @@ export async function storeDelivery(
  */
 function isOpen(request: { state: string; expires_at: Date }, now: Date): boolean {
   return (request.state === 'requested' || request.state === 'timed_out') && now <= new Date(request.expires_at);
-}
-
-async function nextDeliveryId(trx: Kysely<Schema>): Promise<string> {
-  const { rows } = await sql<{
-    id: string;
-  }>`SELECT nextval(pg_get_serial_sequence('recon.deliveries', 'delivery_id'))::text AS id`.execute(trx);
-  return rows[0]!.id;
 }
