@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalTimeZone, dateInZone, formatWallClock, isTimeZone, wallClockAt } from '@recon/protocol';
 
@@ -30,8 +31,47 @@ describe('wallClockAt', () => {
 
   it('gives astronomical years before the common era', () => {
     expect(wallClockAt(Date.UTC(-1, 0, 1), 'UTC')).toMatchObject({ year: -1, month: 1, day: 1 });
+    expect(wallClockAt(Date.UTC(-1, 0, 1), 'Europe/Paris')).toMatchObject({ year: -1, month: 1, day: 1 });
+  });
+
+  it('reads UTC, under any of its names, and fixed offsets as Intl does', () => {
+    const zones = ['UTC', 'utc', 'Etc/UTC', 'GMT', 'Zulu', '+05:30', '-03:00', '+00:00', '-00:45'];
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(-200, 0, 1), max: Date.UTC(9999, 11, 31) }),
+        fc.constantFrom(...zones),
+        (ms, zone) => {
+          expect(wallClockAt(ms, zone)).toEqual(intlWallClock(ms, zone));
+        },
+      ),
+    );
   });
 });
+
+/** The wall clock as Intl reads it, part by part: what wallClockAt does for a zone whose offset changes. */
+function intlWallClock(ms: number, timeZone: string) {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    era: 'short',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(ms);
+  const part = (type: string) => Number(parts.find((p) => p.type === type)!.value);
+  const year = part('year');
+  return {
+    year: parts.find((p) => p.type === 'era')!.value === 'BC' ? 1 - year : year,
+    month: part('month'),
+    day: part('day'),
+    hour: part('hour'),
+    minute: part('minute'),
+    second: part('second'),
+  };
+}
 
 describe('dateInZone', () => {
   it('is the calendar date in the zone, which may differ from the date in UTC', () => {
