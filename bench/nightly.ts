@@ -187,6 +187,8 @@ function cpuSeconds(pid: number | undefined): number {
 interface CpuUse {
   readonly services: number;
   readonly sessions: number;
+  /** This process: the sandbox, and the reading of the services' logs. */
+  readonly sandbox: number;
 }
 
 /**
@@ -204,6 +206,7 @@ async function cpuUse(url: string, services: readonly Service[]): Promise<CpuUse
   return {
     services: services.reduce((sum, service) => sum + cpuSeconds(service.child.pid), 0),
     sessions: sessions.reduce((sum, pid) => sum + cpuSeconds(pid), 0),
+    sandbox: cpuSeconds(process.pid),
   };
 }
 
@@ -380,6 +383,7 @@ async function main(): Promise<number> {
       services: cpuAfter.services - cpuBefore.services,
       // Sessions opened during the run started from nothing; those open before count from where they were.
       sessions: Math.max(0, cpuAfter.sessions - cpuBefore.sessions),
+      sandbox: cpuAfter.sandbox - cpuBefore.sandbox,
     };
     const ingestLogged = spread(services.flatMap((service) => service.ingestSeconds));
     const refusals = [...services[0]!.refused].map(([reason, n]) => `${n} ${reason}`).join(', ') || 'none';
@@ -433,6 +437,7 @@ async function main(): Promise<number> {
       `CPU of the run: recon serve and workers ${fmt(cpu.services)} s, their PostgreSQL sessions ${fmt(cpu.sessions)} s; ` +
         `${fmt(((cpu.services + cpu.sessions) * 1000) / facts.orders)} s per 1,000 orders; ` +
         `${(commitsInRun / facts.batches).toFixed(1)} transactions committed per batch`,
+      `CPU of the sandbox (the service, in this process) during the run: ${fmt(cpu.sandbox)} s`,
       `(recon nightly --wait took ${fmt(waited.seconds)} s of wall time, its start and 0.5 s polls included)`,
       '',
       'where the time goes (seconds from the run start, or per item):',
