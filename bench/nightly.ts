@@ -153,8 +153,8 @@ function startService(name: string, argv: string[], env: NodeJS.ProcessEnv, read
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     void exited.then((code) => reject(new Error(`${name} exited ${code} before it was ready: ${stderr.slice(-500)}`)));
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       const lines = (pending + chunk).split('\n');
       pending = lines.pop()!;
       for (const line of lines) {

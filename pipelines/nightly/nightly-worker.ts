@@ -103,26 +103,23 @@ export async function startNightlyWorker(
   ): Promise<void> => {
     workerIds.set(queue, await boss.work<T>(queue, polling, reported(queue, handler)));
   };
-  await work<{ deliveryId: string }>(
-    QUEUES.ingestDelivery,
-    async (data: { deliveryId: string }, jobLog) => {
-      const deliveryLog = jobLog.child({ delivery: data.deliveryId });
-      const nightlyRunId = await ingestDelivery(database, data.deliveryId, {
-        ...options.ingest,
-        ...(metrics ? { ingestSeconds: metrics.ingestSeconds } : {}),
-        log: deliveryLog,
-        onWarning: (message: string) => deliveryLog.warn(message),
-        onQuarantined: (_deliveryId: string, reason: string) =>
-          deliveryLog.error({ reason }, 'delivery quarantined; its batch is asked for again'),
-      });
-      if (!nightlyRunId) return;
-      // Room for one more export in flight: the service is asked for the next at once.
-      await sendUnsentRequests({ ...deps, log: deliveryLog.child({ run: nightlyRunId }) }, nightlyRunId, now);
-      if (!(await runNeedsAdvance(database.db, nightlyRunId))) return;
-      await scheduleAdvance(nightlyRunId);
-      wake(QUEUES.advanceNightlyRun);
-    },
-  );
+  await work<{ deliveryId: string }>(QUEUES.ingestDelivery, async (data: { deliveryId: string }, jobLog) => {
+    const deliveryLog = jobLog.child({ delivery: data.deliveryId });
+    const nightlyRunId = await ingestDelivery(database, data.deliveryId, {
+      ...options.ingest,
+      ...(metrics ? { ingestSeconds: metrics.ingestSeconds } : {}),
+      log: deliveryLog,
+      onWarning: (message: string) => deliveryLog.warn(message),
+      onQuarantined: (_deliveryId: string, reason: string) =>
+        deliveryLog.error({ reason }, 'delivery quarantined; its batch is asked for again'),
+    });
+    if (!nightlyRunId) return;
+    // Room for one more export in flight: the service is asked for the next at once.
+    await sendUnsentRequests({ ...deps, log: deliveryLog.child({ run: nightlyRunId }) }, nightlyRunId, now);
+    if (!(await runNeedsAdvance(database.db, nightlyRunId))) return;
+    await scheduleAdvance(nightlyRunId);
+    wake(QUEUES.advanceNightlyRun);
+  });
   await work<{ nightlyRunId: string }>(QUEUES.advanceNightlyRun, async (data: { nightlyRunId: string }, jobLog) => {
     await advanceNightlyRun({ ...deps, log: jobLog }, data.nightlyRunId);
   });
