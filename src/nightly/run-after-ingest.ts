@@ -37,18 +37,26 @@ const latest = ({ not, exists, selectFrom }: Requests) =>
  * commits last sees both, so the last batch always sends the advance that reconciles.
  */
 export async function runNeedsAdvance(db: Kysely<Schema>, nightlyRunId: string): Promise<boolean> {
-  const requestsOfRun = (states: ('requested' | 'delivered' | 'failed')[]) =>
-    db
-      .selectFrom('recon.export_requests as r')
-      .select('r.request_id')
-      .where('r.nightly_run_id', '=', nightlyRunId)
-      .where('r.state', 'in', states)
-      .where(batchOpen);
-  const { failed, waiting } = await db
-    .selectNoFrom(({ exists }) => [
-      exists(requestsOfRun(['failed']).where(latest)).as('failed'),
-      exists(requestsOfRun(['requested', 'delivered'])).as('waiting'),
+  // The first batch of each kind, not whether one exists: PostgreSQL plans an EXISTS to stop at the first row it
+  // meets, and read the run's done requests in a row to get there, where an ORDER BY batch LIMIT 1 takes one of
+  // migration 0021's partial indexes (a few dozen rows, whatever the size of the run).
+  const firstOpenBatch = (where: (qb: ReturnType<typeof openRequests>) => ReturnType<typeof openRequests>) =>
+    where(openRequests()).select('r.batch').orderBy('r.batch').limit(1);
+  const openRequests = () =>
+    db.selectFrom('recon.export_requests as r').where('r.nightly_run_id', '=', nightlyRunId).where(batchOpen);
+  const { failed, waitingSent, waitingUnsent } = await db
+    .selectNoFrom(() => [
+      firstOpenBatch((qb) => qb.where('r.state', '=', 'failed').where(latest)).as('failed'),
+      firstOpenBatch((qb) =>
+        qb.where((eb) =>
+          eb.or([
+            eb('r.state', '=', 'delivered'),
+            eb.and([eb('r.state', '=', 'requested'), eb('r.sent_at', 'is not', null)]),
+          ]),
+        ),
+      ).as('waitingSent'),
+      firstOpenBatch((qb) => qb.where('r.state', '=', 'requested').where('r.sent_at', 'is', null)).as('waitingUnsent'),
     ])
     .executeTakeFirstOrThrow();
-  return Boolean(failed) || !waiting;
+  return failed !== null || (waitingSent === null && waitingUnsent === null);
 }
