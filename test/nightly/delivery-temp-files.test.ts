@@ -82,8 +82,27 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
   const stopFailingLoads = () =>
     testDb.database.transaction((c) =>
       c.exec(
-        'DROP TRIGGER IF EXISTS fail_load ON recon.transactions; DROP FUNCTION IF EXISTS public.fail_load(); DROP SEQUENCE IF EXISTS public.load_failures;',
+        'DROP TRIGGER IF EXISTS fail_load ON recon.transactions; DROP FUNCTION IF EXISTS public.fail_load(); DROP SEQUENCE IF EXISTS public.load_failures; ' +
+          'DROP TRIGGER IF EXISTS corrupt_chunk ON recon.delivery_chunks; DROP FUNCTION IF EXISTS public.corrupt_chunk();',
       ),
+    );
+  /**
+   * Stored bytes that do not hash to the delivery's sha256 from the moment they are stored: the chunks of a delivery
+   * answering a request for `orderId` are replaced as they are written. A worker may take the delivery's job as soon
+   * as it is stored, before a test could change its bytes.
+   */
+  const corruptWhenStored = (orderId: string) =>
+    testDb.database.transaction((c) =>
+      c.exec(`
+    CREATE FUNCTION public.corrupt_chunk() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF EXISTS (SELECT 1 FROM recon.deliveries d JOIN recon.export_requests r ON r.request_id = d.request_id
+                 WHERE d.delivery_id = NEW.delivery_id AND r.order_ids = ARRAY['${orderId}']) THEN
+        NEW.data := decode('${exportGzip().toString('hex')}', 'hex');
+      END IF;
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER corrupt_chunk BEFORE INSERT ON recon.delivery_chunks FOR EACH ROW EXECUTE FUNCTION public.corrupt_chunk();`),
     );
   /** Stored bytes that no longer hash to the delivery's sha256. */
   const corruptStoredBytes = (deliveryId: string) =>
@@ -209,10 +228,10 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
       if (!skip) await stopFailingLoads();
     });
 
-    async function deliver(content: Buffer): Promise<string> {
+    async function deliver(content: Buffer, orderId = 'O1'): Promise<string> {
       const issued = await issueExportToken(testDb.database.db, {
         callbackBaseUrl: services.callbackBaseUrl,
-        orderIds: ['O1'],
+        orderIds: [orderId],
         compression: 'gzip',
         nightlyRunId: null,
         expiresAt: new Date(Date.now() + 3_600_000),
@@ -232,9 +251,9 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
       'leaves nothing after a failed job, nor after its retries, until the delivery is ingested or quarantined',
       async () => {
         await failLoads('40001', 1);
+        await corruptWhenStored('O-MISMATCH');
         const outage = await deliver(exportGzip());
-        const mismatch = await deliver(exportGzip());
-        await corruptStoredBytes(mismatch);
+        const mismatch = await deliver(exportGzip(), 'O-MISMATCH');
 
         // Both first attempts ended in a failed job, which pg-boss runs again after its retry delay (5-10 s).
         await waitUntil('both first attempts failed', async () =>
