@@ -7,6 +7,7 @@ import { inTurns } from './in-turns.ts';
 import { sliceRanges } from './slice-ranges.ts';
 import { currentGroups, planRun, type RunPlan } from './run-plan.ts';
 import { RECONCILE_LOCK } from './reconcile-lock.ts';
+import { VERDICT_COLUMNS } from './verdict-columns.ts';
 import { writeVerdictsSql, type VerdictParameters, type WrittenVerdictGroup } from './verdicts-sql.ts';
 
 export interface ReconcileOptions {
@@ -305,11 +306,11 @@ async function removeRun(trx: Kysely<Schema>, runId: string): Promise<void> {
   // The versions the run replaced or removed are current again, and looked at by the next run whatever happened.
   await trx
     .insertInto('recon.verdicts')
-    .columns([...VERSION_COLUMNS, 'recheck_at'])
+    .columns([...VERDICT_COLUMNS, 'recheck_at'])
     .expression(
       trx
         .selectFrom('recon.verdict_history')
-        .select([...VERSION_COLUMNS, sql<Date>`'-infinity'::timestamptz`.as('recheck_at')])
+        .select([...VERDICT_COLUMNS, sql<Date>`'-infinity'::timestamptz`.as('recheck_at')])
         .where('until_run_id', '=', runId),
     )
     .execute();
@@ -317,23 +318,6 @@ async function removeRun(trx: Kysely<Schema>, runId: string): Promise<void> {
   await trx.deleteFrom('recon.run_totals').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.reconciliation_runs').where('run_id', '=', runId).execute();
 }
-
-const VERSION_COLUMNS = [
-  'run_id',
-  'order_id',
-  'known_order',
-  'status',
-  'lifecycle',
-  'first_seen_run_id',
-  'first_seen_at',
-  'expected_minor',
-  'settled_minor',
-  'delta_minor',
-  'currency',
-  'transaction_ids',
-  'warnings',
-  'explanation',
-] as const;
 
 function countVerdicts(groups: readonly WrittenVerdictGroup[]) {
   const counts = Object.fromEntries(VERDICT_STATUSES.map((status) => [status, 0])) as Record<VerdictStatus, number>;

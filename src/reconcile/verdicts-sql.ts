@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { operationSql, orderFactsCtes, rangeFilter, scopeFilter, TX, type OrderIdRange } from './order-facts-sql.ts';
 import type { ReconcileScope } from './reconcile-scope.ts';
+import { VERDICT_COLUMNS } from './verdict-columns.ts';
 
 export interface VerdictParameters {
   readonly runId: string;
@@ -215,10 +216,9 @@ function alone(): RawBuilder<unknown> {
   FROM ruled r`;
 }
 
-const VERDICT_COLUMNS = sql`run_id, order_id, known_order, status, lifecycle, first_seen_run_id, first_seen_at,
-  expected_minor, settled_minor, delta_minor, currency, transaction_ids, warnings, explanation`;
+const VERDICT_COLUMN_LIST = sql.join(VERDICT_COLUMNS.map((column) => sql.ref(column)));
 
-/** The new verdict of a row of w, in the order of VERDICT_COLUMNS and recheck_at. */
+/** The new verdict of a row of w, in the order of VERDICT_COLUMN_LIST and recheck_at. */
 function newVerdictValues(runId: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`${runId}, w.order_id, w.known, w.verdict, w.lifecycle, w.first_seen_run_id, w.first_seen_at, w.expected,
     w.settled, w.delta, w.currency, w.transaction_ids, w.warnings, w.explanation, w.recheck_at`;
@@ -230,7 +230,7 @@ function newVerdictValues(runId: RawBuilder<unknown>): RawBuilder<unknown> {
  */
 function firstRunTail(runId: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`, written AS (
-  INSERT INTO recon.verdicts (${VERDICT_COLUMNS}, recheck_at)
+  INSERT INTO recon.verdicts (${VERDICT_COLUMN_LIST}, recheck_at)
   SELECT ${newVerdictValues(runId)} FROM w
   RETURNING status, lifecycle, currency, expected_minor, settled_minor, cardinality(transaction_ids) AS tx_count
 )
@@ -251,16 +251,15 @@ GROUP BY status, lifecycle, currency`;
  */
 function compareTail(runId: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`, archived AS (
-  INSERT INTO recon.verdict_history (${VERDICT_COLUMNS}, until_run_id)
-  SELECT c.run_id, c.order_id, c.known_order, c.status, c.lifecycle, c.first_seen_run_id, c.first_seen_at,
-    c.expected_minor, c.settled_minor, c.delta_minor, c.currency, c.transaction_ids, c.warnings, c.explanation, ${runId}
+  INSERT INTO recon.verdict_history (${VERDICT_COLUMN_LIST}, until_run_id)
+  SELECT ${sql.join(VERDICT_COLUMNS.map((column) => sql.ref(`c.${column}`)))}, ${runId}
   FROM recon.verdicts c JOIN w ON w.order_id = c.order_id AND w.change IN ('changed', 'removed')
 ), inserted AS (
-  INSERT INTO recon.verdicts (${VERDICT_COLUMNS}, recheck_at)
+  INSERT INTO recon.verdicts (${VERDICT_COLUMN_LIST}, recheck_at)
   SELECT ${newVerdictValues(runId)} FROM w WHERE w.change = 'new'
 ), updated AS (
   UPDATE recon.verdicts v
-  SET (${VERDICT_COLUMNS}, recheck_at) = (${newVerdictValues(sql`CASE WHEN w.change = 'changed' THEN ${runId} ELSE v.run_id END`)})
+  SET (${VERDICT_COLUMN_LIST}, recheck_at) = (${newVerdictValues(sql`CASE WHEN w.change = 'changed' THEN ${runId} ELSE v.run_id END`)})
   FROM w WHERE w.change IN ('changed', 'recheck') AND v.order_id = w.order_id
 ), removed AS (
   DELETE FROM recon.verdicts v USING w WHERE w.change = 'removed' AND v.order_id = w.order_id
