@@ -7,7 +7,7 @@ import type { CommandContext } from './command.ts';
 
 /**
  * The logger of `recon serve` and `recon worker`: records on stdout at RECON_LOG_LEVEL, JSON lines unless stdout is
- * a terminal, and never the values of the account's secret or the databases' passwords, wherever they would appear.
+ * a terminal, and never the values of the accounts' secrets or the databases' passwords, wherever they would appear.
  */
 export function serviceLogger(ctx: CommandContext, config: Config, name: string): Logger {
   return createLogger({
@@ -15,7 +15,7 @@ export function serviceLogger(ctx: CommandContext, config: Config, name: string)
     stream: ctx.stdout,
     name,
     secrets: [
-      config.service.secret,
+      ...config.service.accounts.map((account) => account.secret),
       connectionPassword(config.databaseUrl),
       connectionPassword(config.orders.databaseUrl),
       // The webhook's token-bearing path and the SMTP relay's password.

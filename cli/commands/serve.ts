@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { alertSecrets } from '../../src/alerts/alert-secrets.ts';
 import { startAlertMonitor, type AlertMonitor } from '../../src/alerts/alert-monitor.ts';
 import { redactUrl } from '../../src/alerts/redact.ts';
-import { alertsEnabled, loadConfig, type AlertConfig } from '../../src/config/config.ts';
+import { alertsEnabled, loadConfig, requireService, type AlertConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
@@ -87,7 +87,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       receiver: {
         host,
         port,
-        secret: config.service.secret!,
+        secret: requireService(config.service).accounts[0].secret,
         maxFileBytes: config.limits.maxFileBytes,
         maxUploads: config.serve.maxUploads,
         slowClient: { ...DEFAULT_SLOW_CLIENT_RULE, minBytesPerSecond: config.serve.minUploadBytesPerSecond },

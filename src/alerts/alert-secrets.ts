@@ -1,12 +1,12 @@
 import type { Config } from '../config/config.ts';
 
 /**
- * The strings no alert, delivery error or log line of the alerts may hold: the service's secret (the HASH key), the
+ * The strings no alert, delivery error or log line of the alerts may hold: every account's secret (the HASH key), the
  * SMTP relay's password, and the webhook URL's token-bearing parts (its path, query and password).
  */
 export function alertSecrets(config: Pick<Config, 'service' | 'alerts'>): string[] {
   const secrets: string[] = [];
-  if (config.service.secret) secrets.push(config.service.secret);
+  for (const account of config.service.accounts) secrets.push(account.secret);
   const { webhookUrl, email } = config.alerts;
   if (webhookUrl) {
     const url = new URL(webhookUrl);

@@ -1,4 +1,5 @@
 import { requireService, type ServiceConfig } from '../config/config.ts';
+import type { ServiceAccount } from '../config/service-accounts.ts';
 import type { Logger } from '../log/logger.ts';
 import { createPaymentClient, type PaymentClient, type PaymentClientOptions } from './payment-client.ts';
 
@@ -7,17 +8,22 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** getTransactions is a read: a dropped connection or a 5xxx the service says to retry is asked again. */
 const RETRY = { attempts: 3, baseDelayMs: 500 };
 
-/** The client of the configured payment service; a missing variable is a CONFIG error naming it. */
+/**
+ * The client of the configured payment service, signing as `account` (by default the first configured); a missing
+ * variable is a CONFIG error naming it.
+ */
 export function serviceClient(
   service: ServiceConfig,
   log?: Logger,
   observe: Pick<PaymentClientOptions, 'onAttempt'> = {},
+  account?: ServiceAccount,
 ): PaymentClient {
   const access = requireService(service);
+  const signer = account ?? access.accounts[0];
   return createPaymentClient({
     baseUrl: access.url,
-    identifier: access.identifier,
-    secret: access.secret,
+    identifier: signer.identifier,
+    secret: signer.secret,
     timeoutMs: REQUEST_TIMEOUT_MS,
     retry: RETRY,
     ...(log ? { log } : {}),

@@ -3,6 +3,7 @@ import { isTimeZone } from '@recon/protocol';
 import { z } from 'zod';
 import { ReconError } from '../errors.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/logger.ts';
+import { loadServiceAccounts, type ServiceAccount } from './service-accounts.ts';
 
 /**
  * Configuration is read once at start-up from the environment, validated, frozen and passed in.
@@ -90,6 +91,8 @@ const EnvSchema = z.object({
   RECON_SERVICE_URL: z.url({ protocol: /^https?$/ }).optional(),
   RECON_IDENTIFIER: z.string().min(1).max(32).optional(),
   RECON_SECRET: z.string().min(1).optional(),
+  RECON_ACCOUNTS: z.string().optional(),
+  RECON_ACCOUNTS_FILE: z.string().optional(),
   RECON_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   RECON_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
   RECON_HOST: z.string().min(1).default('127.0.0.1'),
@@ -211,40 +214,45 @@ export interface QueueConfig {
 /** The payment service recon talks to (its endpoints are <url>/front/service/rest/process and /export). */
 export interface ServiceConfig {
   readonly url: string | undefined;
-  readonly identifier: string | undefined;
-  /** The HASH key: signs requests, verifies notifications. */
-  readonly secret: string | undefined;
+  /**
+   * The merchant's processing accounts (RECON_ACCOUNTS, RECON_ACCOUNTS_FILE, or the pair RECON_IDENTIFIER and
+   * RECON_SECRET as one); empty when none is configured.
+   */
+  readonly accounts: readonly ServiceAccount[];
+  /** Which of RECON_IDENTIFIER and RECON_SECRET is set without the other, for requireService's message. */
+  readonly halfPair: 'RECON_IDENTIFIER' | 'RECON_SECRET' | undefined;
 }
 
-/** ServiceConfig with every variable set: what a command that calls the service needs. */
+/** ServiceConfig with everything set: what a command that calls the service needs. */
 export interface ServiceAccess {
   readonly url: string;
-  readonly identifier: string;
-  readonly secret: string;
+  /** At least one; the first is the default account (the one a single-account setup names). */
+  readonly accounts: readonly [ServiceAccount, ...ServiceAccount[]];
 }
 
-/** A command that calls the service needs all three variables: a missing one is a CONFIG error naming it, before anything is opened. */
+/** A command that calls the service needs its URL and an account: a missing one is a CONFIG error naming the variable, before anything is opened. */
 export function requireService(service: ServiceConfig): ServiceAccess {
-  const { url, identifier, secret } = service;
+  const { url, accounts } = service;
   if (url === undefined) {
     throw new ReconError(
       'CONFIG',
       "environment variable RECON_SERVICE_URL is not set: the payment service's base URL (https://...)",
     );
   }
-  if (identifier === undefined) {
-    throw new ReconError(
-      'CONFIG',
-      "environment variable RECON_IDENTIFIER is not set: the merchant account's IDENTIFIER at the service",
-    );
-  }
-  if (secret === undefined) {
+  const [first, ...rest] = accounts;
+  if (first === undefined) {
+    if (service.halfPair !== 'RECON_IDENTIFIER') {
+      throw new ReconError(
+        'CONFIG',
+        "environment variable RECON_IDENTIFIER is not set: the merchant account's IDENTIFIER at the service (or list accounts in RECON_ACCOUNTS)",
+      );
+    }
     throw new ReconError(
       'CONFIG',
       "environment variable RECON_SECRET is not set: the account's secret, which signs every request (HASH)",
     );
   }
-  return { url, identifier, secret };
+  return { url, accounts: [first, ...rest] };
 }
 
 /** `recon serve`: where it listens, what a client may hold of it, and the public URL the service posts exports to. */
@@ -352,7 +360,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       databaseUrl: e.RECON_ORDERS_DATABASE_URL,
       query: e.RECON_ORDERS_QUERY,
     }),
-    service: Object.freeze({ url: e.RECON_SERVICE_URL, identifier: e.RECON_IDENTIFIER, secret: e.RECON_SECRET }),
+    service: Object.freeze({
+      url: e.RECON_SERVICE_URL,
+      accounts: Object.freeze(loadServiceAccounts(env)),
+      halfPair:
+        (e.RECON_IDENTIFIER === undefined) === (e.RECON_SECRET === undefined)
+          ? undefined
+          : e.RECON_IDENTIFIER === undefined
+            ? ('RECON_SECRET' as const)
+            : ('RECON_IDENTIFIER' as const),
+    }),
     serve: Object.freeze({
       port: e.RECON_PORT,
       host: e.RECON_HOST,
