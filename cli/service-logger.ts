@@ -15,7 +15,7 @@ export function serviceLogger(ctx: CommandContext, config: Config, name: string)
     stream: ctx.stdout,
     name,
     secrets: [
-      ...config.service.accounts.map((account) => account.secret),
+      ...config.service.secrets,
       connectionPassword(config.databaseUrl),
       connectionPassword(config.orders.databaseUrl),
       // The webhook's token-bearing path and the SMTP relay's password.

@@ -6,7 +6,7 @@ import type { Config } from '../config/config.ts';
  */
 export function alertSecrets(config: Pick<Config, 'service' | 'alerts'>): string[] {
   const secrets: string[] = [];
-  for (const account of config.service.accounts) secrets.push(account.secret);
+  secrets.push(...config.service.secrets);
   const { webhookUrl, email } = config.alerts;
   if (webhookUrl) {
     const url = new URL(webhookUrl);

@@ -219,6 +219,8 @@ export interface ServiceConfig {
    * RECON_SECRET as one); empty when none is configured.
    */
   readonly accounts: readonly ServiceAccount[];
+  /** Every secret configured (a lone RECON_SECRET too): what logs and alerts must never show. */
+  readonly secrets: readonly string[];
   /** Which of RECON_IDENTIFIER and RECON_SECRET is set without the other, for requireService's message. */
   readonly halfPair: 'RECON_IDENTIFIER' | 'RECON_SECRET' | undefined;
 }
@@ -341,6 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'RECON_SMTP_URL is set but RECON_ALERT_EMAIL is not: set RECON_ALERT_EMAIL to the addresses alerts go to',
     );
   }
+  const accounts = loadServiceAccounts(env);
   return Object.freeze({
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.RECON_DATA_DIR),
@@ -362,7 +365,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     service: Object.freeze({
       url: e.RECON_SERVICE_URL,
-      accounts: Object.freeze(loadServiceAccounts(env)),
+      accounts: Object.freeze(accounts),
+      secrets: Object.freeze([
+        ...new Set([
+          ...accounts.map((account) => account.secret),
+          ...(e.RECON_SECRET === undefined ? [] : [e.RECON_SECRET]),
+        ]),
+      ]),
       halfPair:
         (e.RECON_IDENTIFIER === undefined) === (e.RECON_SECRET === undefined)
           ? undefined

@@ -129,3 +129,15 @@ it('says which half of the single pair is missing when a command needs the servi
     'environment variable RECON_SECRET is not set: ',
   );
 });
+
+it('lists every secret for redaction, a lone RECON_SECRET included', () => {
+  expect(loadConfig({ RECON_SECRET: 'lone-secret' }).service.secrets).toEqual(['lone-secret']);
+  const env = {
+    RECON_ACCOUNTS: JSON.stringify([
+      { identifier: 'a', secret: 'first-secret' },
+      { identifier: 'b', secret_env: 'B_SECRET' },
+    ]),
+    B_SECRET: 'second-secret',
+  };
+  expect(loadConfig(env).service.secrets).toEqual(['first-secret', 'second-secret']);
+});
