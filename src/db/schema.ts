@@ -428,6 +428,75 @@ export interface VerdictHistoryView {
   delta_after: UnitAmount | null;
 }
 
+export type ExceptionActionKind = 'ack' | 'note' | 'reopen';
+
+/** recon.exception_actions (migration 0023): the audit trail of acknowledgements, append-only (a trigger refuses the rest). */
+export interface ExceptionActionsTable {
+  action_id: Generated<string>;
+  order_id: string;
+  action: ExceptionActionKind;
+  note: string | null;
+  acted_by: string;
+  login: Generated<string>;
+  acted_at: DefaultedTimestamp;
+  status: VerdictStatus;
+  run_id: string;
+  first_seen: Timestamp | null;
+}
+
+/** recon.reporting_grants (migration 0023): what the roles step last granted, one row. */
+export interface ReportingGrantsTable {
+  singleton: Generated<boolean>;
+  reader_role: string;
+  accountant_role: string;
+  migration: string;
+  granted_at: DefaultedTimestamp;
+}
+
+/** reporting.exception_actions (migration 0023), a view of the audit trail. Read, never written. */
+export type ExceptionActionsView = Omit<ExceptionActionsTable, 'action_id' | 'login'> & {
+  action_id: string;
+  login: string;
+};
+
+/**
+ * reporting.exceptions (0005, 0022, 0023), a view: the open exceptions with their money, age and acknowledgement.
+ * The columns recon reads; the view has more (explanation, the amounts of the order).
+ */
+export interface ExceptionsView {
+  order_id: string;
+  known_order: boolean;
+  status: VerdictStatus;
+  lifecycle: Lifecycle | null;
+  first_seen: Timestamp | null;
+  age_days: number | null;
+  expected_minor: Money;
+  settled_minor: Money;
+  delta_minor: Money;
+  currency: string | null;
+  order_created_at: Timestamp | null;
+  order_status: OrderStatus | null;
+  payment_method: PaymentMethod | null;
+  order_amount_minor: Money | null;
+  run_id: string;
+  as_of: Timestamp;
+  explanation: unknown;
+  reason: string | null;
+  order_age_days: number | null;
+  expected: UnitAmount;
+  settled: UnitAmount;
+  delta: UnitAmount;
+  order_amount: UnitAmount | null;
+  at_risk_minor: Money | null;
+  at_risk: UnitAmount | null;
+  acknowledged: boolean;
+  acknowledged_by: string | null;
+  acknowledged_at: Timestamp | null;
+  last_note: string | null;
+  last_note_by: string | null;
+  last_note_at: Timestamp | null;
+}
+
 /** Bootstrapped by migrate.ts itself, before the first migration. */
 export interface SchemaMigrationsTable {
   name: string;
@@ -456,8 +525,12 @@ export interface Schema {
   'recon.callback_probes': CallbackProbesTable;
   'recon.alerts': AlertsTable;
   'recon.prunes': PrunesTable;
+  'recon.exception_actions': ExceptionActionsTable;
+  'recon.reporting_grants': ReportingGrantsTable;
   'recon.current_verdicts': CurrentVerdictsView;
   'recon.verdict_versions': VerdictVersionsView;
   'reporting.reconciliation': ReconciliationView;
   'reporting.verdict_history': VerdictHistoryView;
+  'reporting.exceptions': ExceptionsView;
+  'reporting.exception_actions': ExceptionActionsView;
 }

@@ -30,7 +30,6 @@ const ACCOUNTANTS_VIEW =
 const UNTYPED: Readonly<Record<string, string>> = {
   'reporting.transactions': ACCOUNTANTS_VIEW,
   'reporting.orders': ACCOUNTANTS_VIEW,
-  'reporting.exceptions': ACCOUNTANTS_VIEW,
   'reporting.exception_ageing': ACCOUNTANTS_VIEW,
   'reporting.daily_summary': ACCOUNTANTS_VIEW,
   'reporting.settlement_daily': ACCOUNTANTS_VIEW,

@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Connection, Database } from '../../src/db/database.ts';
 import type {
   FilesTable,
@@ -11,6 +11,7 @@ import type {
 /** Every view of schema reporting, in name order. */
 export const REPORTING_VIEWS = [
   'daily_summary',
+  'exception_actions',
   'exception_ageing',
   'exceptions',
   'files',
@@ -482,6 +483,10 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
       },
     ])
     .execute();
+  // An accountant looked at O1: the audit trail has a row, and O1 reads as acknowledged.
+  await sql`SELECT reporting.exception_action('O1', 'ack', 'asked the shop for the missing 2.50 EUR', 'alice')`.execute(
+    db,
+  );
 
   return {
     asOf1,
