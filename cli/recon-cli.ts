@@ -44,6 +44,10 @@ const COMMANDS: Record<
     summary: 'start (or attach to) the nightly run of a date, and optionally wait for it',
     load: () => import('./commands/nightly.ts'),
   },
+  exceptions: {
+    summary: 'acknowledge open exceptions with a note, reopen them, list them with their acknowledgement',
+    load: () => import('./commands/exceptions.ts'),
+  },
   runs: { summary: 'list the nightly runs with their export requests', load: () => import('./commands/runs.ts') },
   prune: {
     summary: 'delete delivered bytes and reconciliation runs past their retention (--dry-run counts them)',

@@ -1,6 +1,13 @@
 /** The SQLSTATEs recon branches on, by name (PostgreSQL's Appendix A). */
 export const SQL_STATE = {
   uniqueViolation: '23505',
+  invalidParameterValue: '22023',
+  insufficientPrivilege: '42501',
+  // reporting.exception_action's own (migration 0023): class RC is no standard class.
+  exceptionNoVerdict: 'RC001',
+  exceptionNotOpen: 'RC002',
+  exceptionNotAcknowledged: 'RC003',
+  exceptionNoteRequired: 'RC004',
 } as const;
 
 /** The SQLSTATE a database error carries, if it is one. */

@@ -1,0 +1,38 @@
+import type { ExceptionList } from '../exceptions/exception-list.ts';
+import { formatTextTable } from './text-table.ts';
+
+const NOTE_WIDTH = 60;
+
+/**
+ * `recon exceptions list` as a table, oldest first, then how many more the limit left out. The money at risk is in
+ * the currency's unit; an acknowledged exception says by whom.
+ */
+export function formatExceptionTable(list: ExceptionList): string {
+  if (list.total === 0) return 'no open exception matches';
+  const table = formatTextTable(
+    ['order', 'status', 'at risk', 'currency', 'order age', 'first seen', 'acknowledged', 'last note'],
+    list.items.map((item) => [
+      item.orderId,
+      item.status,
+      item.atRisk ?? '?',
+      item.currency,
+      item.orderAgeDays === null ? null : `${item.orderAgeDays} d`,
+      item.firstSeen === null ? null : item.firstSeen.toISOString().slice(0, 10),
+      item.acknowledged ? `by ${item.acknowledgedBy ?? '?'}` : 'no',
+      item.lastNote === null ? null : shorten(item.lastNote),
+    ]),
+    [2, 4],
+  );
+  const more = list.total - list.items.length;
+  return more > 0 ? `${table}\n${more} more not shown (of ${list.total}): raise --limit, or filter` : table;
+}
+
+/** One JSON document: amounts as digit strings of minor units and as decimal strings, instants in ISO 8601. */
+export function formatExceptionJson(list: ExceptionList): string {
+  return JSON.stringify({ total: list.total, shown: list.items.length, exceptions: list.items });
+}
+
+function shorten(text: string): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length <= NOTE_WIDTH ? line : `${line.slice(0, NOTE_WIDTH - 1)}…`;
+}
