@@ -5,6 +5,7 @@ import { checkOrderId, parseOrderIdsFile, uniqueOrderIds } from '../../src/backf
 import { serviceClient } from '../../src/client/service-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
 import { printable } from '../../src/report/report-table.ts';
@@ -60,6 +61,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     await migrate(database);
+    await grantReportingRoles(database, config.reportingRoles);
     const result = await backfill(database, client, {
       orderIds,
       batchSize: config.nightly.exportBatchSize,

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { VERDICT_STATUSES, type ExceptionActionKind, type VerdictStatus } from '../../src/db/schema.ts';
 import { ReconError } from '../../src/errors.ts';
@@ -101,9 +102,11 @@ async function withDatabase(
   ctx: CommandContext,
   work: (database: Awaited<ReturnType<typeof openDatabase>>) => Promise<number>,
 ): Promise<number> {
-  const database = await openDatabase(loadConfig(ctx.env));
+  const config = loadConfig(ctx.env);
+  const database = await openDatabase(config);
   try {
     await migrate(database);
+    await grantReportingRoles(database, config.reportingRoles);
     return await work(database);
   } finally {
     await database.close();

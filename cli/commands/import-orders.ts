@@ -1,6 +1,7 @@
 import { importOrderFiles } from '../../pipelines/import-orders.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
 import type { OrderImportResult } from '../../src/orders/order-import-result.ts';
@@ -49,6 +50,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   let finished = 0;
   try {
     await migrate(database);
+    await grantReportingRoles(database, config.reportingRoles);
     const results = await importOrderFiles(database, positionals, {
       limits: config.limits,
       signal: ctx.signal,

@@ -1,6 +1,7 @@
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
 import { createWallTimeResolver } from '../../src/normalize/wall-time-resolver.ts';
@@ -46,6 +47,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   let finished = 0;
   try {
     await migrate(database);
+    await grantReportingRoles(database, config.reportingRoles);
     const results = await ingestFiles(database, positionals, {
       timezone,
       limits: config.limits,

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -8,7 +9,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { values } = parseCommandArgs(ctx.argv, { help: { type: 'boolean', short: 'h' } });
   if (values.help) {
     ctx.stdout.write(
-      'usage: recon migrate\n\nApplies the pending SQL migrations of sql/migrations to DATABASE_URL (or the embedded database).\n',
+      'usage: recon migrate\n\nApplies the pending SQL migrations of sql/migrations to DATABASE_URL (or the embedded database), then grants the\nreporting schema to RECON_READER_ROLE and RECON_ACCOUNTANT_ROLE (PostgreSQL only).\n',
     );
     return EXIT.ok;
   }
@@ -16,6 +17,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     const applied = await migrate(database);
+    // Always, whatever was granted before: the way to restore grants someone changed by hand.
+    await grantReportingRoles(database, config.reportingRoles, { force: true });
     ctx.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'database is up to date\n');
     return EXIT.ok;
   } finally {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dateInZone, isCalendarDate } from '@recon/protocol';
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { isTransientDatabaseError } from '../../src/db/sql-state.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
@@ -53,6 +54,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     await migrate(database);
+    await grantReportingRoles(database, config.reportingRoles);
     const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds });
     let started: { nightlyRunId: string; created: boolean };
     try {

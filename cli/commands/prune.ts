@@ -1,5 +1,6 @@
 import { loadConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { describeError } from '../../src/errors.ts';
 import { prune } from '../../src/retention/prune.ts';
@@ -52,6 +53,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   };
   try {
     await migrate(database);
+    await grantReportingRoles(database, config.reportingRoles);
     const now = new Date();
     // A dry run writes nothing at all, not even its own record.
     const pruneId = dryRun ? undefined : await startCommandPrune(database.db, now);

@@ -4,6 +4,7 @@ import { startAlertMonitor, type AlertMonitor } from '../../src/alerts/alert-mon
 import { redactUrl } from '../../src/alerts/redact.ts';
 import { alertsEnabled, loadConfig, requireService, type AlertConfig } from '../../src/config/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
 import { startAdminListener, type AdminListener } from '../../src/admin/admin-listener.ts';
@@ -71,6 +72,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   try {
     await removeStaleTempFolders();
     await migrate(database);
+    await grantReportingRoles(database, config.reportingRoles);
     registerNightlyMetrics(metrics, database.db, {
       schedule: config.nightly.schedule,
       timezone: config.nightly.scheduleTimezone,

@@ -28,6 +28,14 @@ const retentionDays = z.coerce
   .min(1, { error: DAYS_MESSAGE })
   .max(36_500, { error: DAYS_MESSAGE });
 const timeZone = z.string().min(1).refine(isTimeZone, 'expected an IANA time zone such as Europe/Paris');
+/** A PostgreSQL role recon creates and grants to: a plain lower-case identifier, never one of PostgreSQL's own (pg_). */
+const roleName = z
+  .string()
+  .trim()
+  .regex(
+    /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/,
+    'expected a role name: lower-case letters, digits and _, starting with a letter or _, at most 63 characters, not pg_...',
+  );
 
 /**
  * A connection string pg can use, checked here so that a typo is a configuration error naming the variable: a
@@ -139,6 +147,8 @@ const EnvSchema = z.object({
   RECON_DELIVERY_RETENTION_DAYS: retentionDays.default(90),
   // Two fiscal years and a margin: an auditor's questions about last year's books still find their runs.
   RECON_RUN_RETENTION_DAYS: retentionDays.default(800),
+  RECON_READER_ROLE: roleName.default('recon_reader'),
+  RECON_ACCOUNTANT_ROLE: roleName.default('recon_accountant'),
 });
 
 export interface Config {
@@ -159,6 +169,15 @@ export interface Config {
   readonly admin: AdminConfig;
   readonly alerts: AlertConfig;
   readonly retention: RetentionConfig;
+  readonly reportingRoles: ReportingRolesConfig;
+}
+
+/** The roles of this database's reporting schema (PostgreSQL only): distinct names keep two databases apart. */
+export interface ReportingRolesConfig {
+  /** Reads the reporting views. */
+  readonly reader: string;
+  /** Reads what the reader reads, and acknowledges exceptions through reporting.exception_action. */
+  readonly accountant: string;
 }
 
 /** How long recon keeps what it no longer needs to run: `recon prune` and recon serve's daily prune remove the rest. */
@@ -343,6 +362,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'RECON_SMTP_URL is set but RECON_ALERT_EMAIL is not: set RECON_ALERT_EMAIL to the addresses alerts go to',
     );
   }
+  if (e.RECON_READER_ROLE === e.RECON_ACCOUNTANT_ROLE) {
+    throw new ReconError(
+      'CONFIG',
+      `RECON_READER_ROLE and RECON_ACCOUNTANT_ROLE are both ${e.RECON_READER_ROLE}: the reader may not write, so they need two names`,
+    );
+  }
   const accounts = loadServiceAccounts(env);
   return Object.freeze({
     databaseUrl: e.DATABASE_URL,
@@ -415,5 +440,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       lateHours: e.RECON_ALERT_LATE_HOURS,
     }),
     retention: Object.freeze({ deliveryDays: e.RECON_DELIVERY_RETENTION_DAYS, runDays: e.RECON_RUN_RETENTION_DAYS }),
+    reportingRoles: Object.freeze({ reader: e.RECON_READER_ROLE, accountant: e.RECON_ACCOUNTANT_ROLE }),
   });
 }

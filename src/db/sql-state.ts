@@ -3,6 +3,7 @@ export const SQL_STATE = {
   uniqueViolation: '23505',
   invalidParameterValue: '22023',
   insufficientPrivilege: '42501',
+  duplicateObject: '42710',
   // reporting.exception_action's own (migration 0023): class RC is no standard class.
   exceptionNoVerdict: 'RC001',
   exceptionNotOpen: 'RC002',
