@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_REPORTING_ROLES, grantReportingRoles } from '../../src/db/reporting-roles.ts';
 import { packageRoot } from '../../src/package-root.ts';
 import { seedReporting } from '../reporting/reporting-seed.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
@@ -11,7 +12,8 @@ const blocks = readMarkdown(page).blocks.filter((block) => block.language === 's
 /**
  * The worked SQL of docs/reporting.md runs as written, on a migrated database holding a small history of runs,
  * files and verdicts. On PostgreSQL it runs as the accountants' role, recon_reader, which may read the views of
- * reporting and nothing else: a query that needs more would not work for the readers the page is written for.
+ * reporting and nothing else: a query that needs more would not work for the readers the page is written for. The
+ * calls of reporting.exception_action run as recon_accountant, which may call it.
  */
 describe.each(BACKENDS)('docs/reporting.md on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
@@ -20,6 +22,8 @@ describe.each(BACKENDS)('docs/reporting.md on %s', (backend) => {
     if (skip) return;
     testDb = await createTestDatabase(backend);
     await seedReporting(testDb.database);
+    // The accountants' role exists once the roles step has run, as every command start runs it.
+    await grantReportingRoles(testDb.database, DEFAULT_REPORTING_ROLES);
   });
   afterAll(async () => testDb?.drop());
 
@@ -31,7 +35,9 @@ describe.each(BACKENDS)('docs/reporting.md on %s', (backend) => {
     'runs the ```sql block of line %i',
     async (_line, text) => {
       await testDb.database.transaction(async (connection) => {
-        if (backend === 'postgres') await connection.query('SET LOCAL ROLE recon_reader');
+        // Acting on an exception takes the accountant's role; every other query runs as a reader.
+        const role = text.includes('reporting.exception_action(') ? 'recon_accountant' : 'recon_reader';
+        if (backend === 'postgres') await connection.query(`SET LOCAL ROLE ${role}`);
         await connection.query(text);
       });
     },
