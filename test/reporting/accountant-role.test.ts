@@ -207,3 +207,57 @@ describe.skipIf(!hasPostgres)('reader roles per database on postgres', () => {
     }
   });
 });
+
+/**
+ * Roles are cluster-wide: another database may create the same role while this one grants. The race is forced: a
+ * transaction of another database creates the role and stays open, the roles step's CREATE ROLE then waits on it
+ * (seen in pg_stat_activity, no sleep), the other commits, and the step must go on without an error.
+ */
+describe.skipIf(!hasPostgres)('the roles step beside another database creating the same role', () => {
+  const roles = { reader: `reader_${unique()}`, accountant: `accountant_${unique()}` };
+  let mine: TestDatabase;
+  let other: TestDatabase;
+  beforeAll(async () => {
+    mine = await createTestDatabase('postgres');
+    other = await createTestDatabase('postgres');
+  });
+  afterAll(async () => {
+    await mine?.drop();
+    await other?.drop();
+    for (const role of [roles.reader, roles.accountant]) await adminQuery(`DROP ROLE IF EXISTS ${role}`);
+  });
+
+  it('tolerates the role being created by the other database meanwhile', async () => {
+    const creator = await connect(other.env.DATABASE_URL!);
+    const observer = await connect(other.env.DATABASE_URL!);
+    try {
+      await creator.query('BEGIN');
+      await creator.query(`CREATE ROLE ${roles.reader} NOLOGIN`);
+      const granting = grantReportingRoles(mine.database, roles);
+      // The step's CREATE ROLE waits for the creator's transaction: found by its lock wait on this server.
+      for (;;) {
+        const { rows } = await observer.query<{ waiting: boolean }>(
+          `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'
+             AND query LIKE 'CREATE ROLE%') AS waiting`,
+          [new URL(mine.env.DATABASE_URL!).pathname.slice(1)],
+        );
+        if (rows[0]!.waiting) break;
+      }
+      await creator.query('COMMIT');
+      expect(await granting).toBe('granted');
+      const recon = await connect(mine.env.DATABASE_URL!);
+      try {
+        const { rows } = await recon.query<{ reads: boolean }>(
+          "SELECT has_table_privilege($1, 'reporting.exceptions', 'SELECT') AS reads",
+          [roles.reader],
+        );
+        expect(rows).toEqual([{ reads: true }]);
+      } finally {
+        await recon.end();
+      }
+    } finally {
+      await creator.end();
+      await observer.end();
+    }
+  });
+});
