@@ -87,7 +87,9 @@ COMMENT ON COLUMN reporting.exception_actions.first_seen IS 'When the exception 
 -- an open exception, RC003 not acknowledged, RC004 a note is required; 22023 an unknown action.
 -- SECURITY DEFINER with a fixed search_path and every name qualified: it runs as recon's own role, so that the
 -- accountant needs no right on schema recon, and nothing the caller puts on their search_path can stand in.
-CREATE FUNCTION reporting.exception_action(order_id text, action text, note text DEFAULT NULL, actor text DEFAULT NULL)
+-- OR REPLACE: schema reporting outlives a DROP SCHEMA recon CASCADE (a function body depends on nothing), and
+-- migrating such a database from zero again must not stop here.
+CREATE OR REPLACE FUNCTION reporting.exception_action(order_id text, action text, note text DEFAULT NULL, actor text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_variable
