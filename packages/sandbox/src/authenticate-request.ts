@@ -1,21 +1,18 @@
 import { missingParameter, ProtocolError, verifyHash, type Params } from '@recon/protocol';
 import { ProcessRefusal } from './process/process-answer.ts';
-
-export interface SandboxAccount {
-  readonly identifier: string;
-  readonly secret: string;
-}
+import type { SandboxAccount, SandboxAccounts } from './sandbox-accounts.ts';
 
 /**
- * The envelope check both endpoints make before reading anything else: IDENTIFIER, then HASH, so a caller
- * without the secret learns nothing about the rest of its request. Throws ProtocolError 1001 (missing) or
- * 1003 (HASH), or ProcessRefusal 3001 for an account the sandbox does not serve.
+ * The envelope check both endpoints make before reading anything else: IDENTIFIER, then HASH with that account's
+ * secret, so a caller without the secret learns nothing about the rest of its request. Returns the account; throws
+ * ProtocolError 1001 (missing) or 1003 (HASH), or ProcessRefusal 3001 for an account the sandbox does not serve.
  */
-export function authenticateRequest(account: SandboxAccount, params: Params): void {
+export function authenticateRequest(accounts: SandboxAccounts, params: Params): SandboxAccount {
   const identifier = params['IDENTIFIER'];
   if (typeof identifier !== 'string' || identifier === '') throw missingParameter('IDENTIFIER');
   if (params['HASH'] === undefined) throw missingParameter('HASH');
-  if (identifier !== account.identifier) {
+  const account = accounts.find(identifier);
+  if (!account) {
     throw new ProcessRefusal(
       '3001',
       `IDENTIFIER ${JSON.stringify(identifier)} names no active account of this service`,
@@ -26,4 +23,5 @@ export function authenticateRequest(account: SandboxAccount, params: Params): vo
       field: 'HASH',
     });
   }
+  return account;
 }

@@ -4,6 +4,18 @@
  * scenario with its oracle (the verdicts recon must give). Recon's product code never imports it.
  */
 export { createSandbox, type Sandbox, type SandboxEvent, type SandboxOptions } from './sandbox.ts';
+export {
+  createSandboxAccounts,
+  type ExportScope,
+  type SandboxAccount,
+  type SandboxAccounts,
+} from './sandbox-accounts.ts';
+export {
+  instalmentAndWalletAccounts,
+  INSTALMENT_ACCOUNT_IDENTIFIER,
+  SCENARIO_ACCOUNT_GROUP,
+  WALLET_ACCOUNT_IDENTIFIER,
+} from './scenario/instalment-and-wallet-accounts.ts';
 export { createSandboxClock, type SandboxClock, type SandboxClockOptions } from './clock.ts';
 export { createSandboxStore, type SandboxStore, type SandboxTransaction } from './store.ts';
 export {

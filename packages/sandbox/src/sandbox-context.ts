@@ -1,11 +1,11 @@
 import type { SandboxClock } from './clock.ts';
 import type { NotificationOutbox } from './notifications/notification-outbox.ts';
+import type { SandboxAccounts } from './sandbox-accounts.ts';
 import type { SandboxStore, SandboxTransaction } from './store.ts';
 
-/** What the sandbox's operations share: one account, its store and clock, and where notifications go. */
+/** What the sandbox's operations share: the accounts it serves, its store and clock, and where notifications go. */
 export interface SandboxContext {
-  readonly identifier: string;
-  readonly secret: string;
+  readonly accounts: SandboxAccounts;
   /** The label the service sends to the bank network, echoed as DESCRIPTOR. */
   readonly descriptor: string;
   readonly store: SandboxStore;

@@ -22,14 +22,20 @@ import { neverThrowing } from './never-throwing.ts';
 import { handleProcessRequest } from './process/handle-process-request.ts';
 import { seedScenario, type ScenarioSummary } from './scenario/seed-scenario.ts';
 import type { ProcessAnswer } from './process/process-answer.ts';
+import { createSandboxAccounts, type SandboxAccount, type SandboxAccounts } from './sandbox-accounts.ts';
 import type { SandboxContext } from './sandbox-context.ts';
 import { createSandboxStore, type SandboxStore } from './store.ts';
 import { expireOverdueApprovals } from './time-rules.ts';
 
 export interface SandboxOptions {
-  /** The one merchant account the sandbox serves (IDENTIFIER) and its secret (the HASH key). */
-  readonly identifier: string;
-  readonly secret: string;
+  /**
+   * The merchant accounts served, each with its IDENTIFIER, its secret (the HASH key of its requests and of its
+   * transactions' notifications), an optional group (exported together with SCOPE=CLIENTSGROUP) and the payment
+   * methods it is enabled for (both when absent). Or a single account given as `identifier` and `secret`.
+   */
+  readonly accounts?: readonly SandboxAccount[];
+  readonly identifier?: string;
+  readonly secret?: string;
   /** The merchant's notification URL; without it notifications are recorded, not sent. */
   readonly notifyUrl?: string;
   /** SMTP server for MAILTO exports. */
@@ -79,6 +85,8 @@ export interface Sandbox {
   close(): Promise<void>;
   readonly clock: SandboxClock;
   readonly store: SandboxStore;
+  /** The accounts served, as given (one for `identifier` and `secret`). */
+  readonly accounts: readonly SandboxAccount[];
   /** What the seeder created, when `seed` was given. */
   readonly scenario: ScenarioSummary | undefined;
   readonly notifications: {
@@ -99,6 +107,7 @@ export interface Sandbox {
 const DEFAULT_DESCRIPTOR = 'RECON SANDBOX';
 
 export function createSandbox(options: SandboxOptions): Sandbox {
+  const accounts = accountsOf(options);
   const basePath = normalizeBasePath(options.basePath ?? '');
   const clock = options.clock ?? createSandboxClock();
   const store = createSandboxStore();
@@ -106,8 +115,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const outbox = createNotificationOutbox({
     ...(options.notificationRetry ? { retry: options.notificationRetry } : {}),
     url: options.notifyUrl,
+    // Each notification is signed with the secret of the account its transaction was made on.
     encode: (fields) => {
-      const body = encodeNotification(fields, options.secret);
+      const body = encodeNotification(fields, accounts.find(fields['IDENTIFIER'] ?? '')!.secret);
       return { body, fields: decodeNotification(body) };
     },
     onEvent: (event) => emit({ type: 'notification', event }),
@@ -127,8 +137,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   }
   let externalReferences = 0;
   const ctx: SandboxContext = {
-    identifier: options.identifier,
-    secret: options.secret,
+    accounts,
     descriptor: options.descriptor ?? DEFAULT_DESCRIPTOR,
     store,
     clock,
@@ -142,8 +151,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           {
             store,
             clock,
-            identifier: options.identifier,
-            secret: options.secret,
+            accounts,
             notify: (transaction) => notifyOperation(ctx, transaction),
           },
           { seed: options.seed, ...(options.seedOrders === undefined ? {} : { orders: options.seedOrders }) },
@@ -157,8 +165,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const exportContext: GetTransactionsContext = {
     store,
     clock,
-    identifier: options.identifier,
-    secret: options.secret,
+    accounts,
     deliveries: exportDeliveries,
     ...(options.smtp ? { smtp: options.smtp } : {}),
     callbacks,
@@ -209,6 +216,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
     clock,
     store,
+    accounts: accounts.list,
     scenario,
     notifications: { deliveries: () => outbox.deliveries(), idle: () => outbox.idle() },
     exports: { idle: () => exportDeliveries.idle() },
@@ -216,6 +224,20 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     getTransactions: (body) => handleExportRequest(exportContext, body),
     finishCardholderStep: (transactionId, outcome) => finishCardholderStep(ctx, transactionId, outcome),
   };
+}
+
+function accountsOf(options: SandboxOptions): SandboxAccounts {
+  const { accounts, identifier, secret } = options;
+  if (accounts !== undefined) {
+    if (identifier !== undefined || secret !== undefined) {
+      throw new TypeError('give the sandbox accounts, or one account as identifier and secret: not both');
+    }
+    return createSandboxAccounts(accounts);
+  }
+  if (identifier === undefined || secret === undefined) {
+    throw new TypeError('the sandbox needs accounts, or one account as identifier and secret');
+  }
+  return createSandboxAccounts([{ identifier, secret }]);
 }
 
 /** '' or '/a/b' without a trailing slash, so routes can be appended. */

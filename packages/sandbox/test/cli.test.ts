@@ -300,6 +300,63 @@ describe('recon-sandbox (CLI)', () => {
     expect(cli.stderr()).toContain('sandbox: account SEEDED; notifications recorded, not sent (no --notify-url)');
   });
 
+  it('serves the accounts of --accounts, or of RECON_SANDBOX_ACCOUNTS with secrets read from variables', async () => {
+    const accounts = JSON.stringify([
+      { identifier: 'CLI-INSTAL', secret_env: 'INSTAL_KEY', group: 'cli', payment_methods: ['instalment'] },
+      { identifier: 'CLI-WALLET', secret: 'wallet-key', group: 'cli' },
+    ]);
+    const byFlag = await startCli(['--port', '0', '--accounts', accounts, '--seed', '5'], { INSTAL_KEY: 'instal-key' });
+    await byFlag.stderrMatching(/seeded scenario 5/);
+    expect(byFlag.stderr()).toContain('sandbox: accounts CLI-INSTAL (group cli; instalment), CLI-WALLET (group cli);');
+    expect(byFlag.stderr()).not.toContain('instal-key');
+    const wallet = await postSigned(
+      byFlag.baseUrl,
+      'payment',
+      walletParams({ IDENTIFIER: 'CLI-WALLET' }),
+      'wallet-key',
+    );
+    expect(wallet).toMatchObject({ EXECCODE: '0002' });
+    const refused = await postSigned(
+      byFlag.baseUrl,
+      'payment',
+      walletParams({ IDENTIFIER: 'CLI-INSTAL' }),
+      'instal-key',
+    );
+    expect(refused).toMatchObject({ EXECCODE: '3001' });
+    expect(await stop(byFlag, 'SIGTERM')).toBe(0);
+
+    const byVariable = await startCli(['--port', '0'], { RECON_SANDBOX_ACCOUNTS: accounts, INSTAL_KEY: 'instal-key' });
+    await byVariable.stderrMatching(/sandbox: accounts CLI-INSTAL \(group cli; instalment\), CLI-WALLET/);
+    expect(await stop(byVariable, 'SIGTERM')).toBe(0);
+  });
+
+  it.each([
+    [['--accounts', '[{"identifier":"A","secret":"s"}]', '--secret', 'x'], /drop --identifier and --secret/],
+    [['--accounts', '{not json: "hidden-secret"}'], /invalid --accounts: not valid JSON/],
+    [['--accounts', '[{"identifier":"A"}]'], /account 1: expected exactly one of secret or secret_env/],
+    [['--accounts', '[{"identifier":"A","secret_env":"UNSET_KEY"}]'], /reads its secret from UNSET_KEY/],
+    [['--accounts', '[{"identifier":"A","secret":"s"},{"identifier":"A","secret":"t"}]'], /A is listed twice/],
+    [
+      ['--accounts', '[{"identifier":"A","secret":"s","payment_methods":["instalment"]}]', '--seed', '1'],
+      /no account serves wallet/,
+    ],
+  ])('refuses accounts %j with exit 1, never quoting a secret', async (args, message) => {
+    const { code, stderr } = await run(args);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(message);
+    expect(stderr).not.toContain('hidden-secret');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('refuses RECON_SANDBOX_ACCOUNTS beside RECON_SANDBOX_SECRET', async () => {
+    const { code, stderr } = await run([], {
+      RECON_SANDBOX_ACCOUNTS: '[{"identifier":"A","secret":"s"}]',
+      RECON_SANDBOX_SECRET: 'x',
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain('unset RECON_SANDBOX_IDENTIFIER and RECON_SANDBOX_SECRET');
+  });
+
   it.each([
     [['--port', 'eighty'], /invalid --port/],
     [['--identifier', 'x'.repeat(33)], /invalid --identifier/],

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createSandbox, type SandboxEvent } from '../sandbox.ts';
+import { createSandbox, type Sandbox, type SandboxEvent, type SandboxOptions } from '../sandbox.ts';
+import type { SandboxAccount } from '../sandbox-accounts.ts';
 import { SandboxError } from '../sandbox-error.ts';
 import { formatOrdersCsv } from '../scenario/orders-csv.ts';
 import { scenarioOrders } from '../scenario/scenario-orders.ts';
@@ -26,6 +27,11 @@ options (each also read from the environment variable shown; flags win):
   --host H             address to listen on                    RECON_SANDBOX_HOST (127.0.0.1)
   --identifier ID      the merchant account's IDENTIFIER       RECON_SANDBOX_IDENTIFIER (sandbox-merchant)
   --secret S           the account's secret (HASH key)         RECON_SANDBOX_SECRET (sandbox-secret)
+  --accounts JSON      several accounts instead, as recon's    RECON_SANDBOX_ACCOUNTS (none)
+                       RECON_ACCOUNTS lists them: [{"identifier",
+                       "secret" or "secret_env", "group"?,
+                       "payment_methods"?: ["instalment"|"wallet"]}];
+                       SCOPE=CLIENTSGROUP exports a group
   --notify-url URL     where notifications are POSTed          RECON_SANDBOX_NOTIFY_URL (none: recorded only)
   --smtp HOST:PORT     SMTP server for MAILTO exports          RECON_SANDBOX_SMTP (none: MAILTO refused)
   --seed N             start with the deterministic scenario   RECON_SANDBOX_SEED (none: empty)
@@ -71,9 +77,8 @@ export async function runSandboxCommand(ctx: SandboxCommandContext): Promise<num
     );
   }
   if (ordersOut !== undefined) await checkFolder(ordersOut);
-  const sandbox = createSandbox({
-    identifier: settings.identifier,
-    secret: settings.secret,
+  const sandbox = createSandboxForCommand({
+    accounts: settings.accounts,
     ...(settings.notifyUrl ? { notifyUrl: settings.notifyUrl } : {}),
     ...(settings.smtp ? { smtp: parseSmtp(settings.smtp) } : {}),
     ...(seed === undefined ? {} : { seed }),
@@ -103,7 +108,7 @@ export async function runSandboxCommand(ctx: SandboxCommandContext): Promise<num
   const notifications = settings.notifyUrl
     ? `notifications to ${settings.notifyUrl}`
     : 'notifications recorded, not sent (no --notify-url)';
-  ctx.stderr.write(`sandbox: account ${settings.identifier}; ${notifications}\n`);
+  ctx.stderr.write(`sandbox: ${describeAccounts(settings.accounts)}; ${notifications}\n`);
   if (sandbox.scenario) {
     const { seed: used, orderIds, transactionCount } = sandbox.scenario;
     ctx.stderr.write(`sandbox: seeded scenario ${used}: ${orderIds.length} orders, ${transactionCount} transactions\n`);
@@ -111,6 +116,18 @@ export async function runSandboxCommand(ctx: SandboxCommandContext): Promise<num
   await abortion(ctx.signal);
   await sandbox.close();
   return 0;
+}
+
+/** An account list the sandbox refuses (a method no account serves for the scenario, say) is a usage error. */
+function createSandboxForCommand(options: SandboxOptions): Sandbox {
+  try {
+    return createSandbox(options);
+  } catch (error) {
+    if (error instanceof RangeError || error instanceof TypeError) {
+      throw new SandboxError('USAGE', `invalid accounts: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
 }
 
 async function checkFolder(file: string): Promise<void> {
@@ -150,6 +167,18 @@ function oneLine(error: unknown): string {
       ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}`
       : String(error);
   return message.replace(/\s*\n\s*/g, ' ');
+}
+
+/** `account shop`, or `accounts a (group g; instalment), b (wallet)`: never a secret. */
+function describeAccounts(accounts: readonly SandboxAccount[]): string {
+  const described = accounts.map((account) => {
+    const traits = [
+      ...(account.group === undefined ? [] : [`group ${account.group}`]),
+      ...(account.paymentMethods === undefined ? [] : [account.paymentMethods.join(', ')]),
+    ];
+    return traits.length === 0 ? account.identifier : `${account.identifier} (${traits.join('; ')})`;
+  });
+  return `${accounts.length === 1 ? 'account' : 'accounts'} ${described.join(', ')}`;
 }
 
 function describeEvent(event: SandboxEvent): string {

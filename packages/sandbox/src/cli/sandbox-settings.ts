@@ -1,15 +1,19 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { CALLBACK_FORMATS, type CallbackFormat } from '../export/callback-switches.ts';
+import type { SandboxAccount } from '../sandbox-accounts.ts';
 import { SandboxError } from '../sandbox-error.ts';
+import { parseAccountList } from './sandbox-account-list.ts';
 
 /** How `recon sandbox` (or `recon-sandbox`) is set up: each from a flag, else a RECON_SANDBOX_* variable, else a default. */
 export interface SandboxSettings {
   readonly port: number;
   readonly host: string;
-  /** The one merchant account served (IDENTIFIER) and its secret, the HASH key. */
-  readonly identifier: string;
-  readonly secret: string;
+  /**
+   * The merchant accounts served: the list of `--accounts` (RECON_SANDBOX_ACCOUNTS), else the one account of
+   * `--identifier` and `--secret`.
+   */
+  readonly accounts: readonly SandboxAccount[];
   /** Where notifications are POSTed; recorded only when absent. */
   readonly notifyUrl: string | undefined;
   /** `HOST:PORT` of the SMTP server for MAILTO exports; MAILTO refused when absent. */
@@ -41,12 +45,14 @@ const seed = z.coerce
 const callbackFormat = z.enum(CALLBACK_FORMATS);
 const count = z.coerce.number().int().min(0);
 const path = z.string().min(1);
+const accountList = z.string().trim().min(1);
 
 const ENV = z.object({
   RECON_SANDBOX_PORT: port.default(8080),
   RECON_SANDBOX_HOST: host.default('127.0.0.1'),
   RECON_SANDBOX_IDENTIFIER: identifier.default('sandbox-merchant'),
   RECON_SANDBOX_SECRET: secret.default('sandbox-secret'),
+  RECON_SANDBOX_ACCOUNTS: accountList.optional(),
   RECON_SANDBOX_NOTIFY_URL: notifyUrl.optional(),
   RECON_SANDBOX_SMTP: smtp.optional(),
   RECON_SANDBOX_SEED: seed.optional(),
@@ -63,6 +69,7 @@ const FLAG_RULES = {
   host,
   identifier,
   secret,
+  accounts: accountList,
   'notify-url': notifyUrl,
   smtp,
   seed,
@@ -111,8 +118,11 @@ export function readSandboxSettings(
     settings: {
       port: flag('port') ?? e.RECON_SANDBOX_PORT,
       host: flag('host') ?? e.RECON_SANDBOX_HOST,
-      identifier: flag('identifier') ?? e.RECON_SANDBOX_IDENTIFIER,
-      secret: flag('secret') ?? e.RECON_SANDBOX_SECRET,
+      accounts: accountsSetting(
+        { accounts: flag('accounts'), identifier: flag('identifier'), secret: flag('secret') },
+        e,
+        env,
+      ),
       notifyUrl: flag('notify-url') ?? e.RECON_SANDBOX_NOTIFY_URL,
       smtp: flag('smtp') ?? e.RECON_SANDBOX_SMTP,
       seed: flag('seed') ?? e.RECON_SANDBOX_SEED,
@@ -123,6 +133,34 @@ export function readSandboxSettings(
       exportLagSeconds: flag('export-lag-seconds') ?? e.RECON_SANDBOX_EXPORT_LAG_SECONDS,
     },
   };
+}
+
+/**
+ * The list wins over the single pair at the level it is given (flags over variables); naming both at one level is a
+ * mistake the command refuses rather than guess at.
+ */
+function accountsSetting(
+  flags: { accounts: string | undefined; identifier: string | undefined; secret: string | undefined },
+  e: z.infer<typeof ENV>,
+  env: NodeJS.ProcessEnv,
+): SandboxAccount[] {
+  const pairFlag = flags.identifier !== undefined || flags.secret !== undefined;
+  if (flags.accounts !== undefined) {
+    if (pairFlag) throw new SandboxError('USAGE', '--accounts lists every account: drop --identifier and --secret');
+    return parseAccountList(flags.accounts, '--accounts', env);
+  }
+  if (!pairFlag && e.RECON_SANDBOX_ACCOUNTS !== undefined) {
+    if (env['RECON_SANDBOX_IDENTIFIER'] !== undefined || env['RECON_SANDBOX_SECRET'] !== undefined) {
+      throw new SandboxError(
+        'USAGE',
+        'RECON_SANDBOX_ACCOUNTS lists every account: unset RECON_SANDBOX_IDENTIFIER and RECON_SANDBOX_SECRET',
+      );
+    }
+    return parseAccountList(e.RECON_SANDBOX_ACCOUNTS, 'environment variable RECON_SANDBOX_ACCOUNTS', env);
+  }
+  return [
+    { identifier: flags.identifier ?? e.RECON_SANDBOX_IDENTIFIER, secret: flags.secret ?? e.RECON_SANDBOX_SECRET },
+  ];
 }
 
 /** `HOST:PORT` of an SMTP server. */

@@ -1,6 +1,7 @@
 import { decodeRequest, ProtocolError, retry, type Params } from '@recon/protocol';
 import type { SandboxClock } from '../clock.ts';
 import { ProcessRefusal } from '../process/process-answer.ts';
+import type { SandboxAccounts } from '../sandbox-accounts.ts';
 import type { SandboxStore, SandboxTransaction } from '../store.ts';
 import { settleExpiry } from '../time-rules.ts';
 import { createCallbackDispatch, type CallbackDispatch } from './callback-switches.ts';
@@ -19,8 +20,8 @@ import type { ExportRequest } from './parse-export-request.ts';
 export interface GetTransactionsContext {
   readonly store: SandboxStore;
   readonly clock: SandboxClock;
-  readonly identifier: string;
-  readonly secret: string;
+  /** The accounts served: a request is authenticated with its IDENTIFIER's secret and sees its SCOPE's transactions. */
+  readonly accounts: SandboxAccounts;
   /** Where MAILTO exports are sent; without it a MAILTO request is refused. */
   readonly smtp?: SmtpServerAddress;
   /** Runs CALLBACKURL and MAILTO deliveries in the background; `deliveries.idle()` awaits them. */
@@ -59,7 +60,7 @@ export async function handleGetTransactions(
 ): Promise<Record<string, unknown>> {
   let request: ExportRequest;
   try {
-    request = parseExportRequest(params, ctx);
+    request = parseExportRequest(params, ctx.accounts);
   } catch (error) {
     if (error instanceof ProtocolError || error instanceof ProcessRefusal) return answer(error.execCode, error.message);
     throw error;
@@ -94,7 +95,7 @@ export async function handleGetTransactions(
     });
   if (delivery.kind === 'callback') {
     const callbacks = ctx.callbacks ?? createCallbackDispatch();
-    const fields = { OPERATIONTYPE, IDENTIFIER: ctx.identifier, ROWS: String(rows.length) };
+    const fields = { OPERATIONTYPE, IDENTIFIER: request.account.identifier, ROWS: String(rows.length) };
     const label = `to ${delivery.url}`;
     if (callbacks.loseNext()) ctx.onCallbackLost?.(label);
     else {
@@ -106,14 +107,15 @@ export async function handleGetTransactions(
   }
   deliver(
     `by e-mail to ${delivery.to}`,
-    (file, signal) => mailExport(smtp!, delivery.to, file, ctx.identifier, signal),
+    (file, signal) => mailExport(smtp!, delivery.to, file, request.account.identifier, signal),
     1,
   );
   return answer('0000', `Operation succeeded: the export of ${rows.length} rows will be e-mailed to ${delivery.to}`);
 }
 
 /**
- * The account's transactions named by ORDERID or TRANSACTIONID (either list matches), oldest first, each
+ * The transactions of the request's SCOPE (the requesting account's, or its group's) named by ORDERID or TRANSACTIONID
+ * (either list matches), oldest first, each
  * row as it stands now: a pending approval past its 6 days is settled before it is read. A transaction younger
  * than the export lag is not there yet, as in a service whose exports trail its live data; its age counts from its
  * creation (its DATE), so a later change of state does not hide it again.
@@ -129,9 +131,10 @@ function selectRows(ctx: GetTransactionsContext, request: ExportRequest): Export
     const transaction = ctx.store.get(transactionId);
     if (transaction) selected.set(transactionId, transaction);
   }
+  const identifiers = ctx.accounts.exportedBy(request.account, request.scope);
   const lookup = (transactionId: string) => ctx.store.get(transactionId);
   return [...selected.values()]
-    .filter((transaction) => transaction.identifier === ctx.identifier && transaction.createdAt.getTime() <= createdBy)
+    .filter((transaction) => identifiers.has(transaction.identifier) && transaction.createdAt.getTime() <= createdBy)
     .map((transaction) => settleExpiry(ctx.store, transaction, now))
     .sort(byCreation)
     .map((transaction) => {

@@ -10,7 +10,8 @@ import {
   type Compression,
   type Params,
 } from '@recon/protocol';
-import { authenticateRequest, type SandboxAccount } from '../authenticate-request.ts';
+import { authenticateRequest } from '../authenticate-request.ts';
+import type { ExportScope, SandboxAccount, SandboxAccounts } from '../sandbox-accounts.ts';
 
 export type ExportDelivery =
   | { readonly kind: 'response' }
@@ -19,6 +20,10 @@ export type ExportDelivery =
 
 /** A getTransactions request the sandbox can serve. */
 export interface ExportRequest {
+  /** The account that asked (its IDENTIFIER and HASH). */
+  readonly account: SandboxAccount;
+  /** CLIENT (default): the account's transactions; CLIENTSGROUP: those of every account of its group. */
+  readonly scope: ExportScope;
   readonly orderIds: readonly string[];
   readonly transactionIds: readonly string[];
   /** Each known column under its documented name, any other as asked (answered empty). */
@@ -34,20 +39,21 @@ const DEFAULT_TIME_ZONE = 'UTC';
  * (authenticateRequest), then the field dictionary through validateRequest. Throws ProtocolError (1001
  * missing, 1002 invalid naming the field and why, 1003 HASH, 1004 VERSION) or ProcessRefusal (3001 account).
  */
-export function parseExportRequest(params: Params, account: SandboxAccount): ExportRequest {
-  authenticateRequest(account, params);
+export function parseExportRequest(params: Params, accounts: SandboxAccounts): ExportRequest {
+  const account = authenticateRequest(accounts, params);
   validateRequest('getTransactions', undefined, params);
   const columns = columnList(params['COLUMNS']);
   const compression = compressionOf(params['COMPRESSION']);
   const callbackUrl = params['CALLBACKURL'] as string | undefined;
   const mailTo = params['MAILTO'] as string | undefined;
   return {
+    account,
+    scope: scopeOf(params['SCOPE']),
     orderIds: idList(params['ORDERID']),
     transactionIds: idList(params['TRANSACTIONID']),
     columns,
     timeZone: (params['TIMEZONE'] as string | undefined) ?? DEFAULT_TIME_ZONE,
-    // SCOPE is accepted (in any case) and changes nothing: the sandbox has one account, so CLIENT and CLIENTSGROUP
-    // coincide. TIMEZONE is taken in any case by Intl, which knows `europe/paris` as Europe/Paris.
+    // TIMEZONE is taken in any case by Intl, which knows `europe/paris` as Europe/Paris.
     delivery:
       callbackUrl !== undefined
         ? { kind: 'callback', url: callbackUrl, compression }
@@ -55,6 +61,12 @@ export function parseExportRequest(params: Params, account: SandboxAccount): Exp
           ? { kind: 'mail', to: mailTo, compression }
           : { kind: 'response' },
   };
+}
+
+/** SCOPE (validated already) as the dictionary lists it, `client` → `CLIENT`; CLIENT when absent. */
+function scopeOf(value: Params[string]): ExportScope {
+  if (typeof value !== 'string') return 'CLIENT';
+  return canonicalValue(FIELD_DICTIONARY.SCOPE, value) as ExportScope;
 }
 
 /** COMPRESSION (validated already) as the dictionary lists it: `GZIP`, `Gzip` → `gzip`. */

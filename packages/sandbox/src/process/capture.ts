@@ -1,5 +1,6 @@
 import type { Params } from '@recon/protocol';
 import { notifyOperation } from '../notifications/notify-operation.ts';
+import type { SandboxAccount } from '../sandbox-accounts.ts';
 import type { SandboxContext } from '../sandbox-context.ts';
 import type { SandboxTransaction } from '../store.ts';
 import { captureDeadline } from '../time-rules.ts';
@@ -11,9 +12,9 @@ import { referencedTransaction } from './referenced-transaction.ts';
  * E4: only a succeeded authorization, once, within 7 days of its success, for at most its amount (all of it
  * by default). An instalment capture is the first of the plan's 3 or 4 instalments, which the export shows.
  */
-export function capture(ctx: SandboxContext, params: Params): SandboxTransaction {
+export function capture(ctx: SandboxContext, account: SandboxAccount, params: Params): SandboxTransaction {
   const now = ctx.clock.now();
-  const authorization = referencedTransaction(ctx, params, now);
+  const authorization = referencedTransaction(ctx, account, params, now);
   if (authorization.operationType !== 'authorization') {
     throw new ProcessRefusal(
       '2005',

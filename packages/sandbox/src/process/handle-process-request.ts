@@ -27,14 +27,14 @@ export function handleProcessRequest(ctx: SandboxContext, body: string, baseUrl:
     const decoded = decodeRequest(body);
     operationType = decoded.method;
     const params = decoded.params;
-    authenticateRequest(ctx, params);
+    const account = authenticateRequest(ctx.accounts, params);
     const operation = processOperation(decoded.method);
     validateRequest(operation, undefined, params);
     if (operation === 'capture' || operation === 'refund') {
-      const transaction = operation === 'capture' ? capture(ctx, params) : refund(ctx, params);
+      const transaction = operation === 'capture' ? capture(ctx, account, params) : refund(ctx, account, params);
       return answer(transaction.execCode, transaction.message, { TRANSACTIONID: transaction.transactionId });
     }
-    const transaction = startRedirect(ctx, operation, inferPaymentMethod(params), params);
+    const transaction = startRedirect(ctx, account, operation, inferPaymentMethod(params), params);
     return answer(transaction.execCode, transaction.message, {
       TRANSACTIONID: transaction.transactionId,
       REDIRECTHTML: redirectHtmlFor(transaction, baseUrl),

@@ -1,5 +1,6 @@
 import type { Params } from '@recon/protocol';
 import { notifyOperation } from '../notifications/notify-operation.ts';
+import type { SandboxAccount } from '../sandbox-accounts.ts';
 import type { SandboxContext } from '../sandbox-context.ts';
 import type { SandboxTransaction } from '../store.ts';
 import { followUpRecord } from '../transaction-records.ts';
@@ -10,9 +11,9 @@ import { referencedTransaction } from './referenced-transaction.ts';
  * E5: the instalment method refunds a capture; the wallet a payment or a capture. At most the resting
  * amount (all of it by default), which the refund lowers.
  */
-export function refund(ctx: SandboxContext, params: Params): SandboxTransaction {
+export function refund(ctx: SandboxContext, account: SandboxAccount, params: Params): SandboxTransaction {
   const now = ctx.clock.now();
-  const refunded = referencedTransaction(ctx, params, now);
+  const refunded = referencedTransaction(ctx, account, params, now);
   const refundable = refunded.method === 'instalment' ? ['capture'] : ['payment', 'capture'];
   if (!refundable.includes(refunded.operationType)) {
     const what =

@@ -1,9 +1,11 @@
 import { invalidParameter, type Params, type PaymentMethod } from '@recon/protocol';
 import { cardholderUrl } from '../cardholder/cardholder-url.ts';
 import { encodeRedirectHtml } from '../cardholder/redirect-html.ts';
+import { servesMethod, type SandboxAccount } from '../sandbox-accounts.ts';
 import type { SandboxContext } from '../sandbox-context.ts';
 import type { SandboxTransaction } from '../store.ts';
 import { awaitingCardholderRecord } from '../transaction-records.ts';
+import { ProcessRefusal } from './process-answer.ts';
 
 /** The instalment method's order amount: 150 to 2000 EUR, in cents. */
 export const INSTALMENT_MIN_CENTS = 15_000n;
@@ -12,15 +14,20 @@ export const INSTALMENT_MAX_CENTS = 200_000n;
 export const DEFAULT_CURRENCY = 'EUR';
 
 /**
- * A payment or authorization (validated already): both methods answer 0002 and send the cardholder to the
- * method's page, where the transaction is decided.
+ * A payment or authorization (validated already) on `account`: both methods answer 0002 and send the cardholder to
+ * the method's page, where the transaction is decided. A method the account is not enabled for is refused 3001, the
+ * account family's code (the service lists no narrower one), before anything is recorded.
  */
 export function startRedirect(
   ctx: SandboxContext,
+  account: SandboxAccount,
   operationType: 'payment' | 'authorization',
   method: PaymentMethod,
   params: Params,
 ): SandboxTransaction {
+  if (!servesMethod(account, method)) {
+    throw new ProcessRefusal('3001', `account ${account.identifier} is not enabled for the ${method} method`);
+  }
   const amount = BigInt(params['AMOUNT'] as string);
   const paymentOption = params['PAYMENTOPTION'] as string | undefined;
   if (method === 'instalment' && (amount < INSTALMENT_MIN_CENTS || amount > INSTALMENT_MAX_CENTS)) {
@@ -35,7 +42,7 @@ export function startRedirect(
   }
   const start = {
     orderId: params['ORDERID'] as string,
-    identifier: ctx.identifier,
+    identifier: account.identifier,
     method,
     operationType,
     amount,

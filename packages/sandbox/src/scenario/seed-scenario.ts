@@ -1,6 +1,7 @@
 import { signParams, type Params } from '@recon/protocol';
 import type { SandboxClock } from '../clock.ts';
 import { DEFAULT_CURRENCY, INSTALMENT_MAX_CENTS, INSTALMENT_MIN_CENTS } from '../process/start-redirect.ts';
+import { createSandboxAccounts, type SandboxAccount, type SandboxAccounts } from '../sandbox-accounts.ts';
 import type { PaymentMethod, SandboxStore, SandboxTransaction } from '../store.ts';
 import { expireOverdueApprovals } from '../time-rules.ts';
 import {
@@ -39,9 +40,14 @@ export type ScenarioOutcome = (typeof SCENARIO_OUTCOMES)[number];
 export interface ScenarioTarget {
   readonly store: SandboxStore;
   readonly clock: SandboxClock;
-  readonly identifier: string;
-  /** Signs the recorded requests, so each reads as the request the service received. */
-  readonly secret: string;
+  /**
+   * Where orders are paid: each order on the first account enabled for its method (an instalment account and a
+   * wallet account split the scenario between them). Each account's secret signs the requests recorded on it, so
+   * each reads as the request the service received. Or a single account given as `identifier` and `secret`.
+   */
+  readonly accounts?: readonly SandboxAccount[] | SandboxAccounts;
+  readonly identifier?: string;
+  readonly secret?: string;
   /**
    * Told of each operation the service notifies, as it ends: the cardholder's step and the later answer to a pending
    * approval (0000, 0003 or a refusal), every capture and every refund, never a 0002 nor an expiry (the sandbox
@@ -123,6 +129,7 @@ export function seedScenario(target: ScenarioTarget, options: ScenarioOptions): 
     const least = SCENARIO_OUTCOMES.length;
     throw new RangeError(`a scenario has at least ${least} orders, one per outcome (got ${orderCount})`);
   }
+  const accounts = scenarioAccounts(target);
   const random = createSeededRandom(options.seed);
   const now = target.clock.now();
   const outcomes = shuffle(random, [
@@ -136,7 +143,7 @@ export function seedScenario(target: ScenarioTarget, options: ScenarioOptions): 
     const orderId = `ORD-${options.seed}-${String(index + 1).padStart(4, '0')}`;
     const justNow = ordersByOutcome[outcome]!.length === 0 ? JUST_NOW[outcome] : undefined;
     ordersByOutcome[outcome]!.push(orderId);
-    events.push(...planOrder(target, random, now, { orderId, outcome, index, justNow }));
+    events.push(...planOrder({ ...target, accounts }, random, now, { orderId, outcome, index, justNow }));
     return orderId;
   });
 
@@ -155,6 +162,32 @@ export function seedScenario(target: ScenarioTarget, options: ScenarioOptions): 
     ) as Record<ScenarioOutcome, number>,
     transactionCount: target.store.all().length - before,
   };
+}
+
+/** The target once its accounts are known: every order finds an account for its method. */
+interface SeedingTarget extends ScenarioTarget {
+  readonly accounts: SandboxAccounts;
+}
+
+function scenarioAccounts(target: ScenarioTarget): SandboxAccounts {
+  const { accounts, identifier, secret } = target;
+  if (accounts !== undefined && (identifier !== undefined || secret !== undefined)) {
+    throw new TypeError('a scenario target names its accounts, or one account by identifier and secret: not both');
+  }
+  if (accounts === undefined && (identifier === undefined || secret === undefined)) {
+    throw new TypeError('a scenario target needs its accounts, or identifier and secret');
+  }
+  const resolved =
+    accounts === undefined
+      ? createSandboxAccounts([{ identifier: identifier!, secret: secret! }])
+      : 'list' in accounts
+        ? accounts
+        : createSandboxAccounts(accounts);
+  for (const method of ['instalment', 'wallet'] as const) {
+    if (!resolved.forMethod(method))
+      throw new RangeError(`the scenario pays with both methods: no account serves ${method}`);
+  }
+  return resolved;
 }
 
 interface PlannedEvent {
@@ -176,7 +209,7 @@ interface OrderToPlan {
  * then captures and refunds. Gaps are drawn first, then the start is placed so the last step lands where the
  * outcome needs it (a pending approval still within 6 days, an expired one beyond, and so on).
  */
-function planOrder(target: ScenarioTarget, random: SeededRandom, now: Date, order: OrderToPlan): PlannedEvent[] {
+function planOrder(target: SeedingTarget, random: SeededRandom, now: Date, order: OrderToPlan): PlannedEvent[] {
   const { outcome } = order;
   const viaPending = outcome.startsWith('pending') || (isCapturedOrRefunded(outcome) && random.chance(0.25));
   const method: PaymentMethod =
@@ -343,10 +376,11 @@ interface OrderStart {
 type StartOperation = 'payment' | 'authorization';
 
 /** The order's first request as the merchant would have sent it: the method's usual fields, signed. */
-function startRequest(target: ScenarioTarget, start: OrderStart): Params {
+function startRequest(target: SeedingTarget, start: OrderStart): Params {
   const { customer } = start;
+  const account = accountOf(target, start.method);
   const common = {
-    IDENTIFIER: target.identifier,
+    IDENTIFIER: account.identifier,
     OPERATIONTYPE: start.operationType,
     ORDERID: start.orderId,
     AMOUNT: String(start.amount),
@@ -372,15 +406,15 @@ function startRequest(target: ScenarioTarget, start: OrderStart): Params {
         CLIENTADDRESS: `${customer.street}, ${customer.postalCode} ${customer.city}`,
         BILLINGCOUNTRY: customer.country,
       };
-  return signParams(target.secret, { ...common, ...specific });
+  return signParams(account.secret, { ...common, ...specific });
 }
 
-function addStart(target: ScenarioTarget, start: OrderStart, at: Date): SandboxTransaction {
+function addStart(target: SeedingTarget, start: OrderStart, at: Date): SandboxTransaction {
   const record = awaitingCardholderRecord(
     target.store,
     {
       orderId: start.orderId,
-      identifier: target.identifier,
+      identifier: accountOf(target, start.method).identifier,
       method: start.method,
       operationType: start.operationType,
       amount: start.amount,
@@ -394,7 +428,7 @@ function addStart(target: ScenarioTarget, start: OrderStart, at: Date): SandboxT
 }
 
 function addCapture(
-  target: ScenarioTarget,
+  target: SeedingTarget,
   authorization: SandboxTransaction,
   amount: bigint,
   partial: boolean,
@@ -417,7 +451,7 @@ function addCapture(
   return capture;
 }
 
-function addRefund(target: ScenarioTarget, refunded: SandboxTransaction, amount: bigint, at: Date): SandboxTransaction {
+function addRefund(target: SeedingTarget, refunded: SandboxTransaction, amount: bigint, at: Date): SandboxTransaction {
   target.store.update(refunded.transactionId, { restingAmount: (refunded.restingAmount ?? 0n) - amount });
   const request = followUpRequest(target, 'refund', refunded, `Refund on order ${refunded.orderId}`, amount);
   const refund = target.store.add(followUpRecord(target.store, refunded, 'refund', amount, request, at));
@@ -427,14 +461,15 @@ function addRefund(target: ScenarioTarget, refunded: SandboxTransaction, amount:
 
 /** The signed request of a capture or refund acting on `acted`; AMOUNT only when not the whole amount. */
 function followUpRequest(
-  scenario: ScenarioTarget,
+  scenario: SeedingTarget,
   operation: 'capture' | 'refund',
   acted: SandboxTransaction,
   description: string,
   amount: bigint | undefined,
 ): Params {
-  return signParams(scenario.secret, {
-    IDENTIFIER: scenario.identifier,
+  const account = scenario.accounts.find(acted.identifier)!;
+  return signParams(account.secret, {
+    IDENTIFIER: account.identifier,
     OPERATIONTYPE: operation,
     TRANSACTIONID: acted.transactionId,
     ORDERID: acted.orderId,
@@ -442,6 +477,10 @@ function followUpRequest(
     VERSION: '3.0',
     ...(amount === undefined ? {} : { AMOUNT: String(amount) }),
   });
+}
+
+function accountOf(target: SeedingTarget, method: PaymentMethod): SandboxAccount {
+  return target.accounts.forMethod(method)!;
 }
 
 function shuffle<T>(random: SeededRandom, items: T[]): T[] {

@@ -4,6 +4,7 @@ import { createExportDeliveries } from '../../src/export/export-deliveries.ts';
 import type { ExportDeliveries } from '../../src/export/export-deliveries.ts';
 import { handleGetTransactions } from '../../src/export/get-transactions.ts';
 import type { GetTransactionsContext } from '../../src/export/get-transactions.ts';
+import { createSandboxAccounts } from '../../src/sandbox-accounts.ts';
 import { createExportTestStore, IDENTIFIER, SECRET } from './export-test-store.ts';
 import type { ExportTestStore } from './export-test-store.ts';
 
@@ -17,8 +18,7 @@ beforeEach(() => {
   ctx = {
     store: fixture.store,
     clock: fixture.clock,
-    identifier: IDENTIFIER,
-    secret: SECRET,
+    accounts: createSandboxAccounts([{ identifier: IDENTIFIER, secret: SECRET }]),
     deliveries,
   };
 });

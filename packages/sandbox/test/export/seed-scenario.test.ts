@@ -7,6 +7,7 @@ import { SCENARIO_OUTCOMES, seedScenario } from '../../src/scenario/seed-scenari
 import type { ScenarioSummary } from '../../src/scenario/seed-scenario.ts';
 import { createSandboxStore } from '../../src/store.ts';
 import type { SandboxStore, SandboxTransaction } from '../../src/store.ts';
+import { createSandboxAccounts } from '../../src/sandbox-accounts.ts';
 
 const IDENTIFIER = 'seeded-shop';
 const SECRET = 'seeded-secret';
@@ -34,7 +35,8 @@ async function exportAll(world: ReturnType<typeof seeded>): Promise<unknown> {
     VERSION: '3.0',
     ORDERID: world.summary.orderIds.join(';'),
   });
-  const ctx = { ...world, identifier: IDENTIFIER, secret: SECRET, baseUrl: 'http://127.0.0.1:1', deliveries };
+  const accounts = createSandboxAccounts([{ identifier: IDENTIFIER, secret: SECRET }]);
+  const ctx = { ...world, accounts, baseUrl: 'http://127.0.0.1:1', deliveries };
   const response = await handleGetTransactions(ctx, params);
   expect(response.EXECCODE).toBe('0000');
   return response.DATA;
