@@ -69,7 +69,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       receiver: {
         host: '127.0.0.1',
         port: 0,
-        secret,
+        accounts: [{ identifier: IDENTIFIER, secret }],
         maxFileBytes: config.limits.maxFileBytes,
         metrics: createMetricsRegistry(),
       },

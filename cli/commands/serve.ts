@@ -89,7 +89,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       receiver: {
         host,
         port,
-        secret: requireService(config.service).accounts[0].secret,
+        accounts: requireService(config.service).accounts,
         maxFileBytes: config.limits.maxFileBytes,
         maxUploads: config.serve.maxUploads,
         slowClient: { ...DEFAULT_SLOW_CLIENT_RULE, minBytesPerSecond: config.serve.minUploadBytesPerSecond },

@@ -116,6 +116,9 @@ export interface RejectedOrderRowsTable {
   reason: string;
 }
 
+export const NOTIFICATION_INVALID_REASONS = ['hash_mismatch', 'unknown_identifier', 'missing_identifier'] as const;
+export type NotificationInvalidReason = (typeof NOTIFICATION_INVALID_REASONS)[number];
+
 export interface NotificationsTable {
   notification_id: Generated<string>;
   received_at: DefaultedTimestamp;
@@ -126,6 +129,8 @@ export interface NotificationsTable {
   amount_minor: Money | null;
   currency: string | null;
   hash_valid: boolean;
+  /** Why hash_valid is false (null when true): the HASH does not match, or IDENTIFIER names no account or is missing. */
+  invalid_reason: NotificationInvalidReason | null;
   /** NUL characters written as the six characters `\u0000`. */
   params: ColumnType<Record<string, string>, string, string>;
   /** The query string or body as received; null for notifications stored before it was kept. */

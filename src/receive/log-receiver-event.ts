@@ -1,5 +1,12 @@
+import type { NotificationInvalidReason } from '../db/schema.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ReceiverEvent } from './receiver-event.ts';
+
+const NOT_TRUSTED: Readonly<Record<NotificationInvalidReason, string>> = {
+  hash_mismatch: 'notification received with a wrong HASH',
+  unknown_identifier: "notification received for an IDENTIFIER of none of the merchant's accounts",
+  missing_identifier: 'notification received without an IDENTIFIER',
+};
 
 /** The routes an internal error is named by: a delivery's path holds its token, a notification's query its HASH. */
 const NAMED_ROUTES: ReadonlySet<string> = new Set(['/notify', '/healthz', '/metrics']);
@@ -33,9 +40,12 @@ export function logReceiverEvent(log: Logger, event: ReceiverEvent): void {
         'delivery stored but not enqueued: the sweep enqueues it',
       );
     case 'notification':
-      return event.hashValid
+      return event.invalidReason === null
         ? log.info({ notification: event.notificationId, hashValid: true }, 'notification received')
-        : log.warn({ notification: event.notificationId, hashValid: false }, 'notification received with a wrong HASH');
+        : log.warn(
+            { notification: event.notificationId, hashValid: false, reason: event.invalidReason },
+            NOT_TRUSTED[event.invalidReason],
+          );
     case 'notification-refused':
       return log.warn({ status: event.status, reason: event.reason }, `notification refused: ${event.message}`);
     case 'internal-error':

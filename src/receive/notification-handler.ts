@@ -1,15 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NotificationInvalidReason } from '../db/schema.ts';
 import { recordNotification } from '../notifications/record-notification.ts';
 import { GateBusyError } from './concurrency-gate.ts';
 import { readNotification } from './notification-fields.ts';
 import type { ReceiverContext } from './receiver-context.ts';
+import type { NotificationHashOutcome } from './receiver-metrics.ts';
 import { ClientGoneError, Refusal } from './refusal.ts';
 import { answer, answerEarly } from './respond.ts';
 import { SlowClientError } from './slow-client-guard.ts';
 
 /**
  * GET or POST /notify: every notification is stored raw, unknown fields and any byte included, whatever its HASH;
- * one with a valid HASH is answered `OK`, one with a bad HASH 400 (stored with hash_valid false, never believed).
+ * one whose HASH verifies with the secret of its IDENTIFIER's account is answered `OK`; one with a bad HASH, or whose
+ * IDENTIFIER is missing or names none of the merchant's accounts, 400 (stored with hash_valid false and the reason,
+ * never believed).
  * A request that is not a notification at all (no fields, a repeated field, not a form) is refused and not stored.
  */
 export async function handleNotification(
@@ -22,7 +26,7 @@ export async function handleNotification(
     const notification = await readNotification(request, ctx.spool.slowClient);
     recorded = await ctx.notificationQueries.run(() =>
       recordNotification(ctx.db, notification.fields, {
-        secret: ctx.secret,
+        accounts: ctx.accounts,
         receivedAt: ctx.now(),
         raw: notification.raw,
       }),
@@ -51,8 +55,18 @@ export async function handleNotification(
       busy ? error.message : 'the notification could not be stored, try again later',
     );
   }
-  ctx.metrics.notifications.inc({ hash: recorded.hashValid ? 'valid' : 'invalid' });
+  ctx.metrics.notifications.inc({ hash: hashOutcome(recorded.invalidReason) });
   ctx.emit({ type: 'notification', ...recorded });
-  if (recorded.hashValid) answer(response, 200, 'OK');
-  else answer(response, 400, 'HASH does not match (notification kept, not trusted)');
+  if (recorded.invalidReason === null) answer(response, 200, 'OK');
+  else answer(response, 400, `${INVALID_ANSWERS[recorded.invalidReason]} (notification kept, not trusted)`);
+}
+
+const INVALID_ANSWERS: Readonly<Record<NotificationInvalidReason, string>> = {
+  hash_mismatch: 'HASH does not match',
+  unknown_identifier: "IDENTIFIER names none of the merchant's accounts",
+  missing_identifier: 'IDENTIFIER is missing',
+};
+
+function hashOutcome(reason: NotificationInvalidReason | null): NotificationHashOutcome {
+  return reason === null ? 'valid' : reason === 'hash_mismatch' ? 'invalid' : reason;
 }

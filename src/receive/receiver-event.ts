@@ -1,3 +1,4 @@
+import type { NotificationInvalidReason } from '../db/schema.ts';
 import type { FailureReason } from './receiver-metrics.ts';
 
 /** What the receiver did, for the serve command's log (log-receiver-event.ts); never thrown, and a listener's failure is ignored. */
@@ -23,7 +24,13 @@ export type ReceiverEvent =
   /** recon's own probe of its callback base reached this receiver. */
   | { readonly type: 'probe-received' }
   | { readonly type: 'delivery-hook-failed'; readonly deliveryId: string; readonly error: unknown }
-  | { readonly type: 'notification'; readonly notificationId: string; readonly hashValid: boolean }
+  | {
+      readonly type: 'notification';
+      readonly notificationId: string;
+      readonly hashValid: boolean;
+      /** Why it is not trusted; null when valid. */
+      readonly invalidReason: NotificationInvalidReason | null;
+    }
   | {
       readonly type: 'notification-refused';
       readonly status: number | null;

@@ -29,6 +29,10 @@ const DELIVERY_REFUSALS: readonly FailureReason[] = [
   'busy',
   'error',
 ];
+/** The `hash` label of a stored notification: its HASH verified, did not match, or had no account to check it with. */
+export const NOTIFICATION_HASH_OUTCOMES = ['valid', 'invalid', 'unknown_identifier', 'missing_identifier'] as const;
+export type NotificationHashOutcome = (typeof NOTIFICATION_HASH_OUTCOMES)[number];
+
 const NOTIFICATION_REFUSALS: readonly FailureReason[] = [
   'malformed',
   'too_large',
@@ -75,7 +79,7 @@ export function registerReceiverMetrics(registry: MetricsRegistry): ReceiverMetr
     }),
     notifications: new Counter({
       name: 'recon_notifications_total',
-      help: 'Notifications stored, by whether their HASH was valid.',
+      help: 'Notifications stored, by whether their HASH was valid: valid, invalid (it does not match), or no account to check it with (unknown_identifier, missing_identifier).',
       labelNames: ['hash'],
       registers,
     }),
@@ -89,7 +93,7 @@ export function registerReceiverMetrics(registry: MetricsRegistry): ReceiverMetr
   // Every series from the start, so that a rate over the first event is not lost.
   for (const outcome of ['stored', 'repeated']) metrics.deliveriesAccepted.inc({ outcome }, 0);
   for (const reason of DELIVERY_REFUSALS) metrics.deliveriesRefused.inc({ reason }, 0);
-  for (const hash of ['valid', 'invalid']) metrics.notifications.inc({ hash }, 0);
+  for (const hash of NOTIFICATION_HASH_OUTCOMES) metrics.notifications.inc({ hash }, 0);
   for (const reason of NOTIFICATION_REFUSALS) metrics.notificationsRefused.inc({ reason }, 0);
   return metrics;
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
+import type { SigningAccount } from '../notifications/check-notification-hash.ts';
 import { ReconError } from '../errors.ts';
 import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
 import { callbackEndpoint } from './callback-url.ts';
@@ -15,8 +16,11 @@ import { DEFAULT_SLOW_CLIENT_RULE, type SlowClientRule } from './slow-client-gua
 
 export interface ReceiverOptions {
   readonly db: Kysely<Schema>;
-  /** RECON_SECRET: the HASH key notifications are checked with. */
-  readonly secret: string;
+  /**
+   * The merchant's accounts (RECON_ACCOUNTS, or RECON_IDENTIFIER and RECON_SECRET): each notification is checked with
+   * the secret of the account its IDENTIFIER names.
+   */
+  readonly accounts: readonly SigningAccount[];
   /** RECON_CALLBACK_BASE_URL: deliveries are taken under its path. */
   readonly callbackBaseUrl: string;
   /** RECON_MAX_FILE_BYTES: a larger delivery is refused with 413. */
@@ -62,16 +66,21 @@ export interface Receiver {
  * recon serve's public HTTP side: POST <callback path><token> takes export deliveries, GET and POST /notify take
  * notifications; anything else is 404 (/healthz and /metrics are on the admin listener, off the internet).
  * Refuses to start (ReconError CONFIG) with a callback base URL that leaves fewer than 8 token characters or
- * without a secret.
+ * without an account.
  */
 export function createReceiver(options: ReceiverOptions): Receiver {
   const endpoint = callbackEndpoint(options.callbackBaseUrl);
-  if (!options.secret) throw new ReconError('CONFIG', 'RECON_SECRET is required to check the HASH of notifications');
+  if (options.accounts.length === 0 || options.accounts.some((account) => !account.secret)) {
+    throw new ReconError(
+      'CONFIG',
+      'RECON_ACCOUNTS (or RECON_IDENTIFIER and RECON_SECRET) is required to check the HASH of notifications',
+    );
+  }
   const onEvent = options.onEvent;
   const share = options.databaseShare ?? DEFAULT_DATABASE_SHARE;
   const ctx: ReceiverContext = {
     db: options.db,
-    secret: options.secret,
+    accounts: options.accounts,
     spool: {
       maxBytes: options.maxFileBytes,
       slowClient: options.slowClient ?? DEFAULT_SLOW_CLIENT_RULE,

@@ -72,7 +72,13 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
     expect(recon.child.exitCode).toBeNull();
     expect(await send(`${adminUrl}/healthz`, { method: 'GET' })).toMatchObject({ status: 200, text: 'OK' });
     const notification = encodeNotification(
-      { TRANSACTIONID: 'T-HOSTILE', ORDERID: 'HOSTILE-ORDER', OPERATIONTYPE: 'payment', EXECCODE: '0000' },
+      {
+        IDENTIFIER: 'HOSTILE',
+        TRANSACTIONID: 'T-HOSTILE',
+        ORDERID: 'HOSTILE-ORDER',
+        OPERATIONTYPE: 'payment',
+        EXECCODE: '0000',
+      },
       SECRET,
     );
     expect(await send(`${url}/notify?${notification}`, { method: 'GET' })).toMatchObject({ status: 200, text: 'OK' });
@@ -186,7 +192,13 @@ describe.skipIf(!hasPostgres)('recon serve against hostile clients (PostgreSQL o
   async function servesEverythingBut503ForDeliveries(): Promise<void> {
     expect(await send(`${adminUrl}/healthz`, { method: 'GET' })).toMatchObject({ status: 200 });
     const notification = encodeNotification(
-      { TRANSACTIONID: 'T-TRICKLE', ORDERID: 'HOSTILE-ORDER', OPERATIONTYPE: 'payment', EXECCODE: '0000' },
+      {
+        IDENTIFIER: 'HOSTILE',
+        TRANSACTIONID: 'T-TRICKLE',
+        ORDERID: 'HOSTILE-ORDER',
+        OPERATIONTYPE: 'payment',
+        EXECCODE: '0000',
+      },
       SECRET,
     );
     expect(await send(`${url}/notify?${notification}`, { method: 'GET' })).toMatchObject({ status: 200 });

@@ -25,7 +25,7 @@ describe.each(BACKENDS)('the probe of the callback base on %s', (backend) => {
     await boss.stop({ graceful: false, close: false });
     receiver = await startReceiver({
       db: testDb.database.db,
-      secret: 'probe-secret',
+      accounts: [{ identifier: 'PROBE-SHOP', secret: 'probe-secret' }],
       callbackBaseUrl: 'http://127.0.0.1:9/cb/',
       maxFileBytes: 1024 * 1024,
       metrics: createMetricsRegistry(),

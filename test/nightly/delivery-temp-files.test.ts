@@ -203,7 +203,7 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
         receiver: {
           host: '127.0.0.1',
           port: 0,
-          secret: 'temp-files-secret',
+          accounts: [{ identifier: 'TMP', secret: 'temp-files-secret' }],
           maxFileBytes: config.limits.maxFileBytes,
           metrics: createMetricsRegistry(),
         },

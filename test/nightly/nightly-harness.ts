@@ -41,7 +41,7 @@ export async function startNightlyHarness(
     receiver: {
       host: '127.0.0.1',
       port: 0,
-      secret: SECRET,
+      accounts: [{ identifier: IDENTIFIER, secret: SECRET }],
       maxFileBytes: config.limits.maxFileBytes,
       metrics: createMetricsRegistry(),
     },

@@ -4,6 +4,7 @@ import type { Database } from '../../src/db/database.ts';
 import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
 import { startReconServices } from '../../pipelines/nightly/recon-services.ts';
 import type { RunningReceiver } from '../../src/receive/start-receiver.ts';
+import { IDENTIFIER } from './nightly-harness.ts';
 
 /**
  * recon serve's receiving half in the test's process: deliveries are stored and their ingest enqueued, and no
@@ -27,7 +28,7 @@ export async function startQueueReceiver(
     receiver: {
       host: '127.0.0.1',
       port: 0,
-      secret: options.secret,
+      accounts: [{ identifier: IDENTIFIER, secret: options.secret }],
       maxFileBytes: loadConfig({}).limits.maxFileBytes,
       metrics: createMetricsRegistry(),
     },

@@ -50,7 +50,7 @@ describe.each(BACKENDS)("a nightly run's orders on %s", (backend) => {
       await insertOrders(testDb.database, [{ id: 'booked', amount: 100n, status: 'paid', createdAt: ago(2) }]);
       const notification = (orderId: string, fields: { hashValid?: boolean; receivedAt?: Date } = {}) =>
         recordNotification(testDb.database.db, signed(orderId), {
-          secret: fields.hashValid === false ? 'another-secret' : SECRET,
+          accounts: [{ identifier: IDENTIFIER, secret: fields.hashValid === false ? 'another-secret' : SECRET }],
           receivedAt: fields.receivedAt ?? ago(1),
         });
       await notification('lost-order');
@@ -71,11 +71,13 @@ describe.each(BACKENDS)("a nightly run's orders on %s", (backend) => {
   );
 });
 
+const IDENTIFIER = 'RUN-ORDER-IDS-SHOP';
 const SECRET = 'run-order-ids-secret';
 
 /** A payment notification of `orderId`, signed with SECRET. */
 function signed(orderId: string): Record<string, string> {
   const fields = {
+    IDENTIFIER,
     OPERATIONTYPE: 'payment',
     TRANSACTIONID: `T-${orderId}`,
     ORDERID: orderId,

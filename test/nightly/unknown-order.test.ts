@@ -39,7 +39,7 @@ describe.each(BACKENDS)('money without an order, found by a nightly run on %s', 
       receiver: {
         host: '127.0.0.1',
         port: 0,
-        secret: SECRET,
+        accounts: [{ identifier: IDENTIFIER, secret: SECRET }],
         maxFileBytes: config.limits.maxFileBytes,
         metrics: createMetricsRegistry(),
       },

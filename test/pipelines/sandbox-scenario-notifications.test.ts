@@ -15,7 +15,7 @@ import {
   type Sandbox,
   type ScenarioOrder,
 } from '@recon/sandbox';
-import { SECRET, startTestReceiver, type TestReceiver } from '../receive/receiver-harness.ts';
+import { IDENTIFIER, SECRET, startTestReceiver, type TestReceiver } from '../receive/receiver-harness.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 /**
@@ -23,7 +23,6 @@ import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '..
  * merchant's csv leaves out, which no export asked for by ORDERID can show, is found in the notifications stored
  * with a valid HASH, and a run whose scope holds its ORDERID judges it unknown_order, as the scenario's oracle says.
  */
-const IDENTIFIER = 'NOTIFIED-SHOP';
 const SEEDED_AT = new Date('2026-11-02T06:00:00Z');
 
 describe.each(BACKENDS)("the seeded scenario notifies recon's receiver, on %s", (backend) => {

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeNotification } from '@recon/protocol';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
-import { multipart, send, SECRET, startTestReceiver, type TestReceiver } from './receiver-harness.ts';
+import { IDENTIFIER, multipart, send, SECRET, startTestReceiver, type TestReceiver } from './receiver-harness.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /** A notification as the service sends it, with a field the dictionary does not know. */
 function notification(transactionId: string): Record<string, string> {
   return {
+    IDENTIFIER,
     OPERATIONTYPE: 'capture',
     TRANSACTIONID: transactionId,
     ORDERID: `ORDER-${transactionId}`,

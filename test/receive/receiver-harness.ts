@@ -7,6 +7,7 @@ import { createReceiver, type ReceiverOptions } from '../../src/receive/receiver
 import { createArrivals } from '../support/arrivals.ts';
 import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 
+export const IDENTIFIER = 'RECEIVER-SHOP';
 export const SECRET = 'receiver-test-secret';
 
 /** A receiver on a loopback port, over a test database, recording what it did. */
@@ -37,7 +38,7 @@ export async function startTestReceiver(
   let arrived = 0;
   const receiver = createReceiver({
     db: database.db,
-    secret: SECRET,
+    accounts: [{ identifier: IDENTIFIER, secret: SECRET }],
     // Only its path matters to the receiver; tokens are issued against the real port below.
     callbackBaseUrl: 'http://127.0.0.1:9/',
     maxFileBytes: 10 * 1024 * 1024,

@@ -7,7 +7,7 @@ import { startReceiver } from '../../src/receive/start-receiver.ts';
 import { createArrivals } from '../support/arrivals.ts';
 import { expectReconError } from '../support/expect-recon-error.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
-import { open, send, SECRET } from './receiver-harness.ts';
+import { IDENTIFIER, open, send, SECRET } from './receiver-harness.ts';
 
 describe.each(BACKENDS)('startReceiver on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
@@ -22,7 +22,7 @@ describe.each(BACKENDS)('startReceiver on %s', (backend) => {
     const arrivals = createArrivals();
     const running = await startReceiver({
       db: testDb.database.db,
-      secret: SECRET,
+      accounts: [{ identifier: IDENTIFIER, secret: SECRET }],
       callbackBaseUrl: 'http://127.0.0.1:9/',
       maxFileBytes: 1024 * 1024,
       metrics,
@@ -116,7 +116,7 @@ describe.each(BACKENDS)('startReceiver on %s', (backend) => {
       () =>
         startReceiver({
           db: testDb.database.db,
-          secret: SECRET,
+          accounts: [{ identifier: IDENTIFIER, secret: SECRET }],
           callbackBaseUrl: 'https://payments.shop.example/exports/',
           maxFileBytes: 1,
           metrics: createMetricsRegistry(),

@@ -186,7 +186,7 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
         AMOUNT: '10000',
         CURRENCY: 'EUR',
       }),
-      { secret: SECRET },
+      { accounts: [{ identifier: 'merchant', secret: SECRET }] },
     );
 
     const ids = [
@@ -394,7 +394,7 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
             { TRANSACTIONID: p + id + '-t', ORDERID: p + id, OPERATIONTYPE: 'payment', CURRENCY: 'EUR', ...fields },
             secret,
           ),
-          { secret: SECRET },
+          { accounts: [{ identifier: 'merchant', secret: SECRET }] },
         );
       await notify('amount', { EXECCODE: '0000', AMOUNT: '9999' });
       await notify('pending', { EXECCODE: '0002', AMOUNT: '1' });
