@@ -3,6 +3,8 @@ import { decodeNotification, verifyHash, type Params } from '@recon/protocol';
 import { createSandboxClock } from '../src/clock.ts';
 import type { SandboxAccount } from '../src/sandbox-accounts.ts';
 import { createSandbox, type Sandbox } from '../src/sandbox.ts';
+import { readExportFile } from './export/read-export-file.ts';
+import { startUploadReceiver, type UploadReceiver } from './export/upload-receiver.ts';
 import { startNotificationReceiver, type NotificationReceiver } from './support/notification-receiver.ts';
 import {
   answerCardholderPage,
@@ -34,6 +36,7 @@ const ALONE: SandboxAccount = { identifier: 'OTHER-SHOP', secret: 'other-key' };
 
 describe('a sandbox with several accounts', () => {
   let receiver: NotificationReceiver;
+  let uploads: UploadReceiver;
   let sandbox: Sandbox;
   let baseUrl: string;
   const orders: Record<string, string> = {};
@@ -70,6 +73,7 @@ describe('a sandbox with several accounts', () => {
 
   beforeAll(async () => {
     receiver = await startNotificationReceiver();
+    uploads = await startUploadReceiver();
     sandbox = createSandbox({
       accounts: [INSTALMENT, WALLET, ALONE],
       clock: createSandboxClock({ start: START, ticking: false }),
@@ -90,6 +94,7 @@ describe('a sandbox with several accounts', () => {
   afterAll(async () => {
     await sandbox?.close();
     await receiver?.close();
+    await uploads?.close();
   });
 
   it('records each transaction on the account that made it', () => {
@@ -144,6 +149,23 @@ describe('a sandbox with several accounts', () => {
     const group = [`${orders.instalment}@SHOP-INSTAL`, `${orders.wallet}@SHOP-WALLET`].sort();
     expect(exported(await exportOrders(WALLET, { SCOPE: 'CLIENTSGROUP' }))).toEqual(group);
     expect(exported(await exportOrders(INSTALMENT, { SCOPE: 'ClientsGroup' }))).toEqual(group);
+  });
+
+  it("uploads a group's export to CALLBACKURL under the requesting account's IDENTIFIER", async () => {
+    const answer = await exportOrders(INSTALMENT, {
+      SCOPE: 'CLIENTSGROUP',
+      CALLBACKURL: `${uploads.url}/group`,
+      COMPRESSION: 'gzip',
+    });
+    expect(answer).toMatchObject({ EXECCODE: '0000' });
+    await uploads.receivedCount(1);
+    const [upload] = uploads.received;
+    expect(upload!.fields).toMatchObject({ IDENTIFIER: INSTALMENT.identifier, ROWS: '2' });
+    const file = upload!.files[0]!;
+    const { rows } = await readExportFile(file.filename, file.bytes);
+    expect(rows.map((row) => `${row['ORDERID']}@${row['IDENTIFIER']}`).sort()).toEqual(
+      [`${orders.instalment}@SHOP-INSTAL`, `${orders.wallet}@SHOP-WALLET`].sort(),
+    );
   });
 
   it('exports an account without a group alone, whatever the SCOPE', async () => {
