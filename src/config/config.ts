@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isTimeZone } from '@recon/protocol';
+import { canonicalTimeZone, isTimeZone } from '@recon/protocol';
 import { z } from 'zod';
 import { ReconError } from '../errors.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/logger.ts';
@@ -85,6 +85,11 @@ const EnvSchema = z.object({
     .optional(),
   RECON_DATA_DIR: z.string().min(1).default('.recon'),
   RECON_TIMEZONE: timeZone.default('UTC'),
+  // A name, not an offset: PostgreSQL reads '+05:30' as POSIX does, five and a half hours west of UTC.
+  RECON_REPORT_TIMEZONE: timeZone
+    .refine((name) => !/^[+-]/.test(name), 'expected an IANA time zone name such as Europe/Paris, not an offset')
+    .transform(canonicalTimeZone)
+    .default('UTC'),
   RECON_MAX_FILE_BYTES: positiveInt.default(2 * 1024 ** 3),
   RECON_MAX_UNCOMPRESSED_BYTES: positiveInt.default(20 * 1024 ** 3),
   RECON_MAX_COMPRESSION_RATIO: positiveInt.default(200),
@@ -157,6 +162,8 @@ export interface Config {
   readonly dataDir: string;
   /** Time zone of the DATE column of exports, when the export does not say otherwise. */
   readonly timezone: string;
+  /** IANA zone whose dates are the days of `recon report` (money moved, verdicts per day). */
+  readonly reportTimezone: string;
   readonly limits: IngestLimits;
   readonly reconcile: ReconcileSettings;
   readonly orders: OrdersSourceConfig;
@@ -373,6 +380,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.RECON_DATA_DIR),
     timezone: e.RECON_TIMEZONE,
+    reportTimezone: e.RECON_REPORT_TIMEZONE,
     limits: Object.freeze({
       maxFileBytes: e.RECON_MAX_FILE_BYTES,
       maxUncompressedBytes: e.RECON_MAX_UNCOMPRESSED_BYTES,

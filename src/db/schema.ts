@@ -502,6 +502,38 @@ export interface ExceptionsView {
   last_note_at: Timestamp | null;
 }
 
+/**
+ * reporting.settlement_daily (migration 0022), a view: the money the service moved per day and currency. Its days are
+ * dates in the session's recon.report_timezone (UTC when unset). Read, never written.
+ */
+export interface SettlementDailyView {
+  /** A date: both drivers read it as a Date at some midnight, so recon selects day::text. */
+  day: ColumnType<Date, never, never>;
+  time_zone: string;
+  currency: string | null;
+  transactions: number;
+  payments: number;
+  refunds: number;
+  paid_minor: Money;
+  refunded_minor: Money;
+  fees_minor: Money;
+  net_minor: Money;
+}
+
+/** reporting.run_status_totals (migration 0022), a view: each finished run's bridge by currency and status. */
+export interface RunStatusTotalsView {
+  run_id: string;
+  currency: string | null;
+  status: VerdictStatus;
+  verdicts: number;
+  orders: number;
+  unknown_orders: number;
+  expected_minor: Money;
+  settled_minor: Money;
+  delta_minor: Money;
+  difference_minor: Money;
+}
+
 /** Bootstrapped by migrate.ts itself, before the first migration. */
 export interface SchemaMigrationsTable {
   name: string;
@@ -538,4 +570,6 @@ export interface Schema {
   'reporting.verdict_history': VerdictHistoryView;
   'reporting.exceptions': ExceptionsView;
   'reporting.exception_actions': ExceptionActionsView;
+  'reporting.settlement_daily': SettlementDailyView;
+  'reporting.run_status_totals': RunStatusTotalsView;
 }

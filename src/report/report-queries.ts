@@ -1,7 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
+import { loadAgeing } from './ageing-query.ts';
+import { atRiskMinorSql, orderAgeDaysSql } from './exception-money-sql.ts';
+import { reportWindow } from './report-window.ts';
 import { runVerdicts } from './run-verdicts.ts';
+import { loadMoneyMoved } from './settlement-query.ts';
+import { loadStatusTotals } from './status-totals-query.ts';
 import {
   NOT_EXCEPTIONS,
   type CurrencyBridge,
@@ -18,11 +23,26 @@ import {
  * Amounts are cast to text in SQL so that neither driver turns them into a number on the way.
  */
 
-/** The run named, or the run a report shows by default (see findRun). */
-export async function loadRunReport(db: Kysely<Schema>, runId?: string): Promise<RunReport> {
+/**
+ * The run named, or the run a report shows by default (see findRun). Its days are dates in `timeZone`
+ * (RECON_REPORT_TIMEZONE), UTC unless given.
+ */
+export async function loadRunReport(
+  db: Kysely<Schema>,
+  runId?: string,
+  options: { readonly timeZone?: string } = {},
+): Promise<RunReport> {
+  const timeZone = options.timeZone ?? 'UTC';
   const run = await findRun(db, runId);
-  const [bridge, verdictGroups] = await Promise.all([loadBridge(db, run.runId), loadVerdictGroups(db, run.runId)]);
-  return { run, bridge, verdictGroups };
+  const [bridge, statusTotals, verdictGroups, ageing] = await Promise.all([
+    loadBridge(db, run.runId),
+    loadStatusTotals(db, run.runId),
+    loadVerdictGroups(db, run.runId, timeZone),
+    loadAgeing(db, run.runId),
+  ]);
+  const window = reportWindow(verdictGroups, run.asOf, timeZone);
+  const moneyMoved = { window, days: await loadMoneyMoved(db, window, timeZone) };
+  return { run, timeZone, bridge, statusTotals, verdictGroups, moneyMoved, ageing };
 }
 
 /**
@@ -125,12 +145,12 @@ async function loadBridge(db: Kysely<Schema>, runId: string): Promise<CurrencyBr
  * One pass over the run's verdicts. An unknown order has no creation date: it is placed on the day of its
  * earliest transaction considered (the only dates it has), so the chart and the totals agree.
  */
-async function loadVerdictGroups(db: Kysely<Schema>, runId: string): Promise<VerdictGroup[]> {
+async function loadVerdictGroups(db: Kysely<Schema>, runId: string, timeZone: string): Promise<VerdictGroup[]> {
   const earliestTransaction = sql<Date | null>`(
     SELECT min(t.occurred_at) FROM recon.transactions t WHERE t.transaction_id = ANY (v.transaction_ids))`;
   const day = sql<
     string | null
-  >`to_char(coalesce(o.created_at, ${earliestTransaction}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+  >`to_char(coalesce(o.created_at, ${earliestTransaction}) AT TIME ZONE ${timeZone}::text, 'YYYY-MM-DD')`;
   const rows = await db
     .selectFrom(await runVerdicts(db, runId))
     .leftJoin('recon.orders as o', (join) => join.onRef('o.order_id', '=', 'v.order_id').on('v.known_order', '=', true))
@@ -144,6 +164,8 @@ async function loadVerdictGroups(db: Kysely<Schema>, runId: string): Promise<Ver
 async function exceptionsOf(db: Kysely<Schema>, runId: string) {
   return db
     .selectFrom(await runVerdicts(db, runId))
+    .innerJoin('recon.reconciliation_runs as run', (join) => join.on('run.run_id', '=', runId))
+    .leftJoin('recon.orders as o', (join) => join.onRef('o.order_id', '=', 'v.order_id').on('v.known_order', '=', true))
     .select([
       'v.order_id',
       'v.known_order',
@@ -155,6 +177,8 @@ async function exceptionsOf(db: Kysely<Schema>, runId: string) {
       sql<string>`v.expected_minor::text`.as('expected_minor'),
       sql<string>`v.settled_minor::text`.as('settled_minor'),
       sql<string>`v.delta_minor::text`.as('delta_minor'),
+      atRiskMinorSql.as('at_risk_minor'),
+      orderAgeDaysSql.as('order_age_days'),
       // The transactions considered, read from their ids as reporting.reconciliation reads them (migration 0009).
       sql<unknown>`v.explanation || jsonb_build_object('transactions', (
         SELECT coalesce(jsonb_agg(recon.explained_transaction(t, f.name)
@@ -181,6 +205,8 @@ function toOpenException(row: ExceptionRow): OpenException {
     expectedMinor: row.expected_minor,
     settledMinor: row.settled_minor,
     deltaMinor: row.delta_minor,
+    atRiskMinor: row.at_risk_minor,
+    orderAgeDays: row.order_age_days,
     explanation: row.explanation,
   };
 }
@@ -219,6 +245,34 @@ export async function oldestOpenExceptions(db: Kysely<Schema>, runId: string, li
     .orderBy('v.first_seen_at')
     .orderBy('v.order_id')
     .limit(limit)
+    .execute();
+  return rows.map(toOpenException);
+}
+
+/**
+ * The `perStatus` oldest open exceptions of each status, by status then first seen: the html report's groups. The
+ * ranks take one more walk of the run's exceptions; what comes back is bounded by statuses times perStatus.
+ */
+export async function oldestOpenExceptionsPerStatus(
+  db: Kysely<Schema>,
+  runId: string,
+  perStatus: number,
+): Promise<OpenException[]> {
+  const ranked = db
+    .selectFrom(await runVerdicts(db, runId))
+    .select([
+      'v.order_id',
+      sql<number>`row_number() OVER (PARTITION BY v.status ORDER BY v.first_seen_at, v.order_id)`.as('status_rank'),
+    ])
+    .where('v.status', 'not in', NOT_EXCEPTIONS)
+    .as('ranked');
+  const rows = await (
+    await exceptionsOf(db, runId)
+  )
+    .where('v.order_id', 'in', db.selectFrom(ranked).select('ranked.order_id').where('ranked.status_rank', '<=', perStatus))
+    .orderBy('v.status')
+    .orderBy('v.first_seen_at')
+    .orderBy('v.order_id')
     .execute();
   return rows.map(toOpenException);
 }

@@ -7,9 +7,16 @@ import { VERDICT_STATUSES, type Lifecycle, type RunKind, type RunScopeJson, type
  */
 export interface RunReport {
   readonly run: RunFacts;
+  /** The IANA zone whose dates are the report's days (RECON_REPORT_TIMEZONE). */
+  readonly timeZone: string;
   readonly bridge: readonly CurrencyBridge[];
-  /** Verdicts per day of order creation (UTC), status and lifecycle, counted from the verdicts themselves. */
+  /** The bridge by currency and status (reporting.run_status_totals): each currency's rows add up to its bridge. */
+  readonly statusTotals: readonly StatusTotal[];
+  /** Verdicts per day of order creation (in timeZone), status and lifecycle, counted from the verdicts themselves. */
   readonly verdictGroups: readonly VerdictGroup[];
+  readonly moneyMoved: MoneyMoved;
+  /** The run's open exceptions by status, currency and age of their order at the run's as_of. */
+  readonly ageing: readonly AgeingCell[];
 }
 
 export interface RunFacts {
@@ -51,9 +58,63 @@ export interface CurrencyBridge {
   readonly settledMinor: string;
 }
 
+/** One status's share of a currency's bridge. */
+export interface StatusTotal {
+  /** XXX for verdicts without a currency, as in the bridge. */
+  readonly currency: string;
+  readonly status: VerdictStatus;
+  readonly verdicts: number;
+  readonly expectedMinor: string;
+  readonly settledMinor: string;
+  /** settled - expected of these verdicts: the statuses' differences add up to the bridge's. */
+  readonly differenceMinor: string;
+}
+
+/**
+ * The money the service moved on the run's days (reporting.settlement_daily): every succeeded transaction of those
+ * days, whatever order it belongs to, as recon holds them when the report is made.
+ */
+export interface MoneyMoved {
+  /** The run's days, `YYYY-MM-DD` in the report's zone (see reportWindow); null when the run has no dated verdict. */
+  readonly window: { readonly from: string; readonly to: string } | null;
+  /** One row per day and currency that moved money, in day then currency order. */
+  readonly days: readonly SettlementDay[];
+}
+
+export interface SettlementDay {
+  readonly day: string;
+  /** Null for transactions without a CURRENCY (their amounts were read with two decimals). */
+  readonly currency: string | null;
+  readonly transactions: number;
+  readonly payments: number;
+  readonly refunds: number;
+  /** Payments and captures. */
+  readonly paidMinor: string;
+  readonly refundedMinor: string;
+  /** The service's fees, BILLINGFEES INCL. VAT. */
+  readonly feesMinor: string;
+  /** paid - refunded - fees. */
+  readonly netMinor: string;
+}
+
+/** Ages of an exception's order, in whole days at the run's as_of; `no order` for an unknown ORDERID. */
+export const AGE_BUCKETS = ['0-3', '4-7', '8-30', 'over 30', 'no order'] as const;
+export type AgeBucket = (typeof AGE_BUCKETS)[number];
+
+export interface AgeingCell {
+  readonly status: VerdictStatus;
+  readonly currency: string | null;
+  readonly bucket: AgeBucket;
+  readonly exceptions: number;
+  /** The money they put at risk (reporting.reconciliation.at_risk_minor), those whose figures are missing left out. */
+  readonly atRiskMinor: string;
+  /** How many of them have no known money at risk. */
+  readonly atRiskUnknown: number;
+}
+
 export interface VerdictGroup {
   /**
-   * `YYYY-MM-DD` (UTC) of the order's creation; for an unknown order, of its earliest transaction in the
+   * `YYYY-MM-DD` (in the report's zone) of the order's creation; for an unknown order, of its earliest transaction in the
    * explanation; null when neither is known (such verdicts count in the totals, not in the chart).
    */
   readonly day: string | null;
@@ -74,6 +135,10 @@ export interface OpenException {
   readonly expectedMinor: string;
   readonly settledMinor: string;
   readonly deltaMinor: string;
+  /** The money it puts at risk (reporting.reconciliation.at_risk_minor); null when its figures are missing. */
+  readonly atRiskMinor: string | null;
+  /** Whole days from the order's creation to the run's as_of; null for an unknown ORDERID. */
+  readonly orderAgeDays: number | null;
   /** The stored jsonb, as reconcile wrote it (see decodeExplanation). */
   readonly explanation: unknown;
 }
@@ -186,7 +251,7 @@ export function describeNotFound(
 }
 
 export interface DayVerdicts {
-  /** `YYYY-MM-DD`, UTC. */
+  /** `YYYY-MM-DD`, in the report's zone. */
   readonly day: string;
   readonly matched: number;
   readonly pending: number;

@@ -1,0 +1,21 @@
+import { sql } from 'kysely';
+import type { AgeBucket } from './run-report.ts';
+
+/**
+ * What a report says of an exception's money and age, over a run's verdicts `v`, its run `run` and its order `o`
+ * (left-joined: null for an unknown ORDERID). The money at risk is the reporting views' own rule
+ * (recon.at_risk_minor, migration 0022); the age counts from the order's creation to the run's as_of, not to now, so
+ * a past run's report reads the same however late it is made.
+ */
+export const atRiskMinorSql = sql<string | null>`recon.at_risk_minor(v.status::text, v.expected_minor,
+  v.settled_minor, v.delta_minor, v.explanation -> 'figures')::text`;
+
+export const orderAgeDaysSql = sql<number | null>`floor(extract(epoch FROM run.as_of - o.created_at) / 86400)::integer`;
+
+/** The buckets of reporting.exception_ageing, by the same bounds. */
+export const ageBucketSql = sql<AgeBucket>`CASE
+  WHEN o.created_at IS NULL THEN 'no order'
+  WHEN ${orderAgeDaysSql} <= 3 THEN '0-3'
+  WHEN ${orderAgeDaysSql} <= 7 THEN '4-7'
+  WHEN ${orderAgeDaysSql} <= 30 THEN '8-30'
+  ELSE 'over 30' END`;
