@@ -13,8 +13,8 @@ import { listNightlyRuns, type NightlyRunReport } from '../src/nightly/nightly-r
 import { triggerNightlyRun } from '../src/nightly/nightly-scheduler.ts';
 import { advanceSender, startNightlyWorker } from './nightly/nightly-worker.ts';
 import { startReconServices } from './nightly/recon-services.ts';
-import { loadRunReport, oldestOpenExceptions } from '../src/report/report-queries.ts';
-import { renderHtml } from '../src/report/report-html.ts';
+import { loadRunReport, oldestOpenExceptions, oldestOpenExceptionsPerStatus } from '../src/report/report-queries.ts';
+import { HTML_LISTED_PER_STATUS, renderHtml } from '../src/report/report-html.ts';
 import { renderTable } from '../src/report/report-table.ts';
 import { writeFileAtomically } from '../src/report/report-output.ts';
 import { createSandbox, formatOrdersCsv, scenarioOrders } from '@recon/sandbox';
@@ -133,10 +133,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     }
 
     progress('writing the reports');
-    const report = await loadRunReport(database.db, run.reconciliationRunId!);
+    const report = await loadRunReport(database.db, run.reconciliationRunId!, { timeZone: config.reportTimezone });
     const generatedAt = new Date();
+    const listed = await oldestOpenExceptionsPerStatus(database.db, report.run.runId, HTML_LISTED_PER_STATUS);
     const htmlReport = await writeFileAtomically(path.join(databaseDir, 'report.html'), [
-      renderHtml(report, await oldestOpenExceptions(database.db, report.run.runId, 1000), { generatedAt }),
+      renderHtml(report, listed, { generatedAt, perGroup: HTML_LISTED_PER_STATUS }),
     ]);
     const table = renderTable(report, await oldestOpenExceptions(database.db, report.run.runId, EXCEPTIONS_LISTED), {
       generatedAt,

@@ -3,10 +3,15 @@ import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
 import { renderCsv } from '../../src/report/report-csv.ts';
-import { renderHtml } from '../../src/report/report-html.ts';
+import { HTML_LISTED_PER_STATUS, renderHtml } from '../../src/report/report-html.ts';
 import { renderJson } from '../../src/report/report-json.ts';
 import { checkOutputFolder, writeFileAtomically, writeToStream } from '../../src/report/report-output.ts';
-import { loadRunReport, oldestOpenExceptions, openExceptionPages } from '../../src/report/report-queries.ts';
+import {
+  loadRunReport,
+  oldestOpenExceptions,
+  oldestOpenExceptionsPerStatus,
+  openExceptionPages,
+} from '../../src/report/report-queries.ts';
 import { renderTable } from '../../src/report/report-table.ts';
 import { reportWarnings } from '../../src/report/run-report.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
@@ -16,20 +21,23 @@ const FORMATS = ['table', 'csv', 'json', 'html'] as const;
 type Format = (typeof FORMATS)[number];
 
 /** The lists that show only the head of the open exceptions; csv and json stream them all. */
-const LISTED = { table: 100, html: 1000 } as const;
+const LISTED = { table: 100, html: HTML_LISTED_PER_STATUS } as const;
 
 const USAGE = `usage: recon report [--format table|csv|json|html] [--out FILE] [--run ID]
 
 Reports a reconciliation run, the latest finished one unless --run names another: its totals, the bridge
-per currency (expected vs settled), the counts per status and the open exceptions with their explanation.
+per currency (expected vs settled) with its difference by status, the money moved on the run's days (gross,
+refunds, fees, net), the counts per status, the open exceptions' ageing and money at risk, and the open
+exceptions with their explanation. Days are dates in RECON_REPORT_TIMEZONE (default UTC).
 A suspect run (orders expect money but no transaction was found) is flagged at the top of every format.
 
 options:
   --format F   table  for a terminal (default; the ${LISTED.table} oldest open exceptions)
                csv    sections of a spreadsheet-safe csv (every open exception)
                json   one document, amounts as strings of minor units (every open exception)
-               html   one self-contained page: totals, a chart of verdicts per day, expected vs settled,
-                      the ${LISTED.html} oldest open exceptions with their explanation
+               html   one self-contained page: totals, the difference by status, money moved, charts of
+                      verdicts and money per day, ageing, the open exceptions grouped by status (the
+                      ${LISTED.html} oldest of each) with their explanation
   --out FILE   write to FILE (a temporary file renamed into place) and print its path
   --run ID     the run to report
   -h, --help   this help
@@ -61,9 +69,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     await migrate(database);
-    const report = await loadRunReport(database.db, values.run);
+    const report = await loadRunReport(database.db, values.run, { timeZone: config.reportTimezone });
     const runId = report.run.runId;
-    const options = { generatedAt: new Date() };
+    const options = { generatedAt: new Date(), perGroup: LISTED.html };
     const allExceptions = () => openExceptionPages(database.db, runId, { signal: ctx.signal });
     const chunks: AsyncIterable<string> | Iterable<string> =
       format === 'csv'
@@ -71,7 +79,7 @@ export async function run(ctx: CommandContext): Promise<number> {
         : format === 'json'
           ? renderJson(report, allExceptions(), options)
           : format === 'html'
-            ? [renderHtml(report, await oldestOpenExceptions(database.db, runId, LISTED.html), options)]
+            ? [renderHtml(report, await oldestOpenExceptionsPerStatus(database.db, runId, LISTED.html), options)]
             : [renderTable(report, await oldestOpenExceptions(database.db, runId, LISTED.table), options)];
 
     if (values.out === undefined) {

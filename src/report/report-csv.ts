@@ -1,6 +1,7 @@
 import { csvLine } from './csv-cell.ts';
 import { decodeExplanation, describeConflict, describeTransaction } from './explanation.ts';
-import { differenceMinor, minorToDecimal } from './money-format.ts';
+import { minorToDecimal } from './money-format.ts';
+import { differenceByStatus, moneyMovedPerCurrency } from './report-money.ts';
 import { isoInstant } from './report-time.ts';
 import {
   isException,
@@ -13,9 +14,10 @@ import {
 } from './run-report.ts';
 
 /**
- * The report as one csv file of sections (run, bridge, verdicts by status, per day, open exceptions), each a
- * title row, a header row and its rows, separated by an empty line. Amounts are decimals in major units of the
- * row's currency, plain (no grouping) so that a spreadsheet sums them. Warnings (a suspect run) come first.
+ * The report as one csv file of sections (run, bridge, the difference by status, money moved per currency and per
+ * day, verdicts by status and per day, the exceptions' ageing, open exceptions), each a title row, a header row and
+ * its rows, separated by an empty line. Amounts are decimals in major units of the row's currency (its ISO 4217
+ * exponent), plain (no grouping) so that a spreadsheet sums them; days are dates in the report's zone. Warnings (a suspect run) come first.
  * A UTF-8 BOM tells Excel the encoding; every cell goes through csvCell (formula neutralization, quoting).
  */
 export async function* renderCsv(
@@ -51,19 +53,72 @@ export async function* renderCsv(
       ['persisting', totals.byLifecycle.persisting],
       ['resolved', totals.byLifecycle.resolved],
       ['generated_at', isoInstant(options.generatedAt)],
+      ['report_timezone', report.timeZone],
+      ['window_from', report.moneyMoved.window?.from ?? null],
+      ['window_to', report.moneyMoved.window?.to ?? null],
     ],
   );
 
+  const differences = differenceByStatus(report.bridge, report.statusTotals);
   head += section(
     'bridge per currency (difference = settled - expected)',
     ['currency', 'orders', 'unknown_orders', 'expected', 'settled', 'difference'],
-    report.bridge.map((row) => [
-      row.currency,
-      row.orders,
-      row.unknownOrders,
-      minorToDecimal(row.expectedMinor, row.currency),
-      minorToDecimal(row.settledMinor, row.currency),
-      minorToDecimal(differenceMinor(row.settledMinor, row.expectedMinor), row.currency),
+    differences.map(({ bridge, differenceMinor }) => [
+      bridge.currency,
+      bridge.orders,
+      bridge.unknownOrders,
+      minorToDecimal(bridge.expectedMinor, bridge.currency),
+      minorToDecimal(bridge.settledMinor, bridge.currency),
+      minorToDecimal(differenceMinor, bridge.currency),
+    ]),
+  );
+
+  head += section(
+    "the difference by status (each currency's rows add up to its bridge)",
+    ['currency', 'status', 'verdicts', 'expected', 'settled', 'difference'],
+    differences.flatMap(({ bridge, parts }) =>
+      parts.map((part) => [
+        bridge.currency,
+        part.status,
+        part.verdicts,
+        minorToDecimal(part.expectedMinor, bridge.currency),
+        minorToDecimal(part.settledMinor, bridge.currency),
+        minorToDecimal(part.differenceMinor, bridge.currency),
+      ]),
+    ),
+  );
+
+  const window = report.moneyMoved.window;
+  const days = window === null ? 'no dated verdict' : `${window.from} to ${window.to}, ${report.timeZone}`;
+  const money = (minor: string, currency: string | null) => minorToDecimal(minor, currency);
+  head += section(
+    `money moved per currency (${days}; fees: BILLINGFEES INCL. VAT; net = gross - refunds - fees)`,
+    ['currency', 'transactions', 'payments', 'refunds_count', 'gross', 'refunds', 'fees', 'net'],
+    moneyMovedPerCurrency(report.moneyMoved.days).map((total) => [
+      total.currency,
+      total.transactions,
+      total.payments,
+      total.refunds,
+      money(total.paidMinor, total.currency),
+      money(total.refundedMinor, total.currency),
+      money(total.feesMinor, total.currency),
+      money(total.netMinor, total.currency),
+    ]),
+  );
+
+  head += section(
+    `money moved per day (${days})`,
+    ['day', 'currency', 'transactions', 'payments', 'refunds_count', 'gross', 'refunds', 'fees', 'net'],
+    report.moneyMoved.days.map((day) => [
+      day.day,
+      day.currency,
+      day.transactions,
+      day.payments,
+      day.refunds,
+      money(day.paidMinor, day.currency),
+      money(day.refundedMinor, day.currency),
+      money(day.feesMinor, day.currency),
+      money(day.netMinor, day.currency),
     ]),
   );
 
@@ -81,7 +136,7 @@ export async function* renderCsv(
   );
 
   head += section(
-    'verdicts per day of order creation (UTC; unknown orders: day of their earliest transaction)',
+    `verdicts per day of order creation (${report.timeZone}; unknown orders: day of their earliest transaction)`,
     ['day', 'matched', 'pending', 'exceptions', 'total'],
     [
       ...verdictsPerDay(report.verdictGroups).map((day) => [
@@ -95,7 +150,20 @@ export async function* renderCsv(
     ],
   );
 
-  head += csvLine([`open exceptions (${totals.exceptions}, by order_id)`]);
+  head += section(
+    "open exceptions by status and age of their order (whole days at the run's as_of; at_risk: money at risk)",
+    ['status', 'currency', 'age_days', 'exceptions', 'at_risk', 'at_risk_unknown'],
+    report.ageing.map((cell) => [
+      cell.status,
+      cell.currency,
+      cell.bucket,
+      cell.exceptions,
+      money(cell.atRiskMinor, cell.currency),
+      cell.atRiskUnknown,
+    ]),
+  );
+
+  head += '\r\n' + csvLine([`open exceptions (${totals.exceptions}, by order_id)`]);
   head += csvLine([
     'order_id',
     'known_order',
@@ -107,6 +175,8 @@ export async function* renderCsv(
     'expected',
     'settled',
     'delta',
+    'at_risk',
+    'order_age_days',
     'rule',
     'reason',
     'transactions',
@@ -143,6 +213,8 @@ function exceptionLine(exception: OpenException): string {
     money(exception.expectedMinor),
     money(exception.settledMinor),
     money(exception.deltaMinor),
+    exception.atRiskMinor === null ? null : money(exception.atRiskMinor),
+    exception.orderAgeDays,
     explanation.rule,
     explanation.reason,
     explanation.transactions.map(describeTransaction).join('; '),

@@ -40,12 +40,30 @@ code, .id { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monosp
   background: #fdecec; color: #9b2c2c; }
 .badge.matched { background: #e6f4ea; color: #22643e; } .badge.pending { background: #fdf3e1; color: #8a5a0a; }
 .badge.new { background: #e8eefb; color: var(--accent); } .badge.persisting { background: #eef0f3; color: #3e4a59; }
-.amount-bars { display: block; }
-.amount-bars .expected { fill: #a0aec0; } .amount-bars .settled { fill: var(--accent); }
+.muted { color: var(--muted); font-weight: normal; font-size: 12.5px; }
+tbody.currency tr.total td { background: #f8fafc; border-top: 2px solid var(--line); }
+tbody.currency tr.part td:first-child { padding-left: 26px; }
+.difference-bar { display: block; }
+.difference-bar line { stroke: #9aa5b1; stroke-width: 1; }
+.difference-bar .over { fill: var(--accent); } .difference-bar .short { fill: var(--bad); }
+svg.money-chart { width: 100%; height: auto; display: block; margin-top: 6px; }
+svg.money-chart .gross { fill: #bcd0ea; } svg.money-chart .net { fill: var(--accent); } svg.money-chart .net.negative { fill: var(--bad); }
+svg.money-chart .grid { stroke: #e9edf2; stroke-width: 1; } svg.money-chart .baseline { stroke: #9aa5b1; stroke-width: 1; }
+svg.money-chart .axis { fill: var(--muted); font-size: 11px; } svg.money-chart .currency { fill: var(--ink); font-size: 13px; font-weight: 650; }
+svg.money-chart g:hover rect { opacity: 0.8; }
+td.empty { color: #c3cad3; }
+details.group { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; }
+details.group > summary { padding: 9px 12px; background: #f8fafc; border-radius: 6px; }
+details.group[open] > summary { border-bottom: 1px solid var(--line); border-radius: 6px 6px 0 0; }
+details.group > summary .count { margin: 0 10px 0 6px; font-variant-numeric: tabular-nums; }
+details.group > summary .money { font-variant-numeric: tabular-nums; font-weight: 600; }
+details.group > table, details.group > p { margin: 0 12px 10px; width: calc(100% - 24px); }
+details.days { margin-top: 10px; }
+details.days > table { margin-top: 6px; }
 .legend { display: flex; gap: 18px; font-size: 12.5px; color: var(--muted); margin: 4px 0 8px; }
 .swatch { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }
 .swatch.matched { background: var(--ok); } .swatch.pending { background: var(--wait); } .swatch.exceptions { background: var(--bad); }
-.swatch.expected { background: #a0aec0; } .swatch.settled { background: var(--accent); }
+.swatch.gross { background: #bcd0ea; } .swatch.net { background: var(--accent); }
 svg.chart { width: 100%; height: auto; display: block; }
 svg.chart .bar.matched { fill: var(--ok); } svg.chart .bar.pending { fill: var(--wait); } svg.chart .bar.exceptions { fill: var(--bad); }
 svg.chart .grid { stroke: #e9edf2; stroke-width: 1; } svg.chart .baseline { stroke: #9aa5b1; stroke-width: 1; }

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { decodeExplanation, describeConflict, describeSource, type Explanation } from './explanation.ts';
+import { ageingSection, exceptionsSection } from './html-exception-sections.ts';
+import { bridgeSection, moneyMovedSection, moneyPerDayTable } from './html-money-sections.ts';
 import { Html, html } from './html-template.ts';
-import { differenceMinor, formatAmount } from './money-format.ts';
+import { renderMoneyChart } from './money-chart.ts';
 import { REPORT_CSS } from './report-html-style.ts';
-import { humanInstant, humanTimestampText } from './report-time.ts';
+import { humanInstant } from './report-time.ts';
 import {
   describeNotFound,
   isException,
@@ -13,7 +14,6 @@ import {
   STATUS_DISPLAY_ORDER,
   verdictsPerDay,
   verdictTotals,
-  type CurrencyBridge,
   type OpenException,
   type RunReport,
   type VerdictTotals,
@@ -29,10 +29,17 @@ import { chartBuckets, renderVerdictChart } from './verdict-chart.ts';
 const STYLE_HASH = createHash('sha256').update(REPORT_CSS).digest('base64');
 const CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; base-uri 'none'; form-action 'none'`;
 
+/** The oldest open exceptions listed per status: a 20,000-order run's page stays a page, the csv lists every one. */
+export const HTML_LISTED_PER_STATUS = 100;
+
+/**
+ * `listed`: the oldest open exceptions of each status, at most `options.perGroup` of each (oldestOpenExceptionsPerStatus);
+ * every group's count and money come from the report itself, so a group says how many it leaves out.
+ */
 export function renderHtml(
   report: RunReport,
-  oldest: readonly OpenException[],
-  options: { readonly generatedAt: Date },
+  listed: readonly OpenException[],
+  options: { readonly generatedAt: Date; readonly perGroup: number },
 ): string {
   const { run } = report;
   const totals = verdictTotals(report.verdictGroups);
@@ -60,13 +67,15 @@ ${warnings.map((warning) =>
     : html`<div class="banner warning" role="alert">${warning}</div>`,
 )}
 ${cards(totals)}
-${bridgeSection(report.bridge)}
+${bridgeSection(report)}
+${moneyMovedSection(report)}
 ${chartSection(report, totals)}
 <div class="two">
 ${statusSection(totals)}
 ${runSection(report)}
 </div>
-${exceptionsSection(oldest, totals)}
+${ageingSection(report)}
+${exceptionsSection(report, listed, totals, options.perGroup)}
 </main>
 </body>
 </html>
@@ -88,43 +97,26 @@ ${card('', 'Resolved', totals.byLifecycle.resolved, 'exceptions cleared by this 
 </div>`;
 }
 
-function bridgeSection(bridge: readonly CurrencyBridge[]): Html {
-  const rows = bridge.map((row) => {
-    const difference = differenceMinor(row.settledMinor, row.expectedMinor);
-    return html`<tr>
-<td><strong>${row.currency}</strong></td><td class="num">${row.orders.toLocaleString('en-US')}</td><td class="num">${row.unknownOrders.toLocaleString('en-US')}</td>
-<td class="num">${formatAmount(row.expectedMinor, row.currency)}</td><td class="num">${formatAmount(row.settledMinor, row.currency)}</td>
-<td class="num ${signClass(difference)}">${formatAmount(difference, row.currency)}</td>
-<td>${amountBars(row.expectedMinor, row.settledMinor)}</td></tr>`;
-  });
-  return html`<section id="bridge"><h2>Expected vs settled</h2>
-<div class="legend"><span><span class="swatch expected"></span>expected</span><span><span class="swatch settled"></span>settled</span></div>
-<table><thead><tr><th>Currency</th><th class="num">Orders</th><th class="num">Unknown orders</th><th class="num">Expected</th><th class="num">Settled</th><th class="num">Difference</th><th></th></tr></thead>
-<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="7">No amounts in this run.</td></tr>`}</tbody></table>
-<p class="note">Per currency, in its own units (never summed across currencies). Difference = settled − expected; settled includes the money of unknown orders.</p>
-</section>`;
-}
-
-/** Two bars on one scale per currency, the longer of the two full width; a negative amount draws nothing. */
-function amountBars(expectedMinor: string, settledMinor: string): Html {
-  const expected = BigInt(expectedMinor);
-  const settled = BigInt(settledMinor);
-  const scale = expected > settled ? expected : settled;
-  // Pixels, not money: a per-mille ratio taken in bigint, then drawn.
-  const width = (value: bigint) => (scale <= 0n || value <= 0n ? 0 : Number((value * 1000n) / scale) * 0.2);
-  return html`<svg class="amount-bars" width="200" height="22" viewBox="0 0 200 22" role="img" aria-label="expected and settled"><rect class="expected" x="0" y="2" height="8" width="${width(expected)}"/><rect class="settled" x="0" y="12" height="8" width="${width(settled)}"/></svg>`;
-}
-
 function chartSection(report: RunReport, totals: VerdictTotals): Html {
-  const { unit, buckets } = chartBuckets(verdictsPerDay(report.verdictGroups));
+  const { window, days } = report.moneyMoved;
+  const { unit, buckets } = chartBuckets(verdictsPerDay(report.verdictGroups), window);
+  const starts = buckets.map((bucket) => bucket.start);
+  const currencies = [...new Set(days.map((day) => day.currency))].sort();
   const undated =
     totals.undated > 0
       ? html` ${totals.undated.toLocaleString('en-US')} verdict${totals.undated === 1 ? ' has' : 's have'} no date and appear${totals.undated === 1 ? 's' : ''} in the totals only.`
       : null;
-  return html`<section id="chart"><h2>Verdicts per ${unit} of order creation (UTC)</h2>
-<div class="legend"><span><span class="swatch matched"></span>matched</span><span><span class="swatch pending"></span>pending</span><span><span class="swatch exceptions"></span>exceptions</span></div>
+  return html`<section id="chart"><h2>Verdicts and money moved per ${unit} (${report.timeZone})</h2>
+<div class="legend"><span><span class="swatch matched"></span>matched</span><span><span class="swatch pending"></span>pending</span><span><span class="swatch exceptions"></span>exceptions</span><span>by day of order creation</span></div>
 ${buckets.length > 0 ? renderVerdictChart(unit, buckets) : html`<p>No dated verdicts in this run.</p>`}
-<p class="note">Unknown orders (transactions without an order) are placed on the day of their earliest transaction.${undated} Hover a bar for its counts per status.</p>
+${
+  currencies.length > 0 && buckets.length > 0
+    ? html`<div class="legend"><span><span class="swatch gross"></span>gross</span><span><span class="swatch net"></span>net (gross − refunds − fees)</span><span>by day of the transaction, one scale per currency (its largest day written at the top)</span></div>
+${currencies.map((currency) => renderMoneyChart(currency, unit, starts, days))}`
+    : null
+}
+${moneyPerDayTable(report)}
+<p class="note">Unknown orders (transactions without an order) are placed on the day of their earliest transaction.${undated} Hover a bar for its counts per status or its amounts.</p>
 </section>`;
 }
 
@@ -157,53 +149,4 @@ function runSection(report: RunReport): Html {
 ${notFound}
 </dl>
 </section>`;
-}
-
-function exceptionsSection(oldest: readonly OpenException[], totals: VerdictTotals): Html {
-  const more = totals.exceptions - oldest.length;
-  const rows = oldest.map((exception) => {
-    const explanation = decodeExplanation(exception.explanation);
-    const money = (minor: string) => formatAmount(minor, exception.currency);
-    return html`<tbody class="exception"><tr class="main">
-<td class="id">${exception.orderId}</td><td><span class="badge">${exception.status}</span></td>
-<td>${exception.lifecycle ? html`<span class="badge ${exception.lifecycle}">${exception.lifecycle}</span>` : ''}</td>
-<td>${exception.firstSeenAt === null ? '' : humanInstant(exception.firstSeenAt).slice(0, 10)}</td><td>${exception.currency ?? ''}</td>
-<td class="num">${money(exception.expectedMinor)}</td><td class="num">${money(exception.settledMinor)}</td>
-<td class="num ${signClass(exception.deltaMinor)}">${money(exception.deltaMinor)}</td></tr>
-<tr class="explain"><td colspan="8">${explanationDetails(explanation, exception.currency)}</td></tr></tbody>`;
-  });
-  return html`<section id="exceptions"><h2>Open exceptions (${totals.exceptions.toLocaleString('en-US')})</h2>
-${
-  oldest.length === 0
-    ? html`<p>None: every verdict of this run is matched or pending.</p>`
-    : html`<table>
-<thead><tr><th>Order</th><th>Status</th><th>Lifecycle</th><th>Since</th><th>Currency</th><th class="num">Expected</th><th class="num">Settled</th><th class="num">Delta</th></tr></thead>
-${rows}</table>`
-}
-${more > 0 ? html`<p class="note">Showing the ${oldest.length.toLocaleString('en-US')} oldest of ${totals.exceptions.toLocaleString('en-US')}: <code>recon report --format csv</code> lists them all.</p>` : null}
-</section>`;
-}
-
-function explanationDetails(explanation: Explanation, currency: string | null): Html {
-  const transactions = explanation.transactions.map(
-    (transaction) => html`<tr>
-<td class="id">${transaction.transactionId ?? ''}</td><td>${transaction.operationType ?? ''}</td><td><code>${transaction.execCode ?? ''}</code></td>
-<td class="num">${transaction.amountMinor === null ? '' : formatAmount(transaction.amountMinor, transaction.currency)} ${transaction.currency ?? ''}</td>
-<td>${transaction.occurredAt === null ? '' : humanTimestampText(transaction.occurredAt)}</td>
-<td>${transaction.sourceFile === null ? '' : describeSource(transaction)}</td></tr>`,
-  );
-  const figures = explanation.figures.map(
-    ([name, minor]) => html`${name} <strong>${formatAmount(minor, currency)}</strong>`,
-  );
-  return html`<details><summary>${explanation.reason ?? explanation.rule ?? 'no explanation recorded'}</summary><div class="inner">
-${transactions.length > 0 ? html`<table><thead><tr><th>Transaction</th><th>Type</th><th>Exec code</th><th class="num">Amount</th><th>Date</th><th>Source</th></tr></thead><tbody>${transactions}</tbody></table>` : html`<p class="note">No transaction was considered.</p>`}
-${explanation.conflicts.length > 0 ? html`<ul class="conflicts">${explanation.conflicts.map((conflict) => html`<li>${describeConflict(conflict, currency)}</li>`)}</ul>` : null}
-${explanation.warnings.length > 0 ? html`<ul>${explanation.warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : null}
-${figures.length > 0 ? html`<div class="figures">${figures.map((figure, i) => html`${i > 0 ? ' · ' : ''}${figure}`)}</div>` : null}
-${explanation.rule ? html`<div class="figures">rule: <code>${explanation.rule}</code></div>` : null}
-</div></details>`;
-}
-
-function signClass(minor: string): string {
-  return minor.startsWith('-') ? 'neg' : /^0+$/.test(minor) ? '' : 'pos';
 }

@@ -1,10 +1,11 @@
-import { currencyExponent, differenceMinor } from './money-format.ts';
+import { currencyExponent } from './money-format.ts';
+import { differenceByStatus, moneyMovedPerCurrency } from './report-money.ts';
 import { isoInstant } from './report-time.ts';
 import { reportWarnings, verdictsPerDay, verdictTotals, type OpenException, type RunReport } from './run-report.ts';
 
 /**
  * The report as one JSON document. Amounts are strings of minor units (`exponent` says where the decimal
- * point goes); explanations are the stored documents, unchanged. The open exceptions come last, one per line,
+ * point goes); days are dates in `timeZone`; explanations are the stored documents, unchanged. The open exceptions come last, one per line,
  * written page by page, so that a run with a million of them never sits in memory as one value.
  */
 export async function* renderJson(
@@ -18,6 +19,7 @@ export async function* renderJson(
     report: 'reconciliation',
     generatedAt: isoInstant(options.generatedAt),
     warnings: reportWarnings(report),
+    timeZone: report.timeZone,
     run: {
       runId: run.runId,
       kind: run.kind,
@@ -47,15 +49,32 @@ export async function* renderJson(
       lifecycle: totals.byLifecycle,
       byStatus: Object.fromEntries(totals.byStatus),
     },
-    bridge: report.bridge.map((row) => ({
-      currency: row.currency,
-      exponent: currencyExponent(row.currency),
-      orders: row.orders,
-      unknownOrders: row.unknownOrders,
-      expectedMinor: row.expectedMinor,
-      settledMinor: row.settledMinor,
-      differenceMinor: differenceMinor(row.settledMinor, row.expectedMinor),
+    bridge: differenceByStatus(report.bridge, report.statusTotals).map(({ bridge, differenceMinor, parts }) => ({
+      currency: bridge.currency,
+      exponent: currencyExponent(bridge.currency),
+      orders: bridge.orders,
+      unknownOrders: bridge.unknownOrders,
+      expectedMinor: bridge.expectedMinor,
+      settledMinor: bridge.settledMinor,
+      differenceMinor,
+      // The difference explained: these add up to the currency's expected, settled and difference.
+      byStatus: parts.map((part) => ({
+        status: part.status,
+        verdicts: part.verdicts,
+        expectedMinor: part.expectedMinor,
+        settledMinor: part.settledMinor,
+        differenceMinor: part.differenceMinor,
+      })),
     })),
+    moneyMoved: {
+      window: report.moneyMoved.window,
+      perCurrency: moneyMovedPerCurrency(report.moneyMoved.days).map((total) => ({
+        ...total,
+        exponent: currencyExponent(total.currency),
+      })),
+      perDay: report.moneyMoved.days.map((day) => ({ ...day, exponent: currencyExponent(day.currency) })),
+    },
+    ageing: report.ageing.map((cell) => ({ ...cell, exponent: currencyExponent(cell.currency) })),
     verdictsPerDay: verdictsPerDay(report.verdictGroups).map((day) => ({
       day: day.day,
       byStatus: Object.fromEntries(day.byStatus),
@@ -86,9 +105,12 @@ function exceptionJson(exception: OpenException) {
     firstSeenRunId: exception.firstSeenRunId,
     firstSeenAt: exception.firstSeenAt === null ? null : isoInstant(exception.firstSeenAt),
     currency: exception.currency,
+    exponent: currencyExponent(exception.currency),
     expectedMinor: exception.expectedMinor,
     settledMinor: exception.settledMinor,
     deltaMinor: exception.deltaMinor,
+    atRiskMinor: exception.atRiskMinor,
+    orderAgeDays: exception.orderAgeDays,
     explanation: exception.explanation,
   };
 }

@@ -269,7 +269,11 @@ export async function oldestOpenExceptionsPerStatus(
   const rows = await (
     await exceptionsOf(db, runId)
   )
-    .where('v.order_id', 'in', db.selectFrom(ranked).select('ranked.order_id').where('ranked.status_rank', '<=', perStatus))
+    .where(
+      'v.order_id',
+      'in',
+      db.selectFrom(ranked).select('ranked.order_id').where('ranked.status_rank', '<=', perStatus),
+    )
     .orderBy('v.status')
     .orderBy('v.first_seen_at')
     .orderBy('v.order_id')

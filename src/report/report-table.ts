@@ -1,8 +1,10 @@
 import { formatTextTable } from '../terminal/text-table.ts';
 import { decodeExplanation } from './explanation.ts';
-import { differenceMinor, formatAmount } from './money-format.ts';
+import { formatAmount } from './money-format.ts';
+import { ageingRows, differenceByStatus, moneyMovedPerCurrency } from './report-money.ts';
 import { humanInstant } from './report-time.ts';
 import {
+  AGE_BUCKETS,
   describeNotFound,
   isException,
   reportWarnings,
@@ -15,8 +17,9 @@ import {
 } from './run-report.ts';
 
 /**
- * The report for a terminal: the run, the bridge, counts per status, then the oldest open exceptions (at most
- * as many as given: the full list is the csv's or the json's). Values from the data pass through `printable`:
+ * The report for a terminal: the run, the bridge and its difference by status, the money moved, counts per status,
+ * the exceptions' ageing, then the oldest open exceptions (at most as many as given: the full list is the csv's or
+ * the json's). Values from the data pass through `printable`:
  * an order id holding escape sequences must not drive the reader's terminal.
  */
 export function renderTable(
@@ -40,21 +43,44 @@ export function renderTable(
   );
   if (run.notFoundCount > 0) lines.push(`not found: ${describeNotFound(run, 10, printable)}`);
 
+  const differences = differenceByStatus(report.bridge, report.statusTotals);
   lines.push('', 'Bridge per currency (difference = settled - expected)');
   lines.push(
     formatTextTable(
       ['currency', 'orders', 'unknown orders', 'expected', 'settled', 'difference'],
-      report.bridge.map((row) => [
-        printable(row.currency),
-        String(row.orders),
-        String(row.unknownOrders),
-        formatAmount(row.expectedMinor, row.currency),
-        formatAmount(row.settledMinor, row.currency),
-        formatAmount(differenceMinor(row.settledMinor, row.expectedMinor), row.currency),
+      differences.map(({ bridge, differenceMinor }) => [
+        printable(bridge.currency),
+        String(bridge.orders),
+        String(bridge.unknownOrders),
+        formatAmount(bridge.expectedMinor, bridge.currency),
+        formatAmount(bridge.settledMinor, bridge.currency),
+        formatAmount(differenceMinor, bridge.currency),
       ]),
       [1, 2, 3, 4, 5],
     ),
   );
+
+  if (differences.some(({ parts }) => parts.length > 0)) {
+    lines.push('', "The difference by status (each currency's rows add up to its bridge)");
+    lines.push(
+      formatTextTable(
+        ['currency', 'status', 'verdicts', 'expected', 'settled', 'difference'],
+        differences.flatMap(({ bridge, parts }) =>
+          parts.map((part) => [
+            printable(bridge.currency),
+            part.status,
+            String(part.verdicts),
+            formatAmount(part.expectedMinor, bridge.currency),
+            formatAmount(part.settledMinor, bridge.currency),
+            formatAmount(part.differenceMinor, bridge.currency),
+          ]),
+        ),
+        [2, 3, 4, 5],
+      ),
+    );
+  }
+
+  lines.push(...moneyMovedLines(report));
 
   lines.push('', 'Verdicts by status');
   const statuses = STATUS_DISPLAY_ORDER.filter((status) => (totals.byStatus.get(status) ?? 0) > 0);
@@ -73,23 +99,58 @@ export function renderTable(
     ),
   );
 
+  const ageing = ageingRows(report.ageing);
+  if (ageing.length > 0) {
+    lines.push('', "Open exceptions by age of their order (days at the run's as_of): count and money at risk");
+    lines.push(
+      formatTextTable(
+        ['status', 'currency', ...AGE_BUCKETS, 'at risk'],
+        ageing.map((row) => [
+          row.status,
+          printable(row.currency ?? ''),
+          ...AGE_BUCKETS.map((bucket) => {
+            const cell = row.buckets[bucket];
+            return cell.exceptions === 0 ? '' : `${cell.exceptions} · ${formatAmount(cell.atRiskMinor, row.currency)}`;
+          }),
+          formatAmount(row.atRiskMinor, row.currency) +
+            (row.atRiskUnknown > 0 ? ` (+${row.atRiskUnknown} unknown)` : ''),
+        ]),
+        [2, 3, 4, 5, 6, 7],
+      ),
+    );
+  }
+
   lines.push('', `Open exceptions: ${totals.exceptions}${totals.exceptions > 0 ? ', oldest first' : ''}`);
   if (oldest.length > 0) {
     lines.push(
       formatTextTable(
-        ['order id', 'status', 'lifecycle', 'since', 'currency', 'expected', 'settled', 'delta', 'reason'],
+        [
+          'order id',
+          'status',
+          'lifecycle',
+          'since',
+          'age',
+          'currency',
+          'expected',
+          'settled',
+          'delta',
+          'at risk',
+          'reason',
+        ],
         oldest.map((exception) => [
           printable(exception.orderId),
           exception.status,
           exception.lifecycle ?? '',
           exception.firstSeenAt === null ? '' : humanInstant(exception.firstSeenAt).slice(0, 10),
+          exception.orderAgeDays === null ? '' : `${exception.orderAgeDays} d`,
           printable(exception.currency ?? ''),
           formatAmount(exception.expectedMinor, exception.currency),
           formatAmount(exception.settledMinor, exception.currency),
           formatAmount(exception.deltaMinor, exception.currency),
+          exception.atRiskMinor === null ? 'unknown' : formatAmount(exception.atRiskMinor, exception.currency),
           shorten(printable(decodeExplanation(exception.explanation).reason ?? ''), REASON_WIDTH),
         ]),
-        [5, 6, 7],
+        [4, 6, 7, 8, 9],
       ),
     );
   }
@@ -98,6 +159,56 @@ export function renderTable(
   // Repeated at the end: after a long list the top of the report has scrolled away.
   if (warnings.length > 0) lines.push('', ...warnings);
   return lines.join('\n') + '\n';
+}
+
+/** The terminal shows the latest days; the csv and the json every day of the window. */
+const DAYS_SHOWN = 31;
+
+function moneyMovedLines(report: RunReport): string[] {
+  const { window, days } = report.moneyMoved;
+  if (window === null) return ['', 'Money moved: the run has no dated verdict, so no days'];
+  const lines = [
+    '',
+    `Money moved ${window.from} to ${window.to} (${report.timeZone}), every order's transactions; fees: BILLINGFEES INCL. VAT`,
+  ];
+  const totals = moneyMovedPerCurrency(days);
+  if (totals.length === 0) return [...lines, 'no succeeded transaction on those days'];
+  lines.push(
+    formatTextTable(
+      ['currency', 'transactions', 'gross', 'refunds', 'fees', 'net'],
+      totals.map((total) => [
+        printable(total.currency ?? ''),
+        String(total.transactions),
+        formatAmount(total.paidMinor, total.currency),
+        formatAmount(total.refundedMinor, total.currency),
+        formatAmount(total.feesMinor, total.currency),
+        formatAmount(total.netMinor, total.currency),
+      ]),
+      [1, 2, 3, 4, 5],
+    ),
+  );
+  const shownDays = [...new Set(days.map((day) => day.day))].slice(-DAYS_SHOWN);
+  const first = shownDays[0]!;
+  lines.push(
+    '',
+    `Money moved per day${shownDays.length < new Set(days.map((day) => day.day)).size ? ` (the last ${DAYS_SHOWN} days with money; the csv lists every day)` : ''}`,
+    formatTextTable(
+      ['day', 'currency', 'transactions', 'gross', 'refunds', 'fees', 'net'],
+      days
+        .filter((day) => day.day >= first)
+        .map((day) => [
+          day.day,
+          printable(day.currency ?? ''),
+          String(day.transactions),
+          formatAmount(day.paidMinor, day.currency),
+          formatAmount(day.refundedMinor, day.currency),
+          formatAmount(day.feesMinor, day.currency),
+          formatAmount(day.netMinor, day.currency),
+        ]),
+      [2, 3, 4, 5, 6],
+    ),
+  );
+  return lines;
 }
 
 /** Reasons are one sentence, some long: the table keeps their start, the csv and html the whole. */

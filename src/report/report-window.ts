@@ -7,11 +7,7 @@ import type { MoneyMoved, VerdictGroup } from './run-report.ts';
  * an order brings moves between those two, so the money per day lines up with the verdicts per day; and the window
  * is fixed by the run, however many runs come after. Null when the run has no dated verdict.
  */
-export function reportWindow(
-  groups: readonly VerdictGroup[],
-  asOf: Date,
-  timeZone: string,
-): MoneyMoved['window'] {
+export function reportWindow(groups: readonly VerdictGroup[], asOf: Date, timeZone: string): MoneyMoved['window'] {
   let first: string | undefined;
   for (const group of groups) {
     if (group.day !== null && (first === undefined || group.day < first)) first = group.day;

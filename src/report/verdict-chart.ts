@@ -22,22 +22,51 @@ const MAX_DAY_BARS = 92;
 const MAX_WEEK_BARS = 157;
 const DAY_MS = 86_400_000;
 
-export function chartBuckets(days: readonly DayVerdicts[]): { unit: ChartUnit; buckets: ChartBucket[] } {
-  if (days.length === 0) return { unit: 'day', buckets: [] };
-  const first = parseDay(days[0]!.day);
-  const last = parseDay(days.at(-1)!.day);
+/** The days of a chart, first to last (`YYYY-MM-DD`), in the unit that keeps bars wide enough, and its buckets' starts. */
+export interface ChartSpan {
+  readonly unit: ChartUnit;
+  readonly starts: readonly string[];
+}
+
+export function chartSpan(from: string, to: string): ChartSpan {
+  const first = parseDay(from);
+  const last = parseDay(to);
   const span = Math.round((last - first) / DAY_MS) + 1;
   const unit: ChartUnit = span <= MAX_DAY_BARS ? 'day' : span <= MAX_WEEK_BARS * 7 ? 'week' : 'month';
+  const starts: string[] = [];
+  for (let start = bucketStart(first, unit); start <= last; start = nextBucket(start, unit))
+    starts.push(formatDay(start));
+  return { unit, starts };
+}
+
+/** The start of the bucket of `day` (`YYYY-MM-DD`). */
+export function bucketOf(day: string, unit: ChartUnit): string {
+  return formatDay(bucketStart(parseDay(day), unit));
+}
+
+/**
+ * The verdicts per bucket over their own days or, given `range`, over the range stretched to hold them: the money
+ * per day is drawn under this chart on the same buckets.
+ */
+export function chartBuckets(
+  days: readonly DayVerdicts[],
+  range?: { readonly from: string; readonly to: string } | null,
+): { unit: ChartUnit; buckets: ChartBucket[] } {
+  if (days.length === 0 && !range) return { unit: 'day', buckets: [] };
+  const from = [days[0]?.day, range?.from].filter((day) => day !== undefined).sort()[0]!;
+  const to = [days.at(-1)?.day, range?.to]
+    .filter((day) => day !== undefined)
+    .sort()
+    .at(-1)!;
+  const { unit, starts } = chartSpan(from, to);
 
   const buckets = new Map<
     string,
     { matched: number; pending: number; exceptions: number; byStatus: Map<VerdictStatus, number> }
   >();
-  for (let start = bucketStart(first, unit); start <= last; start = nextBucket(start, unit)) {
-    buckets.set(formatDay(start), { matched: 0, pending: 0, exceptions: 0, byStatus: new Map() });
-  }
+  for (const start of starts) buckets.set(start, { matched: 0, pending: 0, exceptions: 0, byStatus: new Map() });
   for (const day of days) {
-    const bucket = buckets.get(formatDay(bucketStart(parseDay(day.day), unit)))!;
+    const bucket = buckets.get(bucketOf(day.day, unit))!;
     bucket.matched += day.matched;
     bucket.pending += day.pending;
     bucket.exceptions += day.exceptions;
@@ -68,9 +97,10 @@ function nextBucket(time: number, unit: ChartUnit): number {
   return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
 }
 
-const WIDTH = 960;
+/** The plot's frame, shared with the money chart drawn under it so that their buckets line up. */
+export const WIDTH = 960;
 const HEIGHT = 300;
-const PLOT = { left: 56, right: 16, top: 16, bottom: 40 };
+export const PLOT = { left: 56, right: 16, top: 16, bottom: 40 };
 const MAX_LABELS = 10;
 const SERIES = ['matched', 'pending', 'exceptions'] as const;
 
@@ -126,12 +156,12 @@ function bucketTitle(unit: ChartUnit, bucket: ChartBucket): string {
 }
 
 /** 1, 2 or 5 times a power of ten: gridlines at round numbers. */
-function niceStep(rough: number): number {
+export function niceStep(rough: number): number {
   const power = 10 ** Math.floor(Math.log10(Math.max(rough, 1)));
   const scaled = rough / power;
   return (scaled <= 1 ? 1 : scaled <= 2 ? 2 : scaled <= 5 ? 5 : 10) * power;
 }
 
-function round(value: number): number {
+export function round(value: number): number {
   return Math.round(value * 10) / 10;
 }

@@ -54,16 +54,14 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
       ['pending', 1, '-5000'],
       ['unknown_order', 1, '500'],
     ]);
-    expect(report.statusTotals.find((part) => part.currency === 'KWD' && part.status === 'duplicate_payment')).toEqual(
-      {
-        currency: 'KWD',
-        status: 'duplicate_payment',
-        verdicts: 1,
-        expectedMinor: '1000',
-        settledMinor: '2000',
-        differenceMinor: '1000',
-      },
-    );
+    expect(report.statusTotals.find((part) => part.currency === 'KWD' && part.status === 'duplicate_payment')).toEqual({
+      currency: 'KWD',
+      status: 'duplicate_payment',
+      verdicts: 1,
+      expectedMinor: '1000',
+      settledMinor: '2000',
+      differenceMinor: '1000',
+    });
   });
 
   it.skipIf(skip)(
@@ -177,9 +175,9 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
         asOf: new Date(AS_OF.getTime() + 40 * DAY),
       });
       // Forty days on, A-1 is over 30 days old, and M-1 with it (the refund above made it a mismatch).
-      expect((await loadRunReport(db, later.runId)).ageing.find((cell) => cell.status === 'amount_mismatch')).toMatchObject(
-        { bucket: 'over 30', exceptions: 2 },
-      );
+      expect(
+        (await loadRunReport(db, later.runId)).ageing.find((cell) => cell.status === 'amount_mismatch'),
+      ).toMatchObject({ bucket: 'over 30', exceptions: 2 });
       expect(await loadRunReport(db, runs.second.runId)).toEqual(before);
     },
   );

@@ -4,7 +4,7 @@ import { renderCsv } from '../../src/report/report-csv.ts';
 import { renderHtml } from '../../src/report/report-html.ts';
 import { renderJson } from '../../src/report/report-json.ts';
 import { renderTable } from '../../src/report/report-table.ts';
-import type { OpenException, RunReport } from '../../src/report/run-report.ts';
+import type { OpenException, RunReport, SettlementDay, StatusTotal } from '../../src/report/run-report.ts';
 
 /** The formats on a report built by hand: no database, every hostile value in every place a value can go. */
 const SCRIPT_ID = '<script>alert(1)</script>';
@@ -35,10 +35,62 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
       prunedAt: null,
       ...overrides,
     },
+    timeZone: 'Europe/Paris',
     bridge: [
       { currency: 'EUR', orders: 4, unknownOrders: 1, expectedMinor: '10000', settledMinor: '-250' },
       { currency: 'JPY', orders: 1, unknownOrders: 0, expectedMinor: '1234567', settledMinor: '1234567' },
       { currency: 'KWD', orders: 1, unknownOrders: 0, expectedMinor: '1234', settledMinor: '0' },
+    ],
+    // EUR: -102.50 is a status_mismatch of +55.70 netted against missing payments of -158.20.
+    statusTotals: [
+      statusTotal('EUR', 'matched', 2, '5000', '5000'),
+      statusTotal('EUR', 'missing_at_provider', 2, '15820', '0'),
+      statusTotal('EUR', 'status_mismatch', 1, '-10820', '-5250'),
+      statusTotal('JPY', 'matched', 1, '1234567', '1234567'),
+      statusTotal('KWD', 'missing_at_provider', 1, '1234', '0'),
+    ],
+    moneyMoved: {
+      window: { from: '2026-11-10', to: '2026-11-20' },
+      days: [
+        settlementDay('2026-11-10', 'EUR', '10000', '2500', '299'),
+        settlementDay('2026-11-10', 'KWD', '1234', '0', '12'),
+        settlementDay('2026-11-12', 'JPY', '1500', '0', '45'),
+        settlementDay('2026-11-19', 'EUR', '500', '1000', '15'),
+      ],
+    },
+    ageing: [
+      {
+        status: 'missing_at_provider',
+        currency: 'EUR',
+        bucket: '0-3',
+        exceptions: 1,
+        atRiskMinor: '4200',
+        atRiskUnknown: 0,
+      },
+      {
+        status: 'missing_at_provider',
+        currency: 'EUR',
+        bucket: '8-30',
+        exceptions: 2,
+        atRiskMinor: '11620',
+        atRiskUnknown: 0,
+      },
+      {
+        status: 'missing_at_provider',
+        currency: 'KWD',
+        bucket: 'over 30',
+        exceptions: 1,
+        atRiskMinor: '1234',
+        atRiskUnknown: 0,
+      },
+      {
+        status: 'unknown_order',
+        currency: 'JPY',
+        bucket: 'no order',
+        exceptions: 1,
+        atRiskMinor: '500',
+        atRiskUnknown: 1,
+      },
     ],
     verdictGroups: [
       { day: '2026-11-10', status: 'matched', lifecycle: null, verdicts: 2 },
@@ -47,6 +99,43 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
       { day: '2026-11-19', status: 'missing_at_provider', lifecycle: 'persisting', verdicts: 1 },
       { day: null, status: 'unknown_order', lifecycle: 'new', verdicts: 1 },
     ],
+  };
+}
+
+function statusTotal(
+  currency: string,
+  status: StatusTotal['status'],
+  verdicts: number,
+  expectedMinor: string,
+  settledMinor: string,
+): StatusTotal {
+  return {
+    currency,
+    status,
+    verdicts,
+    expectedMinor,
+    settledMinor,
+    differenceMinor: (BigInt(settledMinor) - BigInt(expectedMinor)).toString(),
+  };
+}
+
+function settlementDay(
+  day: string,
+  currency: string,
+  paidMinor: string,
+  refundedMinor: string,
+  feesMinor: string,
+): SettlementDay {
+  return {
+    day,
+    currency,
+    transactions: 2,
+    payments: 1,
+    refunds: 1,
+    paidMinor,
+    refundedMinor,
+    feesMinor,
+    netMinor: (BigInt(paidMinor) - BigInt(refundedMinor) - BigInt(feesMinor)).toString(),
   };
 }
 
@@ -62,6 +151,8 @@ function exception(orderId: string, overrides: Partial<OpenException> = {}): Ope
     expectedMinor: '4200',
     settledMinor: '0',
     deltaMinor: '-4200',
+    atRiskMinor: '4200',
+    orderAgeDays: 12,
     explanation: {
       rule: 'missing_at_provider',
       reason: "=cmd|' /C calc'!A0 <b onmouseover=alert(3)>",
@@ -105,6 +196,8 @@ const EXCEPTIONS = [
     expectedMinor: '0',
     settledMinor: '500',
     deltaMinor: '500',
+    atRiskMinor: null,
+    orderAgeDays: null,
   }),
 ];
 
@@ -159,7 +252,7 @@ const HTML_TAGS = new Set([
 ]);
 
 describe('html report', () => {
-  const page = renderHtml(report(), EXCEPTIONS.slice(0, 2), { generatedAt: GENERATED_AT });
+  const page = renderHtml(report(), EXCEPTIONS.slice(0, 2), { generatedAt: GENERATED_AT, perGroup: 2 });
 
   it('escapes every value: hostile ids, reasons, warnings and transactions come out as text', () => {
     const tags = new Set([...page.matchAll(/<([a-zA-Z][\w-]*)/g)].map((match) => match[1]!.toLowerCase()));
@@ -187,21 +280,105 @@ describe('html report', () => {
   it("shows the totals, the bridge in each currency's units, the chart and how many exceptions are not listed", () => {
     expect(page).toContain('<title>Reconciliation run 7 · as of 2026-11-20 12:00 UTC</title>');
     expect(page).toMatch(
-      /<td class="num">100\.00<\/td><td class="num">-2\.50<\/td>\s*<td class="num neg">-102\.50<\/td>/,
+      /<td class="num">100\.00<\/td><td class="num">-2\.50<\/td>\s*<td class="num neg"><strong>-102\.50<\/strong><\/td>/,
     );
     expect(page).toContain('<td class="num">1,234,567</td>');
-    expect(page).toContain('<td class="num neg">-1.234</td>');
+    expect(page).toContain('<td class="num neg"><strong>-1.234</strong></td>');
     expect(page.match(/<rect class="bar /g)).toHaveLength(4);
     expect(page).toContain('1 verdict has no date');
-    expect(page).toContain('Showing the 2 oldest of 3');
     expect(page).not.toContain('SUSPECT');
+  });
+
+  it('explains the difference by status with bars from a zero line on one scale per currency', () => {
+    const eur = page.slice(
+      page.indexOf('<tbody class="currency">'),
+      page.indexOf('</tbody>', page.indexOf('<tbody class="currency">')),
+    );
+    // status_mismatch +55.70 and missing_at_provider -158.20: the total's -102.50 hides neither.
+    expect(eur).toMatch(/status_mismatch<\/span><\/td><td class="num">1<\/td>[\s\S]*?<td class="num pos">55\.70<\/td>/);
+    expect(eur).toMatch(
+      /missing_at_provider<\/span><\/td><td class="num">2<\/td>[\s\S]*?<td class="num neg">-158\.20<\/td>/,
+    );
+    // The largest part is full length (100 px from the middle); the others in proportion; matched draws none.
+    expect(eur).toContain('<rect class="short" x="0" y="3" height="12" width="100"/>');
+    expect(eur).toContain('<rect class="over" x="100" y="3" height="12" width="35.2"/>');
+    expect(eur).toContain('<rect class="short" x="35.3" y="3" height="12" width="64.7"/>');
+    expect(eur.match(/<rect /g)).toHaveLength(3);
+  });
+
+  it('shows money moved per currency and per day in the zone of the report, each currency in its units', () => {
+    const money = page.slice(
+      page.indexOf('<section id="money">'),
+      page.indexOf('</section>', page.indexOf('<section id="money">')),
+    );
+    expect(money).toContain('<h2>Money moved 2026-11-10 to 2026-11-20</h2>');
+    expect(money).toMatch(
+      /<strong>EUR<\/strong><\/td><td class="num">4<\/td>\s*<td class="num">105\.00<\/td><td class="num">35\.00<\/td><td class="num">3\.14<\/td>\s*<td class="num pos"><strong>66\.86<\/strong>/,
+    );
+    expect(money).toMatch(
+      /<strong>JPY<\/strong>[\s\S]*?<td class="num">1,500<\/td><td class="num">0<\/td><td class="num">45<\/td>/,
+    );
+    expect(money).toMatch(
+      /<strong>KWD<\/strong>[\s\S]*?<td class="num">1\.234<\/td><td class="num">0\.000<\/td><td class="num">0\.012<\/td>/,
+    );
+    expect(page).toContain('<h2>Verdicts and money moved per day (Europe/Paris)</h2>');
+    expect(page.match(/<svg class="money-chart"/g)).toHaveLength(3);
+    expect(page).toContain('<title>2026-11-19: gross 5.00, refunds 10.00, fees 0.15, net -5.15 EUR</title>');
+    expect(page).toContain('<rect class="net negative"');
+    expect(page).toContain('<summary>Money moved per day (4 rows)</summary>');
+  });
+
+  it('ages the exceptions and groups them by status with their count and money, small groups open', () => {
+    const ageing = page.slice(
+      page.indexOf('<section id="ageing">'),
+      page.indexOf('</section>', page.indexOf('<section id="ageing">')),
+    );
+    expect(ageing).toMatch(/<td class="num">2<br><span class="muted">116\.20<\/span><\/td>/);
+    expect(ageing).toMatch(/<td class="num">1<br><span class="muted">1\.234<\/span><\/td>/);
+    expect(ageing).toContain('+1 unknown');
+    const groups = [
+      ...page.matchAll(/<details class="group" data-status="([a-z_]+)"( open)?>\s*<summary>([\s\S]*?)<\/summary>/g),
+    ];
+    expect(groups.map((group) => [group[1], group[2] === ' open'])).toEqual([
+      ['missing_at_provider', true],
+      ['unknown_order', true],
+    ]);
+    expect(groups[0]![3]).toContain(
+      '<strong class="count">4</strong> at risk <span class="money">158.20 EUR</span> · <span class="money">1.234 KWD</span>',
+    );
+    expect(page).toContain('Showing the 2 oldest of 4 (at most 2 per status).');
+    expect(page).toContain('<td class="num">12 d</td>');
+    expect(page).toContain('<td class="num"><strong>42.00</strong></td>');
+  });
+
+  it('closes a large group, and says the exceptions it leaves out', () => {
+    const many = Array.from({ length: 11 }, (_, i) => exception(`M-${i}`));
+    const large = renderHtml(
+      {
+        ...report(),
+        ageing: [
+          {
+            status: 'missing_at_provider',
+            currency: 'EUR',
+            bucket: '0-3',
+            exceptions: 250,
+            atRiskMinor: '1050000',
+            atRiskUnknown: 0,
+          },
+        ],
+      },
+      many,
+      { generatedAt: GENERATED_AT, perGroup: 11 },
+    );
+    expect(large).toContain('<details class="group" data-status="missing_at_provider">');
+    expect(large).toContain('Showing the 11 oldest of 250 (at most 11 per status).');
   });
 
   it('flags a suspect run in the title and a banner', () => {
     const suspect = renderHtml(
       report({ suspect: true, suspectReason: '3 orders in scope expect money but no transaction at all was found' }),
       [],
-      { generatedAt: GENERATED_AT },
+      { generatedAt: GENERATED_AT, perGroup: 2 },
     );
     expect(suspect).toContain('<title>SUSPECT · Reconciliation run 7');
     expect(suspect).toContain(
@@ -220,11 +397,11 @@ describe('csv report', () => {
     expect(rows).toContain('KWD,1,0,1.234,0.000,-1.234');
     const exceptions = rows.slice(
       rows.indexOf(
-        'order_id,known_order,status,lifecycle,first_seen_at,first_seen_run_id,currency,expected,settled,delta,rule,reason,transactions,warnings,figures,conflicts',
+        'order_id,known_order,status,lifecycle,first_seen_at,first_seen_run_id,currency,expected,settled,delta,at_risk,order_age_days,rule,reason,transactions,warnings,figures,conflicts',
       ) + 1,
     );
     expect(exceptions[0]).toBe(
-      '<script>alert(1)</script>,yes,missing_at_provider,new,2026-11-20T12:00:00Z,7,EUR,42.00,0.00,-42.00,missing_at_provider,' +
+      '<script>alert(1)</script>,yes,missing_at_provider,new,2026-11-20T12:00:00Z,7,EUR,42.00,0.00,-42.00,42.00,12,missing_at_provider,' +
         `'=cmd|' /C calc'!A0 <b onmouseover=alert(3)>,` +
         `"<svg onload=alert(4)> payment 0002 42.00 EUR 2026-11-19 10:00 UTC (""><script>alert(5)</script>.zip!day.csv:3)",` +
         `'-2+3 <i>abandoned</i>,"expected=42.00; settled=0.00","<u>T9</u>: export 0000 42.00, notification 0000 43.00"`,
@@ -232,8 +409,40 @@ describe('csv report', () => {
     expect(exceptions[1]).toMatch(/^"'=HYPERLINK\(""http:\/\/evil\.test"",""x""\)",yes,/);
     // csv cells are data, not terminal output: the escape characters stay as they were.
     expect(exceptions[2]!.startsWith('U-\u001b[31mred\u001b[0m,no,unknown_order,new,')).toBe(true);
-    expect(exceptions[2]).toContain(',JPY,0,500,500,');
+    expect(exceptions[2]).toContain(',JPY,0,500,500,,,');
     expect(exceptions.slice(3)).toEqual(['']);
+  });
+
+  it("has sections for the difference by status, money moved and ageing, amounts in their currency's units", async () => {
+    const rows = (await collect(renderCsv(report(), pages([], 2), { generatedAt: GENERATED_AT }))).split('\r\n');
+    const sectionOf = (title: string) => {
+      const start = rows.findIndex((row) => row.startsWith(title) || row.startsWith(`"${title}`));
+      expect(start).toBeGreaterThan(0);
+      return rows.slice(start + 1, rows.indexOf('', start));
+    };
+    expect(rows).toContain('report_timezone,Europe/Paris');
+    expect(sectionOf('the difference by status')).toEqual([
+      'currency,status,verdicts,expected,settled,difference',
+      'EUR,matched,2,50.00,50.00,0.00',
+      'EUR,status_mismatch,1,-108.20,-52.50,55.70',
+      'EUR,missing_at_provider,2,158.20,0.00,-158.20',
+      'JPY,matched,1,1234567,1234567,0',
+      'KWD,missing_at_provider,1,1.234,0.000,-1.234',
+    ]);
+    expect(sectionOf('money moved per currency (2026-11-10 to 2026-11-20, Europe/Paris;')).toEqual([
+      'currency,transactions,payments,refunds_count,gross,refunds,fees,net',
+      'EUR,4,2,2,105.00,35.00,3.14,66.86',
+      'JPY,2,1,1,1500,0,45,1455',
+      'KWD,2,1,1,1.234,0.000,0.012,1.222',
+    ]);
+    expect(sectionOf('money moved per day')).toContain('2026-11-19,EUR,2,1,1,5.00,10.00,0.15,-5.15');
+    expect(sectionOf('open exceptions by status and age')).toEqual([
+      'status,currency,age_days,exceptions,at_risk,at_risk_unknown',
+      'missing_at_provider,EUR,0-3,1,42.00,0',
+      'missing_at_provider,EUR,8-30,2,116.20,0',
+      'missing_at_provider,KWD,over 30,1,1.234,0',
+      'unknown_order,JPY,no order,1,500,1',
+    ]);
   });
 
   it("puts a suspect run's warning before anything else", async () => {
@@ -257,6 +466,7 @@ describe('json report', () => {
     );
     expect(json.warnings).toEqual(['SUSPECT RUN: empty']);
     expect(json.run).toMatchObject({ runId: '7', asOf: '2026-11-20T12:00:00Z', suspect: true, toleranceMinor: '0' });
+    expect(json.timeZone).toBe('Europe/Paris');
     expect(json.bridge[0]).toEqual({
       currency: 'EUR',
       exponent: 2,
@@ -265,6 +475,75 @@ describe('json report', () => {
       expectedMinor: '10000',
       settledMinor: '-250',
       differenceMinor: '-10250',
+      byStatus: [
+        { status: 'matched', verdicts: 2, expectedMinor: '5000', settledMinor: '5000', differenceMinor: '0' },
+        {
+          status: 'status_mismatch',
+          verdicts: 1,
+          expectedMinor: '-10820',
+          settledMinor: '-5250',
+          differenceMinor: '5570',
+        },
+        {
+          status: 'missing_at_provider',
+          verdicts: 2,
+          expectedMinor: '15820',
+          settledMinor: '0',
+          differenceMinor: '-15820',
+        },
+      ],
+    });
+    expect(json.moneyMoved.window).toEqual({ from: '2026-11-10', to: '2026-11-20' });
+    expect(json.moneyMoved.perCurrency).toEqual([
+      {
+        currency: 'EUR',
+        exponent: 2,
+        transactions: 4,
+        payments: 2,
+        refunds: 2,
+        paidMinor: '10500',
+        refundedMinor: '3500',
+        feesMinor: '314',
+        netMinor: '6686',
+      },
+      {
+        currency: 'JPY',
+        exponent: 0,
+        transactions: 2,
+        payments: 1,
+        refunds: 1,
+        paidMinor: '1500',
+        refundedMinor: '0',
+        feesMinor: '45',
+        netMinor: '1455',
+      },
+      {
+        currency: 'KWD',
+        exponent: 3,
+        transactions: 2,
+        payments: 1,
+        refunds: 1,
+        paidMinor: '1234',
+        refundedMinor: '0',
+        feesMinor: '12',
+        netMinor: '1222',
+      },
+    ]);
+    expect(json.moneyMoved.perDay).toHaveLength(4);
+    expect(json.moneyMoved.perDay[3]).toMatchObject({
+      day: '2026-11-19',
+      currency: 'EUR',
+      exponent: 2,
+      netMinor: '-515',
+    });
+    expect(json.ageing[3]).toEqual({
+      status: 'unknown_order',
+      currency: 'JPY',
+      exponent: 0,
+      bucket: 'no order',
+      exceptions: 1,
+      atRiskMinor: '500',
+      atRiskUnknown: 1,
     });
     expect(json.bridge[2]).toMatchObject({ currency: 'KWD', exponent: 3 });
     expect(json.totals).toMatchObject({
@@ -281,8 +560,11 @@ describe('json report', () => {
       EXCEPTIONS.map((e) => e.orderId),
     );
     expect(json.openExceptions.items[0]).toMatchObject({
+      exponent: 2,
       expectedMinor: '4200',
       deltaMinor: '-4200',
+      atRiskMinor: '4200',
+      orderAgeDays: 12,
       explanation: EXCEPTIONS[0]!.explanation,
     });
   });
@@ -305,6 +587,18 @@ describe('table report', () => {
     expect(lines.at(-1)).toBe('!!! SUSPECT RUN: no transaction at all');
     expect(text).toMatch(/EUR\s+4\s+1\s+100\.00\s+-2\.50\s+-102\.50/);
     expect(text).toMatch(/JPY\s+1\s+0\s+1,234,567\s+1,234,567\s+0\n/);
+  });
+
+  it("shows the difference by status, money moved, ageing and each exception's money at risk and age", () => {
+    const text = renderTable(report(), EXCEPTIONS, { generatedAt: GENERATED_AT });
+    expect(text).toMatch(/EUR\s+status_mismatch\s+1\s+-108\.20\s+-52\.50\s+55\.70\n/);
+    expect(text).toContain('Money moved 2026-11-10 to 2026-11-20 (Europe/Paris)');
+    expect(text).toMatch(/KWD\s+2\s+1\.234\s+0\.000\s+0\.012\s+1\.222\n/);
+    expect(text).toMatch(/2026-11-19\s+EUR\s+2\s+5\.00\s+10\.00\s+0\.15\s+-5\.15\n/);
+    expect(text).toMatch(/missing_at_provider\s+EUR\s+1 · 42\.00\s+2 · 116\.20\s+158\.20\n/);
+    expect(text).toMatch(/unknown_order\s+JPY\s+1 · 500\s+500 \(\+1 unknown\)\n/);
+    expect(text).toMatch(/12 d\s+EUR\s+42\.00\s+0\.00\s+-42\.00\s+42\.00/);
+    expect(text).toMatch(/JPY\s+0\s+500\s+500\s+unknown/);
   });
 
   it('says how many exceptions it leaves out', () => {

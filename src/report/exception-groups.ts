@@ -1,0 +1,38 @@
+import type { VerdictStatus } from '../db/schema.ts';
+import { ageingRows, type AgeingRow } from './report-money.ts';
+import { STATUS_DISPLAY_ORDER, type AgeingCell, type OpenException } from './run-report.ts';
+
+/**
+ * The open exceptions as a reader goes through them: a group per status, with how many there are and the money they
+ * put at risk per currency (from the ageing, so a group's figures cover every exception, not only those listed),
+ * and the oldest of them listed. The key is what separates groups: when exceptions can be acknowledged, the
+ * acknowledged ones become groups of their own by adding that flag here and to the queries' grouping.
+ */
+export interface ExceptionGroupKey {
+  readonly status: VerdictStatus;
+}
+
+export interface ExceptionGroup {
+  readonly key: ExceptionGroupKey;
+  readonly exceptions: number;
+  /** Per currency: how many, the money at risk, how many without known money at risk. */
+  readonly perCurrency: readonly AgeingRow[];
+  /** The oldest first; at most as many as the report lists per group. */
+  readonly listed: readonly OpenException[];
+}
+
+export function exceptionGroups(ageing: readonly AgeingCell[], listed: readonly OpenException[]): ExceptionGroup[] {
+  const rows = ageingRows(ageing);
+  return STATUS_DISPLAY_ORDER.flatMap((status) => {
+    const perCurrency = rows.filter((row) => row.status === status);
+    if (perCurrency.length === 0) return [];
+    return [
+      {
+        key: { status },
+        exceptions: perCurrency.reduce((sum, row) => sum + row.exceptions, 0),
+        perCurrency,
+        listed: listed.filter((exception) => exception.status === status),
+      },
+    ];
+  });
+}

@@ -1,0 +1,91 @@
+import { html, type Html } from './html-template.ts';
+import { formatAmount } from './money-format.ts';
+import { differenceByStatus, moneyMovedPerCurrency, type CurrencyDifference } from './report-money.ts';
+import type { RunReport } from './run-report.ts';
+
+/**
+ * The html report's money: the bridge with its difference explained by status, and the money moved on the run's
+ * days. Amounts in each currency's units, never summed across currencies.
+ */
+export function bridgeSection(report: RunReport): Html {
+  const differences = differenceByStatus(report.bridge, report.statusTotals);
+  const blocks = differences.map((difference) => currencyBlock(difference));
+  return html`<section id="bridge"><h2>Expected vs settled, and the difference by status</h2>
+<table><thead><tr><th>Currency / status</th><th class="num">Verdicts</th><th class="num">Expected</th><th class="num">Settled</th><th class="num">Difference</th><th>Share of the difference</th></tr></thead>
+${blocks.length > 0 ? blocks : html`<tbody><tr><td colspan="6">No amounts in this run.</td></tr></tbody>`}</table>
+<p class="note">Per currency, in its own units (never summed across currencies). Difference = settled − expected; settled includes the money of unknown orders. The statuses' rows add up to their currency's. Each bar is one status's difference from a zero line, on one scale per currency (the longest bar is the currency's largest part): offsetting errors show side by side instead of cancelling out in the total.</p>
+</section>`;
+}
+
+function currencyBlock({ bridge, differenceMinor, parts }: CurrencyDifference): Html {
+  const abs = (minor: string) => (minor.startsWith('-') ? BigInt(minor.slice(1)) : BigInt(minor));
+  const scale = [differenceMinor, ...parts.map((part) => part.differenceMinor)].reduce(
+    (max, minor) => (abs(minor) > max ? abs(minor) : max),
+    0n,
+  );
+  const money = (minor: string) => formatAmount(minor, bridge.currency);
+  const rows = parts.map(
+    (part) => html`<tr class="part">
+<td><span class="badge ${part.status === 'matched' || part.status === 'pending' ? part.status : 'exception'}">${part.status}</span></td><td class="num">${part.verdicts.toLocaleString('en-US')}</td>
+<td class="num">${money(part.expectedMinor)}</td><td class="num">${money(part.settledMinor)}</td>
+<td class="num ${signClass(part.differenceMinor)}">${money(part.differenceMinor)}</td><td>${differenceBar(part.differenceMinor, scale, part.status)}</td></tr>`,
+  );
+  return html`<tbody class="currency"><tr class="total">
+<td><strong>${bridge.currency}</strong> <span class="muted">${bridge.orders.toLocaleString('en-US')} orders, ${bridge.unknownOrders.toLocaleString('en-US')} unknown</span></td><td class="num">${(bridge.orders + bridge.unknownOrders).toLocaleString('en-US')}</td>
+<td class="num">${money(bridge.expectedMinor)}</td><td class="num">${money(bridge.settledMinor)}</td>
+<td class="num ${signClass(differenceMinor)}"><strong>${money(differenceMinor)}</strong></td><td>${differenceBar(differenceMinor, scale, `${bridge.currency} total`)}</td></tr>
+${rows}</tbody>`;
+}
+
+/** A bar from the middle: right for money settled beyond what was expected, left for money missing. */
+function differenceBar(minor: string, scale: bigint, label: string): Html {
+  const value = BigInt(minor);
+  const half = 100;
+  // Pixels, not money: a per-mille ratio taken in bigint, then drawn.
+  const exact =
+    scale === 0n || value === 0n ? 0 : (Number(((value < 0n ? -value : value) * 1000n) / scale) / 1000) * half;
+  // At least one pixel: a small part beside a large one must still show.
+  const length = exact === 0 ? 0 : Math.max(1, Math.round(exact * 10) / 10);
+  const bar =
+    length === 0
+      ? null
+      : html`<rect class="${value < 0n ? 'short' : 'over'}" x="${value < 0n ? Math.round((half - length) * 10) / 10 : half}" y="3" height="12" width="${length}"/>`;
+  return html`<svg class="difference-bar" width="200" height="18" viewBox="0 0 200 18" role="img" aria-label="${label}: ${minor}"><line x1="${half}" x2="${half}" y1="0" y2="18"/>${bar}</svg>`;
+}
+
+export function moneyMovedSection(report: RunReport): Html {
+  const { window, days } = report.moneyMoved;
+  const totals = moneyMovedPerCurrency(days);
+  const rows = totals.map((total) => {
+    const money = (minor: string) => formatAmount(minor, total.currency);
+    return html`<tr><td><strong>${total.currency ?? '—'}</strong></td><td class="num">${total.transactions.toLocaleString('en-US')}</td>
+<td class="num">${money(total.paidMinor)}</td><td class="num">${money(total.refundedMinor)}</td><td class="num">${money(total.feesMinor)}</td>
+<td class="num ${signClass(total.netMinor)}"><strong>${money(total.netMinor)}</strong></td></tr>`;
+  });
+  const body =
+    window === null
+      ? html`<p>The run has no dated verdict, so no days to show money for.</p>`
+      : rows.length === 0
+        ? html`<p>No succeeded transaction from ${window.from} to ${window.to}.</p>`
+        : html`<table><thead><tr><th>Currency</th><th class="num">Transactions</th><th class="num">Gross</th><th class="num">Refunds</th><th class="num">Fees</th><th class="num">Net</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`<section id="money"><h2>Money moved${window === null ? '' : ` ${window.from} to ${window.to}`}</h2>
+${body}
+<p class="note">What the service moved on the run's days (${report.timeZone}), from the first day an order of the run was created to the day of its as_of: every succeeded transaction of those days, whatever order it belongs to, as recon holds them now. Gross: payments and captures; fees: BILLINGFEES INCL. VAT; net = gross − refunds − fees.</p>
+</section>`;
+}
+
+/** Money per day as a table, folded: the chart above shows its shape, this its figures. */
+export function moneyPerDayTable(report: RunReport): Html | null {
+  const { days } = report.moneyMoved;
+  if (days.length === 0) return null;
+  const rows = days.map((day) => {
+    const money = (minor: string) => formatAmount(minor, day.currency);
+    return html`<tr><td>${day.day}</td><td>${day.currency ?? '—'}</td><td class="num">${day.transactions.toLocaleString('en-US')}</td><td class="num">${money(day.paidMinor)}</td><td class="num">${money(day.refundedMinor)}</td><td class="num">${money(day.feesMinor)}</td><td class="num ${signClass(day.netMinor)}">${money(day.netMinor)}</td></tr>`;
+  });
+  return html`<details class="days"><summary>Money moved per day (${days.length.toLocaleString('en-US')} rows)</summary>
+<table><thead><tr><th>Day</th><th>Currency</th><th class="num">Transactions</th><th class="num">Gross</th><th class="num">Refunds</th><th class="num">Fees</th><th class="num">Net</th></tr></thead><tbody>${rows}</tbody></table></details>`;
+}
+
+export function signClass(minor: string): string {
+  return minor.startsWith('-') ? 'neg' : /^0+$/.test(minor) ? '' : 'pos';
+}

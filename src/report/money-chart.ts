@@ -1,0 +1,82 @@
+import { html, type Html } from './html-template.ts';
+import { formatAmount } from './money-format.ts';
+import type { SettlementDay } from './run-report.ts';
+import { bucketOf, PLOT, round, WIDTH, type ChartUnit } from './verdict-chart.ts';
+
+/**
+ * The money moved per day of one currency, drawn under the verdict chart on the same buckets and frame so that a
+ * day's money stands under the day's verdicts: gross (payments and captures) as a pale bar, net (gross - refunds -
+ * fees) as a dark bar inside it, below the zero line when refunds and fees exceed it. Each currency has its own
+ * scale, said on the chart: amounts of different currencies are never drawn against each other.
+ */
+const HEIGHT = 130;
+const TOP = 18;
+const BOTTOM = 26;
+
+interface MoneyBucket {
+  readonly start: string;
+  paid: bigint;
+  refunded: bigint;
+  fees: bigint;
+  net: bigint;
+}
+
+export function renderMoneyChart(
+  currency: string | null,
+  unit: ChartUnit,
+  starts: readonly string[],
+  days: readonly SettlementDay[],
+): Html {
+  const buckets = new Map<string, MoneyBucket>(
+    starts.map((start) => [start, { start, paid: 0n, refunded: 0n, fees: 0n, net: 0n }]),
+  );
+  for (const day of days) {
+    if (day.currency !== currency) continue;
+    const bucket = buckets.get(bucketOf(day.day, unit));
+    if (!bucket) continue;
+    bucket.paid += BigInt(day.paidMinor);
+    bucket.refunded += BigInt(day.refundedMinor);
+    bucket.fees += BigInt(day.feesMinor);
+    bucket.net += BigInt(day.netMinor);
+  }
+  const all = [...buckets.values()];
+  const abs = (value: bigint) => (value < 0n ? -value : value);
+  const top = all.reduce((max, b) => (b.paid > max ? b.paid : b.net > max ? b.net : max), 0n);
+  const bottom = all.reduce((max, b) => (b.net < 0n && abs(b.net) > max ? abs(b.net) : max), 0n);
+  const scale = top + bottom > 0n ? top + bottom : 1n;
+  const plotHeight = HEIGHT - TOP - BOTTOM;
+  // Pixels, not money: a per-mille ratio taken in bigint, then drawn.
+  const pixels = (value: bigint) => (Number((abs(value) * 1000n) / scale) / 1000) * plotHeight;
+  const zeroY = TOP + pixels(top);
+  const plotWidth = WIDTH - PLOT.left - PLOT.right;
+  const slot = plotWidth / Math.max(1, all.length);
+  const barWidth = Math.min(48, Math.max(1, slot * 0.72));
+  const labelEvery = Math.ceil(all.length / 10);
+  const money = (minor: bigint) => formatAmount(minor, currency);
+  const code = currency ?? 'no currency';
+
+  const bars = all.map((bucket, i) => {
+    const x = round(PLOT.left + i * slot + (slot - barWidth) / 2);
+    const inner = round(barWidth * 0.5);
+    const paid =
+      bucket.paid > 0n
+        ? html`<rect class="gross" x="${x}" y="${round(zeroY - pixels(bucket.paid))}" width="${round(barWidth)}" height="${round(Math.max(1, pixels(bucket.paid)))}"/>`
+        : null;
+    const net =
+      bucket.net === 0n
+        ? null
+        : html`<rect class="net${bucket.net < 0n ? ' negative' : ''}" x="${round(x + (barWidth - inner) / 2)}" y="${round(bucket.net > 0n ? zeroY - pixels(bucket.net) : zeroY)}" width="${inner}" height="${round(Math.max(1, pixels(bucket.net)))}"/>`;
+    const name = unit === 'day' ? bucket.start : unit === 'week' ? `week of ${bucket.start}` : bucket.start.slice(0, 7);
+    const label =
+      i % labelEvery === 0
+        ? html`<text class="axis" x="${round(x + barWidth / 2)}" y="${HEIGHT - 8}" text-anchor="middle">${unit === 'month' ? bucket.start.slice(0, 7) : bucket.start}</text>`
+        : null;
+    return html`<g><title>${name}: gross ${money(bucket.paid)}, refunds ${money(bucket.refunded)}, fees ${money(bucket.fees)}, net ${money(bucket.net)} ${code}</title>${paid}${net}</g>${label}`;
+  });
+
+  return html`<svg class="money-chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Money moved per ${unit} in ${code}" preserveAspectRatio="xMidYMid meet">
+<text class="currency" x="${PLOT.left - 8}" y="${TOP + 10}" text-anchor="end">${code}</text>
+<text class="axis" x="${PLOT.left}" y="${TOP - 6}">${top > 0n ? `${money(top)} ${code}` : `no money in ${code}`}</text>
+<line class="grid" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${TOP}" y2="${TOP}"/>
+<line class="baseline" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${round(zeroY)}" y2="${round(zeroY)}"/>${bars}</svg>`;
+}
