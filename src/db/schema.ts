@@ -518,6 +518,11 @@ export interface SettlementDailyView {
   refunded_minor: Money;
   fees_minor: Money;
   net_minor: Money;
+  /** The *_minor amounts in the currency's unit. */
+  paid: UnitAmount;
+  refunded: UnitAmount;
+  fees: UnitAmount;
+  net: UnitAmount;
 }
 
 /** reporting.run_status_totals (migration 0022), a view: each finished run's bridge by currency and status. */
@@ -532,6 +537,11 @@ export interface RunStatusTotalsView {
   settled_minor: Money;
   delta_minor: Money;
   difference_minor: Money;
+  /** The *_minor amounts in the currency's unit. */
+  expected: UnitAmount;
+  settled: UnitAmount;
+  delta: UnitAmount;
+  difference: UnitAmount;
 }
 
 /** Bootstrapped by migrate.ts itself, before the first migration. */
