@@ -48,6 +48,24 @@ describe.each(BACKENDS)('recon report on %s', (backend) => {
     expect(json.openExceptions.total).toBe(json.openExceptions.items.length);
   });
 
+  it.skipIf(skip)("dates the report's days in RECON_REPORT_TIMEZONE, and refuses a zone it does not know", async () => {
+    const result = await runRecon(['report', '--format', 'json'], {
+      ...testDb.env,
+      RECON_REPORT_TIMEZONE: 'Pacific/Kiritimati',
+    });
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    // Noon UTC is 02:00 the next day at UTC+14: the first order's day and the as_of day both move.
+    expect(json.timeZone).toBe('Pacific/Kiritimati');
+    expect(json.moneyMoved.window).toEqual({ from: '2026-11-11', to: '2026-11-21' });
+    expect(json.verdictsPerDay[0].day).toBe('2026-11-11');
+
+    const wrong = await runRecon(['report'], { ...testDb.env, RECON_REPORT_TIMEZONE: 'Mars/Olympus' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('RECON_REPORT_TIMEZONE');
+    expect(wrong.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it.skipIf(skip)(
     'writes the csv to --out through a temporary file renamed into place, and prints the path',
     async () => {
