@@ -28,16 +28,16 @@ function currencyBlock({ bridge, differenceMinor, parts }: CurrencyDifference): 
     (part) => html`<tr class="part">
 <td><span class="badge ${part.status === 'matched' || part.status === 'pending' ? part.status : 'exception'}">${part.status}</span></td><td class="num">${part.verdicts.toLocaleString('en-US')}</td>
 <td class="num">${money(part.expectedMinor)}</td><td class="num">${money(part.settledMinor)}</td>
-<td class="num ${signClass(part.differenceMinor)}">${money(part.differenceMinor)}</td><td>${differenceBar(part.differenceMinor, scale, part.status)}</td></tr>`,
+<td class="num ${signClass(part.differenceMinor)}">${money(part.differenceMinor)}</td><td>${differenceBar(part.differenceMinor, scale, `${part.status}: ${money(part.differenceMinor)} ${bridge.currency}`)}</td></tr>`,
   );
   return html`<tbody class="currency"><tr class="total">
 <td><strong>${bridge.currency}</strong> <span class="muted">${bridge.orders.toLocaleString('en-US')} orders, ${bridge.unknownOrders.toLocaleString('en-US')} unknown</span></td><td class="num">${(bridge.orders + bridge.unknownOrders).toLocaleString('en-US')}</td>
 <td class="num">${money(bridge.expectedMinor)}</td><td class="num">${money(bridge.settledMinor)}</td>
-<td class="num ${signClass(differenceMinor)}"><strong>${money(differenceMinor)}</strong></td><td>${differenceBar(differenceMinor, scale, `${bridge.currency} total`)}</td></tr>
+<td class="num ${signClass(differenceMinor)}"><strong>${money(differenceMinor)}</strong></td><td>${differenceBar(differenceMinor, scale, `total: ${money(differenceMinor)} ${bridge.currency}`)}</td></tr>
 ${rows}</tbody>`;
 }
 
-/** A bar from the middle: right for money settled beyond what was expected, left for money missing. */
+/** A bar from the middle: right for money settled beyond what was expected, left for money missing. `label` says it in words. */
 function differenceBar(minor: string, scale: bigint, label: string): Html {
   const value = BigInt(minor);
   const half = 100;
@@ -50,7 +50,7 @@ function differenceBar(minor: string, scale: bigint, label: string): Html {
     length === 0
       ? null
       : html`<rect class="${value < 0n ? 'short' : 'over'}" x="${value < 0n ? Math.round((half - length) * 10) / 10 : half}" y="3" height="12" width="${length}"/>`;
-  return html`<svg class="difference-bar" width="200" height="18" viewBox="0 0 200 18" role="img" aria-label="${label}: ${minor}"><line x1="${half}" x2="${half}" y1="0" y2="18"/>${bar}</svg>`;
+  return html`<svg class="difference-bar" width="200" height="18" viewBox="0 0 200 18" role="img" aria-label="${label}"><line x1="${half}" x2="${half}" y1="0" y2="18"/>${bar}</svg>`;
 }
 
 export function moneyMovedSection(report: RunReport): Html {
