@@ -45,6 +45,13 @@ describe('chart buckets', () => {
   it('has no bucket without days', () => {
     expect(chartBuckets([])).toEqual({ unit: 'day', buckets: [] });
   });
+
+  it("stretches to the run's days, so that the money per day lines up under the verdicts", () => {
+    const { unit, buckets } = chartBuckets([day('2026-11-10', 1)], { from: '2026-11-10', to: '2026-11-13' });
+    expect(unit).toBe('day');
+    expect(buckets.map((bucket) => bucket.start)).toEqual(['2026-11-10', '2026-11-11', '2026-11-12', '2026-11-13']);
+    expect(chartBuckets([], { from: '2026-11-10', to: '2026-11-10' }).buckets).toHaveLength(1);
+  });
 });
 
 describe('chart svg', () => {
