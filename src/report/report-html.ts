@@ -142,6 +142,7 @@ function runSection(report: RunReport): Html {
 <dt>Scope</dt><dd>${run.description}</dd>
 <dt>Tolerance</dt><dd>${run.toleranceMinor} minor units</dd>
 <dt>Grace period</dt><dd>${run.graceHours} hours</dd>
+<dt>Days in</dt><dd>${report.timeZone}</dd>
 <dt>Started</dt><dd>${humanInstant(run.startedAt)}</dd>
 <dt>Finished</dt><dd>${run.finishedAt === null ? 'never' : humanInstant(run.finishedAt)}</dd>
 <dt>Orders in scope</dt><dd>${run.ordersInScope === null ? '—' : run.ordersInScope.toLocaleString('en-US')}</dd>
