@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
+import { acknowledgedSql } from './acknowledgement-sql.ts';
 import { ageBucketSql, atRiskMinorSql } from './exception-money-sql.ts';
 import { NOT_EXCEPTIONS, type AgeingCell } from './run-report.ts';
 import { runVerdicts } from './run-verdicts.ts';
@@ -16,6 +17,7 @@ export async function loadAgeing(db: Kysely<Schema>, runId: string): Promise<Age
     .leftJoin('recon.orders as o', (join) => join.onRef('o.order_id', '=', 'v.order_id').on('v.known_order', '=', true))
     .select([
       'v.status',
+      acknowledgedSql.as('acknowledged'),
       'v.currency',
       ageBucketSql.as('bucket'),
       sql<number>`count(*)::int`.as('exceptions'),
@@ -23,12 +25,14 @@ export async function loadAgeing(db: Kysely<Schema>, runId: string): Promise<Age
       sql<number>`count(*) FILTER (WHERE ${atRiskMinorSql} IS NULL)::int`.as('at_risk_unknown'),
     ])
     .where('v.status', 'not in', NOT_EXCEPTIONS)
-    .groupBy(['v.status', 'v.currency', sql`3`])
+    .groupBy(['v.status', sql`2`, 'v.currency', sql`4`])
     .orderBy('v.status')
+    .orderBy(sql`2`)
     .orderBy('v.currency')
     .execute();
   return rows.map((row) => ({
     status: row.status,
+    acknowledged: row.acknowledged,
     currency: row.currency?.trim() ?? null,
     bucket: row.bucket,
     exceptions: row.exceptions,

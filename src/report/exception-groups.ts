@@ -3,13 +3,13 @@ import { ageingRows, type AgeingRow } from './report-money.ts';
 import { STATUS_DISPLAY_ORDER, type AgeingCell, type OpenException } from './run-report.ts';
 
 /**
- * The open exceptions as a reader goes through them: a group per status, with how many there are and the money they
- * put at risk per currency (from the ageing, so a group's figures cover every exception, not only those listed),
- * and the oldest of them listed. The key is what separates groups: when exceptions can be acknowledged, the
- * acknowledged ones become groups of their own by adding that flag here and to the queries' grouping.
+ * The open exceptions as a reader goes through them: the new ones (not acknowledged) by status, then the
+ * acknowledged ones by status, each group with how many there are and the money they put at risk per currency
+ * (from the ageing, so a group's figures cover every exception, not only those listed), and the oldest listed.
  */
 export interface ExceptionGroupKey {
   readonly status: VerdictStatus;
+  readonly acknowledged: boolean;
 }
 
 export interface ExceptionGroup {
@@ -22,17 +22,19 @@ export interface ExceptionGroup {
 }
 
 export function exceptionGroups(ageing: readonly AgeingCell[], listed: readonly OpenException[]): ExceptionGroup[] {
-  const rows = ageingRows(ageing);
-  return STATUS_DISPLAY_ORDER.flatMap((status) => {
-    const perCurrency = rows.filter((row) => row.status === status);
-    if (perCurrency.length === 0) return [];
-    return [
-      {
-        key: { status },
-        exceptions: perCurrency.reduce((sum, row) => sum + row.exceptions, 0),
-        perCurrency,
-        listed: listed.filter((exception) => exception.status === status),
-      },
-    ];
+  return [false, true].flatMap((acknowledged) => {
+    const rows = ageingRows(ageing.filter((cell) => cell.acknowledged === acknowledged));
+    return STATUS_DISPLAY_ORDER.flatMap((status) => {
+      const perCurrency = rows.filter((row) => row.status === status);
+      if (perCurrency.length === 0) return [];
+      return [
+        {
+          key: { status, acknowledged },
+          exceptions: perCurrency.reduce((sum, row) => sum + row.exceptions, 0),
+          perCurrency,
+          listed: listed.filter((exception) => exception.status === status && exception.acknowledged === acknowledged),
+        },
+      ];
+    });
   });
 }

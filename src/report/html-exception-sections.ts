@@ -36,13 +36,19 @@ export function exceptionsSection(
   perGroup: number,
 ): Html {
   const groups = exceptionGroups(report.ageing, listed);
+  const fresh = groups.filter((group) => !group.key.acknowledged);
+  const acknowledged = groups.filter((group) => group.key.acknowledged);
+  const count = (some: readonly ExceptionGroup[]) =>
+    some.reduce((sum, group) => sum + group.exceptions, 0).toLocaleString('en-US');
   return html`<section id="exceptions"><h2>Open exceptions (${totals.exceptions.toLocaleString('en-US')})</h2>
 ${
   groups.length === 0
     ? html`<p>None: every verdict of this run is matched or pending.</p>`
-    : groups.map((group) => groupDetails(group, perGroup))
+    : html`<h3 id="new-exceptions">To look at (${count(fresh)})</h3>
+${fresh.length > 0 ? fresh.map((group) => groupDetails(group, perGroup)) : html`<p>None: every open exception is acknowledged.</p>`}
+${acknowledged.length > 0 ? html`<h3 id="acknowledged-exceptions">Acknowledged (${count(acknowledged)})</h3>${acknowledged.map((group) => groupDetails(group, perGroup))}` : null}`
 }
-<p class="note">Grouped by status, each with its count and money at risk; the ${perGroup.toLocaleString('en-US')} oldest of each group are listed. <code>recon report --format csv</code> lists them all.</p>
+<p class="note">Grouped by status, each with its count and money at risk; the ${perGroup.toLocaleString('en-US')} oldest of each group are listed. Acknowledged: marked as handled by an accountant (<code>recon exceptions ack</code>) before the run finished, for the status the exception still has; shown with the last note. <code>recon report --format csv</code> lists them all.</p>
 </section>`;
 }
 
@@ -52,7 +58,9 @@ function groupDetails(group: ExceptionGroup, perGroup: number): Html {
       html`<span class="money">${formatAmount(row.atRiskMinor, row.currency)} ${row.currency ?? ''}</span>${row.atRiskUnknown > 0 ? html` <span class="muted">(+${row.atRiskUnknown} unknown)</span>` : null}`,
   );
   const more = group.exceptions - group.listed.length;
-  return html`<details class="group" data-status="${group.key.status}"${group.exceptions <= OPEN_GROUP_LIMIT ? html` open` : null}>
+  // An acknowledged group was looked at already: it opens on a click.
+  const open = !group.key.acknowledged && group.exceptions <= OPEN_GROUP_LIMIT;
+  return html`<details class="group${group.key.acknowledged ? ' acknowledged' : ''}" data-status="${group.key.status}"${open ? html` open` : null}>
 <summary><span class="badge">${group.key.status}</span> <strong class="count">${group.exceptions.toLocaleString('en-US')}</strong> at risk ${atRisk.map((part, i) => html`${i > 0 ? ' · ' : ''}${part}`)}</summary>
 <table>
 <thead><tr><th>Order</th><th>Lifecycle</th><th>Since</th><th class="num">Age</th><th>Currency</th><th class="num">Expected</th><th class="num">Settled</th><th class="num">Delta</th><th class="num">At risk</th></tr></thead>
@@ -72,7 +80,15 @@ function exceptionRows(exception: OpenException): Html {
 <td class="num">${money(exception.expectedMinor)}</td><td class="num">${money(exception.settledMinor)}</td>
 <td class="num ${signClass(exception.deltaMinor)}">${money(exception.deltaMinor)}</td>
 <td class="num"><strong>${exception.atRiskMinor === null ? 'unknown' : money(exception.atRiskMinor)}</strong></td></tr>
+${acknowledgement(exception)}
 <tr class="explain"><td colspan="9">${explanationDetails(explanation, exception.currency)}</td></tr></tbody>`;
+}
+
+/** Who acknowledged it and the last note, under the exception's figures; nothing for an exception without either. */
+function acknowledgement(exception: OpenException): Html | null {
+  if (!exception.acknowledged && exception.lastNote === null) return null;
+  const by = (name: string | null, at: Date | null) => html`${name ?? ''}${at === null ? '' : `, ${humanInstant(at)}`}`;
+  return html`<tr class="note-row"><td colspan="9">${exception.acknowledged ? html`<span class="badge acknowledged">acknowledged</span> by ${by(exception.acknowledgedBy, exception.acknowledgedAt)}` : null}${exception.lastNote === null ? null : html`<div class="last-note">“${exception.lastNote}” <span class="muted">— ${by(exception.lastNoteBy, exception.lastNoteAt)}</span></div>`}</td></tr>`;
 }
 
 function explanationDetails(explanation: Explanation, currency: string | null): Html {

@@ -59,6 +59,10 @@ details.group > summary .count { margin: 0 10px 0 6px; font-variant-numeric: tab
 details.group > summary .money { font-variant-numeric: tabular-nums; font-weight: 600; }
 details.group > table, details.group > p { margin: 0 12px 10px; width: calc(100% - 24px); }
 details.days { margin-top: 10px; }
+h3 { font-size: 14.5px; margin: 16px 0 6px; }
+.badge.acknowledged { background: #e6f4ea; color: #22643e; }
+tr.note-row td { border-bottom: none; padding-top: 0; font-size: 12.5px; }
+.last-note { color: var(--ink); margin-top: 2px; }
 details.days > table { margin-top: 6px; }
 .legend { display: flex; gap: 18px; font-size: 12.5px; color: var(--muted); margin: 4px 0 8px; }
 .swatch { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }

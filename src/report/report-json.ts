@@ -111,6 +111,12 @@ function exceptionJson(exception: OpenException) {
     deltaMinor: exception.deltaMinor,
     atRiskMinor: exception.atRiskMinor,
     orderAgeDays: exception.orderAgeDays,
+    acknowledged: exception.acknowledged,
+    acknowledgedBy: exception.acknowledgedBy,
+    acknowledgedAt: exception.acknowledgedAt === null ? null : isoInstant(exception.acknowledgedAt),
+    lastNote: exception.lastNote,
+    lastNoteBy: exception.lastNoteBy,
+    lastNoteAt: exception.lastNoteAt === null ? null : isoInstant(exception.lastNoteAt),
     explanation: exception.explanation,
   };
 }

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
 import { loadAgeing } from './ageing-query.ts';
+import { acknowledgedSql, latestAckSql, latestNoteSql } from './acknowledgement-sql.ts';
 import { atRiskMinorSql, orderAgeDaysSql } from './exception-money-sql.ts';
 import { reportWindow } from './report-window.ts';
 import { runVerdicts } from './run-verdicts.ts';
@@ -166,6 +167,8 @@ async function exceptionsOf(db: Kysely<Schema>, runId: string) {
     .selectFrom(await runVerdicts(db, runId))
     .innerJoin('recon.reconciliation_runs as run', (join) => join.on('run.run_id', '=', runId))
     .leftJoin('recon.orders as o', (join) => join.onRef('o.order_id', '=', 'v.order_id').on('v.known_order', '=', true))
+    .leftJoin('recon.exception_actions as ack', (join) => join.on(sql<boolean>`ack.action_id = ${latestAckSql}`))
+    .leftJoin('recon.exception_actions as note', (join) => join.on(sql<boolean>`note.action_id = ${latestNoteSql}`))
     .select([
       'v.order_id',
       'v.known_order',
@@ -179,6 +182,12 @@ async function exceptionsOf(db: Kysely<Schema>, runId: string) {
       sql<string>`v.delta_minor::text`.as('delta_minor'),
       atRiskMinorSql.as('at_risk_minor'),
       orderAgeDaysSql.as('order_age_days'),
+      acknowledgedSql.as('acknowledged'),
+      'ack.acted_by as ack_by',
+      'ack.acted_at as ack_at',
+      'note.note as last_note',
+      'note.acted_by as last_note_by',
+      'note.acted_at as last_note_at',
       // The transactions considered, read from their ids as reporting.reconciliation reads them (migration 0009).
       sql<unknown>`v.explanation || jsonb_build_object('transactions', (
         SELECT coalesce(jsonb_agg(recon.explained_transaction(t, f.name)
@@ -207,6 +216,12 @@ function toOpenException(row: ExceptionRow): OpenException {
     deltaMinor: row.delta_minor,
     atRiskMinor: row.at_risk_minor,
     orderAgeDays: row.order_age_days,
+    acknowledged: row.acknowledged,
+    acknowledgedBy: row.acknowledged ? row.ack_by : null,
+    acknowledgedAt: row.acknowledged ? row.ack_at : null,
+    lastNote: row.last_note,
+    lastNoteBy: row.last_note_by,
+    lastNoteAt: row.last_note_at,
     explanation: row.explanation,
   };
 }
@@ -250,8 +265,9 @@ export async function oldestOpenExceptions(db: Kysely<Schema>, runId: string, li
 }
 
 /**
- * The `perStatus` oldest open exceptions of each status, by status then first seen: the html report's groups. The
- * ranks take one more walk of the run's exceptions; what comes back is bounded by statuses times perStatus.
+ * The `perStatus` oldest open exceptions of each status, new and acknowledged apart, by status then first seen: the
+ * html report's groups. The ranks take one more walk of the run's exceptions; what comes back is bounded by statuses
+ * times perStatus, twice.
  */
 export async function oldestOpenExceptionsPerStatus(
   db: Kysely<Schema>,
@@ -260,9 +276,11 @@ export async function oldestOpenExceptionsPerStatus(
 ): Promise<OpenException[]> {
   const ranked = db
     .selectFrom(await runVerdicts(db, runId))
+    .innerJoin('recon.reconciliation_runs as run', (join) => join.on('run.run_id', '=', runId))
     .select([
       'v.order_id',
-      sql<number>`row_number() OVER (PARTITION BY v.status ORDER BY v.first_seen_at, v.order_id)`.as('status_rank'),
+      sql<number>`row_number() OVER (PARTITION BY v.status, ${acknowledgedSql}
+        ORDER BY v.first_seen_at, v.order_id)`.as('status_rank'),
     ])
     .where('v.status', 'not in', NOT_EXCEPTIONS)
     .as('ranked');

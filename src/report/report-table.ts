@@ -120,7 +120,11 @@ export function renderTable(
     );
   }
 
-  lines.push('', `Open exceptions: ${totals.exceptions}${totals.exceptions > 0 ? ', oldest first' : ''}`);
+  const acknowledged = report.ageing.reduce((sum, cell) => sum + (cell.acknowledged ? cell.exceptions : 0), 0);
+  lines.push(
+    '',
+    `Open exceptions: ${totals.exceptions}${acknowledged > 0 ? ` (${acknowledged} acknowledged)` : ''}${totals.exceptions > 0 ? ', oldest first' : ''}`,
+  );
   if (oldest.length > 0) {
     lines.push(
       formatTextTable(
@@ -135,7 +139,9 @@ export function renderTable(
           'settled',
           'delta',
           'at risk',
+          'ack',
           'reason',
+          'last note',
         ],
         oldest.map((exception) => [
           printable(exception.orderId),
@@ -148,7 +154,9 @@ export function renderTable(
           formatAmount(exception.settledMinor, exception.currency),
           formatAmount(exception.deltaMinor, exception.currency),
           exception.atRiskMinor === null ? 'unknown' : formatAmount(exception.atRiskMinor, exception.currency),
+          exception.acknowledged ? 'yes' : '',
           shorten(printable(decodeExplanation(exception.explanation).reason ?? ''), REASON_WIDTH),
+          shorten(printable(exception.lastNote ?? ''), NOTE_WIDTH),
         ]),
         [4, 6, 7, 8, 9],
       ),
@@ -213,6 +221,7 @@ function moneyMovedLines(report: RunReport): string[] {
 
 /** Reasons are one sentence, some long: the table keeps their start, the csv and html the whole. */
 const REASON_WIDTH = 100;
+const NOTE_WIDTH = 40;
 
 function shorten(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, width - 1)}…`;

@@ -103,6 +103,8 @@ export type AgeBucket = (typeof AGE_BUCKETS)[number];
 
 export interface AgeingCell {
   readonly status: VerdictStatus;
+  /** Acknowledged as the run finished (see acknowledgement-sql.ts): such exceptions are counted apart. */
+  readonly acknowledged: boolean;
   readonly currency: string | null;
   readonly bucket: AgeBucket;
   readonly exceptions: number;
@@ -139,6 +141,14 @@ export interface OpenException {
   readonly atRiskMinor: string | null;
   /** Whole days from the order's creation to the run's as_of; null for an unknown ORDERID. */
   readonly orderAgeDays: number | null;
+  /** Marked as handled by an accountant, and still so when the run finished; by whom and when. */
+  readonly acknowledged: boolean;
+  readonly acknowledgedBy: string | null;
+  readonly acknowledgedAt: Date | null;
+  /** The latest note on the order before the run finished, even of an acknowledgement that lapsed. */
+  readonly lastNote: string | null;
+  readonly lastNoteBy: string | null;
+  readonly lastNoteAt: Date | null;
   /** The stored jsonb, as reconcile wrote it (see decodeExplanation). */
   readonly explanation: unknown;
 }

@@ -128,6 +128,7 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
       expect(before.ageing).toEqual([
         {
           status: 'amount_mismatch',
+          acknowledged: false,
           currency: 'EUR',
           bucket: '8-30',
           exceptions: 1,
@@ -136,6 +137,7 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
         },
         {
           status: 'duplicate_payment',
+          acknowledged: false,
           currency: 'KWD',
           bucket: '0-3',
           exceptions: 1,
@@ -144,6 +146,7 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
         },
         {
           status: 'missing_at_provider',
+          acknowledged: false,
           currency: 'EUR',
           bucket: '0-3',
           exceptions: 2,
@@ -152,6 +155,7 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
         },
         {
           status: 'unknown_order',
+          acknowledged: false,
           currency: 'EUR',
           bucket: 'no order',
           exceptions: 1,

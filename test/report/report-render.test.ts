@@ -61,6 +61,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
     ageing: [
       {
         status: 'missing_at_provider',
+        acknowledged: false,
         currency: 'EUR',
         bucket: '0-3',
         exceptions: 1,
@@ -69,6 +70,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
       },
       {
         status: 'missing_at_provider',
+        acknowledged: false,
         currency: 'EUR',
         bucket: '8-30',
         exceptions: 2,
@@ -77,6 +79,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
       },
       {
         status: 'missing_at_provider',
+        acknowledged: false,
         currency: 'KWD',
         bucket: 'over 30',
         exceptions: 1,
@@ -85,6 +88,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
       },
       {
         status: 'unknown_order',
+        acknowledged: false,
         currency: 'JPY',
         bucket: 'no order',
         exceptions: 1,
@@ -153,6 +157,12 @@ function exception(orderId: string, overrides: Partial<OpenException> = {}): Ope
     deltaMinor: '-4200',
     atRiskMinor: '4200',
     orderAgeDays: 12,
+    acknowledged: false,
+    acknowledgedBy: null,
+    acknowledgedAt: null,
+    lastNote: null,
+    lastNoteBy: null,
+    lastNoteAt: null,
     explanation: {
       rule: 'missing_at_provider',
       reason: "=cmd|' /C calc'!A0 <b onmouseover=alert(3)>",
@@ -223,6 +233,7 @@ const HTML_TAGS = new Set([
   'div',
   'h1',
   'h2',
+  'h3',
   'br',
   'span',
   'section',
@@ -359,6 +370,7 @@ describe('html report', () => {
         ageing: [
           {
             status: 'missing_at_provider',
+            acknowledged: false,
             currency: 'EUR',
             bucket: '0-3',
             exceptions: 250,
@@ -397,11 +409,11 @@ describe('csv report', () => {
     expect(rows).toContain('KWD,1,0,1.234,0.000,-1.234');
     const exceptions = rows.slice(
       rows.indexOf(
-        'order_id,known_order,status,lifecycle,first_seen_at,first_seen_run_id,currency,expected,settled,delta,at_risk,order_age_days,rule,reason,transactions,warnings,figures,conflicts',
+        'order_id,known_order,status,lifecycle,first_seen_at,first_seen_run_id,currency,expected,settled,delta,at_risk,order_age_days,acknowledged,acknowledged_by,acknowledged_at,last_note,last_note_by,last_note_at,rule,reason,transactions,warnings,figures,conflicts',
       ) + 1,
     );
     expect(exceptions[0]).toBe(
-      '<script>alert(1)</script>,yes,missing_at_provider,new,2026-11-20T12:00:00Z,7,EUR,42.00,0.00,-42.00,42.00,12,missing_at_provider,' +
+      '<script>alert(1)</script>,yes,missing_at_provider,new,2026-11-20T12:00:00Z,7,EUR,42.00,0.00,-42.00,42.00,12,no,,,,,,missing_at_provider,' +
         `'=cmd|' /C calc'!A0 <b onmouseover=alert(3)>,` +
         `"<svg onload=alert(4)> payment 0002 42.00 EUR 2026-11-19 10:00 UTC (""><script>alert(5)</script>.zip!day.csv:3)",` +
         `'-2+3 <i>abandoned</i>,"expected=42.00; settled=0.00","<u>T9</u>: export 0000 42.00, notification 0000 43.00"`,
@@ -409,7 +421,7 @@ describe('csv report', () => {
     expect(exceptions[1]).toMatch(/^"'=HYPERLINK\(""http:\/\/evil\.test"",""x""\)",yes,/);
     // csv cells are data, not terminal output: the escape characters stay as they were.
     expect(exceptions[2]!.startsWith('U-\u001b[31mred\u001b[0m,no,unknown_order,new,')).toBe(true);
-    expect(exceptions[2]).toContain(',JPY,0,500,500,,,');
+    expect(exceptions[2]).toContain(',JPY,0,500,500,,,no,,,,,,');
     expect(exceptions.slice(3)).toEqual(['']);
   });
 
@@ -437,11 +449,11 @@ describe('csv report', () => {
     ]);
     expect(sectionOf('money moved per day')).toContain('2026-11-19,EUR,2,1,1,5.00,10.00,0.15,-5.15');
     expect(sectionOf('open exceptions by status and age')).toEqual([
-      'status,currency,age_days,exceptions,at_risk,at_risk_unknown',
-      'missing_at_provider,EUR,0-3,1,42.00,0',
-      'missing_at_provider,EUR,8-30,2,116.20,0',
-      'missing_at_provider,KWD,over 30,1,1.234,0',
-      'unknown_order,JPY,no order,1,500,1',
+      'status,acknowledged,currency,age_days,exceptions,at_risk,at_risk_unknown',
+      'missing_at_provider,no,EUR,0-3,1,42.00,0',
+      'missing_at_provider,no,EUR,8-30,2,116.20,0',
+      'missing_at_provider,no,KWD,over 30,1,1.234,0',
+      'unknown_order,no,JPY,no order,1,500,1',
     ]);
   });
 
@@ -538,6 +550,7 @@ describe('json report', () => {
     });
     expect(json.ageing[3]).toEqual({
       status: 'unknown_order',
+      acknowledged: false,
       currency: 'JPY',
       exponent: 0,
       bucket: 'no order',
@@ -605,5 +618,85 @@ describe('table report', () => {
     const text = renderTable(report(), EXCEPTIONS.slice(0, 1), { generatedAt: GENERATED_AT });
     expect(text).toContain('Open exceptions: 3, oldest first');
     expect(text).toContain('... and 2 more: `recon report --format csv` or `--format json` lists them all');
+  });
+});
+
+describe('acknowledged exceptions', () => {
+  const acknowledgedAt = new Date('2026-11-20T09:15:00Z');
+  const handled = exception('ACK-1', {
+    lifecycle: 'persisting',
+    acknowledged: true,
+    acknowledgedBy: 'alice',
+    acknowledgedAt,
+    lastNote: 'refund promised <b>by phone</b>',
+    lastNoteBy: 'alice',
+    lastNoteAt: acknowledgedAt,
+  });
+  const acknowledgedReport = (): RunReport => ({
+    ...report(),
+    ageing: [
+      {
+        status: 'missing_at_provider',
+        acknowledged: false,
+        currency: 'EUR',
+        bucket: '0-3',
+        exceptions: 1,
+        atRiskMinor: '4200',
+        atRiskUnknown: 0,
+      },
+      {
+        status: 'missing_at_provider',
+        acknowledged: true,
+        currency: 'EUR',
+        bucket: '8-30',
+        exceptions: 1,
+        atRiskMinor: '4200',
+        atRiskUnknown: 0,
+      },
+    ],
+  });
+
+  it('shows them apart in the html page, closed, with who acknowledged them and the last note, escaped', () => {
+    const page = renderHtml(acknowledgedReport(), [EXCEPTIONS[0]!, handled], {
+      generatedAt: GENERATED_AT,
+      perGroup: 5,
+    });
+    expect(page).toContain('<h3 id="new-exceptions">To look at (1)</h3>');
+    expect(page).toContain('<h3 id="acknowledged-exceptions">Acknowledged (1)</h3>');
+    const groups = [...page.matchAll(/<details class="group( acknowledged)?" data-status="([a-z_]+)"( open)?>/g)];
+    expect(groups.map((group) => [group[2], group[1] !== undefined, group[3] !== undefined])).toEqual([
+      ['missing_at_provider', false, true],
+      ['missing_at_provider', true, false],
+    ]);
+    const acknowledgedGroup = page.slice(page.indexOf('<details class="group acknowledged"'));
+    expect(acknowledgedGroup).toContain('<td class="id">ACK-1</td>');
+    expect(acknowledgedGroup).toContain(
+      '<span class="badge acknowledged">acknowledged</span> by alice, 2026-11-20 09:15 UTC',
+    );
+    expect(acknowledgedGroup).toContain('“refund promised &lt;b&gt;by phone&lt;/b&gt;”');
+    expect(page.slice(0, page.indexOf('<details class="group acknowledged"'))).not.toContain('ACK-1');
+  });
+
+  it('gives every format the acknowledgement and the last note', async () => {
+    const csv = (
+      await collect(renderCsv(acknowledgedReport(), pages([handled], 1), { generatedAt: GENERATED_AT }))
+    ).split('\r\n');
+    expect(csv).toContain('missing_at_provider,yes,EUR,8-30,1,42.00,0');
+    expect(csv.find((row) => row.startsWith('ACK-1,'))).toContain(
+      ',42.00,12,yes,alice,2026-11-20T09:15:00Z,refund promised <b>by phone</b>,alice,2026-11-20T09:15:00Z,',
+    );
+    const json = JSON.parse(
+      await collect(renderJson(acknowledgedReport(), pages([handled], 1), { generatedAt: GENERATED_AT })),
+    );
+    expect(json.openExceptions.items[0]).toMatchObject({
+      acknowledged: true,
+      acknowledgedBy: 'alice',
+      acknowledgedAt: '2026-11-20T09:15:00Z',
+      lastNote: 'refund promised <b>by phone</b>',
+    });
+    expect(json.ageing[1]).toMatchObject({ acknowledged: true, exceptions: 1 });
+    const text = renderTable(acknowledgedReport(), [handled], { generatedAt: GENERATED_AT });
+    expect(text).toContain('Open exceptions: 3 (1 acknowledged), oldest first');
+    expect(text).toMatch(/42\.00\s+yes\s+=cmd.*refund promised <b>by phone<\/b>/);
   });
 });
