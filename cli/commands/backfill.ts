@@ -4,8 +4,7 @@ import type { BackfillResult } from '../../src/backfill/backfill-result.ts';
 import { checkOrderId, parseOrderIdsFile, uniqueOrderIds } from '../../src/backfill/order-id-list.ts';
 import { serviceClient } from '../../src/client/service-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
 import { printable } from '../../src/report/report-table.ts';
@@ -60,8 +59,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 
   const database = await openDatabase(config);
   try {
-    await migrate(database);
-    await grantReportingRoles(database, config.reportingRoles);
+    await prepareDatabase(database, config);
     const result = await backfill(database, client, {
       orderIds,
       batchSize: config.nightly.exportBatchSize,

@@ -1,7 +1,6 @@
 import os from 'node:os';
 import { loadConfig } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { VERDICT_STATUSES, type ExceptionActionKind, type VerdictStatus } from '../../src/db/schema.ts';
 import { ReconError } from '../../src/errors.ts';
@@ -105,8 +104,7 @@ async function withDatabase(
   const config = loadConfig(ctx.env);
   const database = await openDatabase(config);
   try {
-    await migrate(database);
-    await grantReportingRoles(database, config.reportingRoles);
+    await prepareDatabase(database, config);
     return await work(database);
   } finally {
     await database.close();

@@ -1,7 +1,6 @@
 import { importOrderFiles } from '../../pipelines/import-orders.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
 import type { OrderImportResult } from '../../src/orders/order-import-result.ts';
@@ -49,8 +48,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   let finished = 0;
   try {
-    await migrate(database);
-    await grantReportingRoles(database, config.reportingRoles);
+    await prepareDatabase(database, config);
     const results = await importOrderFiles(database, positionals, {
       limits: config.limits,
       signal: ctx.signal,

@@ -1,7 +1,6 @@
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
 import { createWallTimeResolver } from '../../src/normalize/wall-time-resolver.ts';
@@ -46,8 +45,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const progress = createProgressBar(ctx.stderr);
   let finished = 0;
   try {
-    await migrate(database);
-    await grantReportingRoles(database, config.reportingRoles);
+    await prepareDatabase(database, config);
     const results = await ingestFiles(database, positionals, {
       timezone,
       limits: config.limits,

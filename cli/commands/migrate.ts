@@ -1,6 +1,5 @@
 import { loadConfig } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -16,9 +15,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   const config = loadConfig(ctx.env);
   const database = await openDatabase(config);
   try {
-    const applied = await migrate(database);
-    // Always, whatever was granted before: the way to restore grants someone changed by hand.
-    await grantReportingRoles(database, config.reportingRoles, { force: true });
+    // Grants always, whatever was granted before: the way to restore grants someone changed by hand.
+    const applied = await prepareDatabase(database, config, { forceGrants: true });
     ctx.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'database is up to date\n');
     return EXIT.ok;
   } finally {

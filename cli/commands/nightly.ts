@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dateInZone, isCalendarDate } from '@recon/protocol';
 import { loadConfig } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { isTransientDatabaseError } from '../../src/db/sql-state.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
@@ -53,8 +52,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (!isCalendarDate(runDate)) throw new ReconError('USAGE', `--date: expected YYYY-MM-DD, got '${runDate}'`);
   const database = await openDatabase(config);
   try {
-    await migrate(database);
-    await grantReportingRoles(database, config.reportingRoles);
+    await prepareDatabase(database, config);
     const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds });
     let started: { nightlyRunId: string; created: boolean };
     try {

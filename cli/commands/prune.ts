@@ -1,6 +1,5 @@
 import { loadConfig } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { describeError } from '../../src/errors.ts';
 import { prune } from '../../src/retention/prune.ts';
@@ -52,8 +51,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     drawn = false;
   };
   try {
-    await migrate(database);
-    await grantReportingRoles(database, config.reportingRoles);
+    await prepareDatabase(database, config);
     const now = new Date();
     // A dry run writes nothing at all, not even its own record.
     const pruneId = dryRun ? undefined : await startCommandPrune(database.db, now);

@@ -1,6 +1,5 @@
 import { loadConfig } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
 import { normalizeIsoInstant } from '../../src/normalize/iso-instant.ts';
@@ -51,8 +50,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const config = loadConfig(ctx.env);
   const database = await openDatabase(config);
   try {
-    await migrate(database);
-    await grantReportingRoles(database, config.reportingRoles);
+    await prepareDatabase(database, config);
     if (ctx.stderr.isTTY) ctx.stderr.write('reconciling...\r');
     const summary = await reconcile(database, { scope, asOf, full: values.full, ...config.reconcile });
     if (ctx.stderr.isTTY) ctx.stderr.write('\x1b[2K');

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
 import { renderCsv } from '../../src/report/report-csv.ts';
@@ -68,7 +68,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 
   const database = await openDatabase(config);
   try {
-    await migrate(database);
+    await prepareDatabase(database, config);
     const report = await loadRunReport(database.db, values.run, { timeZone: config.reportTimezone });
     const runId = report.run.runId;
     const options = { generatedAt: new Date(), perGroup: LISTED.html };

@@ -1,6 +1,5 @@
 import { loadConfig } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { describeProbe, latestCallbackProbe } from '../../src/nightly/callback-probe.ts';
 import { formatNightlyRun, listNightlyRuns } from '../../src/nightly/nightly-run-report.ts';
@@ -24,8 +23,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const config = loadConfig(ctx.env);
   const database = await openDatabase(config);
   try {
-    await migrate(database);
-    await grantReportingRoles(database, config.reportingRoles);
+    await prepareDatabase(database, config);
     const runs = await listNightlyRuns(database.db, { lateAfterSeconds: config.nightly.exportLateSeconds });
     if (values.json) {
       ctx.stdout.write(JSON.stringify(runs) + '\n');

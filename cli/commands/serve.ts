@@ -3,8 +3,7 @@ import { alertSecrets } from '../../src/alerts/alert-secrets.ts';
 import { startAlertMonitor, type AlertMonitor } from '../../src/alerts/alert-monitor.ts';
 import { redactUrl } from '../../src/alerts/redact.ts';
 import { alertsEnabled, loadConfig, requireService, type AlertConfig } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
 import { startAdminListener, type AdminListener } from '../../src/admin/admin-listener.ts';
@@ -71,8 +70,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   let admin: AdminListener | undefined;
   try {
     await removeStaleTempFolders();
-    await migrate(database);
-    await grantReportingRoles(database, config.reportingRoles);
+    await prepareDatabase(database, config);
     registerNightlyMetrics(metrics, database.db, {
       schedule: config.nightly.schedule,
       timezone: config.nightly.scheduleTimezone,

@@ -1,7 +1,6 @@
 import { requireOrdersSource, syncOrders } from '../../pipelines/sync-orders.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { describeError } from '../../src/errors.ts';
 import { formatOrderImportJson, formatOrderImportSummary } from '../../src/terminal/order-import-summary.ts';
@@ -41,8 +40,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 
   const database = await openDatabase(config);
   try {
-    await migrate(database);
-    await grantReportingRoles(database, config.reportingRoles);
+    await prepareDatabase(database, config);
     const result = await syncOrders(database, config.orders, { signal: ctx.signal });
     ctx.stdout.write((values.json ? formatOrderImportJson(result) : formatOrderImportSummary(result)) + '\n');
     return orderImportExitCode([result]);

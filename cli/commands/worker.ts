@@ -2,8 +2,7 @@ import { startAdminListener, type AdminListener } from '../../src/admin/admin-li
 import type { PaymentClient } from '../../src/client/payment-client.ts';
 import { registerServiceRequestMetrics } from '../../src/client/service-request-metrics.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { startReconServices, type ReconServicesOptions } from '../../pipelines/nightly/recon-services.ts';
 import { serviceClient } from '../../src/client/service-client.ts';
@@ -46,8 +45,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   let admin: AdminListener | undefined;
   try {
     await removeStaleTempFolders();
-    await migrate(database);
-    await grantReportingRoles(database, config.reportingRoles);
+    await prepareDatabase(database, config);
     admin = await startAdminListener({ ...config.admin, metrics, db: database.db });
     const services = await startReconServices({
       database,
