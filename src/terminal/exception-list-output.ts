@@ -1,25 +1,27 @@
 import type { ExceptionList } from '../exceptions/exception-list.ts';
+import { printable } from '../report/report-table.ts';
 import { formatTextTable } from './text-table.ts';
 
 const NOTE_WIDTH = 60;
 
 /**
  * `recon exceptions list` as a table, oldest first, then how many more the limit left out. The money at risk is in
- * the currency's unit; an acknowledged exception says by whom.
+ * the currency's unit; an acknowledged exception says by whom. Order ids, names and notes are written by others (a
+ * note from any accountant's SQL tool): their control characters are shown, never sent to the reader's terminal.
  */
 export function formatExceptionTable(list: ExceptionList): string {
   if (list.total === 0) return 'no open exception matches';
   const table = formatTextTable(
     ['order', 'status', 'at risk', 'currency', 'order age', 'first seen', 'acknowledged', 'last note'],
     list.items.map((item) => [
-      item.orderId,
+      printable(item.orderId),
       item.status,
       item.atRisk ?? '?',
-      item.currency,
+      item.currency === null ? null : printable(item.currency),
       item.orderAgeDays === null ? null : `${item.orderAgeDays} d`,
       item.firstSeen === null ? null : item.firstSeen.toISOString().slice(0, 10),
-      item.acknowledged ? `by ${item.acknowledgedBy ?? '?'}` : 'no',
-      item.lastNote === null ? null : shorten(item.lastNote),
+      item.acknowledged ? `by ${printable(item.acknowledgedBy ?? '?')}` : 'no',
+      item.lastNote === null ? null : shorten(printable(item.lastNote)),
     ]),
     [2, 4],
   );
