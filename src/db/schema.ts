@@ -528,7 +528,8 @@ export interface SettlementDailyView {
 /** reporting.run_status_totals (migration 0022), a view: each finished run's bridge by currency and status. */
 export interface RunStatusTotalsView {
   run_id: string;
-  currency: string | null;
+  /** XXX for verdicts without a currency, as in recon.run_totals (migration 0027). */
+  currency: string;
   status: VerdictStatus;
   verdicts: number;
   orders: number;

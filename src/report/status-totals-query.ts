@@ -3,14 +3,14 @@ import type { Schema } from '../db/schema.ts';
 import type { StatusTotal } from './run-report.ts';
 
 /**
- * The run's bridge by currency and status, from reporting.run_status_totals as an accountant reads it. A verdict
- * without a currency counts under XXX, as the bridge counts it (recon.run_totals), so the parts meet their total.
+ * The run's bridge by currency and status, from reporting.run_status_totals as an accountant reads it. The view
+ * counts a verdict without a currency under XXX, as the bridge does (recon.run_totals): the parts meet their total.
  */
 export async function loadStatusTotals(db: Kysely<Schema>, runId: string): Promise<StatusTotal[]> {
   const rows = await db
     .selectFrom('reporting.run_status_totals')
     .select([
-      sql<string>`coalesce(currency, 'XXX')`.as('currency_code'),
+      'currency',
       'status',
       sql<number>`sum(verdicts)::int`.as('verdicts'),
       sql<string>`sum(expected_minor)::text`.as('expected_minor'),
@@ -18,12 +18,12 @@ export async function loadStatusTotals(db: Kysely<Schema>, runId: string): Promi
       sql<string>`sum(difference_minor)::text`.as('difference_minor'),
     ])
     .where('run_id', '=', runId)
-    .groupBy([sql`1`, 'status'])
-    .orderBy(sql`1`)
+    .groupBy(['currency', 'status'])
+    .orderBy('currency')
     .orderBy('status')
     .execute();
   return rows.map((row) => ({
-    currency: row.currency_code.trim(),
+    currency: row.currency.trim(),
     status: row.status,
     verdicts: row.verdicts,
     expectedMinor: row.expected_minor,
