@@ -23,6 +23,15 @@ export interface RunPruneCounts {
 }
 
 /**
+ * A superseded version an acknowledgement's lapse rests on: one of another status than the acknowledged one, held
+ * after the acknowledged version (reporting.exceptions, migration 0023). Pruned, the exception that changed status
+ * and came back would read as acknowledged again; people's actions are few, so these versions cost little to keep.
+ */
+const keptForAcknowledgement = sql<boolean>`(EXISTS (SELECT 1 FROM recon.exception_actions a
+  WHERE a.order_id = recon.verdict_history.order_id AND a.action = 'ack'
+    AND a.run_id < recon.verdict_history.run_id AND a.status <> recon.verdict_history.status))`;
+
+/**
  * Removes what only runs older than the cutoff need. The first run kept is the oldest finished one started at or
  * after the cutoff; a version that held only before it goes (its until_run_id is no later than that run), so every
  * retained run still reports exactly; a current verdict stays whatever its age, and so does its first_seen, which
@@ -45,7 +54,12 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
     return {
       runs: await count(oldRuns().clearSelect().select(n).executeTakeFirst()),
       verdictVersions: await count(
-        db.selectFrom('recon.verdict_history').select(n).where('until_run_id', '<=', firstKept).executeTakeFirst(),
+        db
+          .selectFrom('recon.verdict_history')
+          .select(n)
+          .where('until_run_id', '<=', firstKept)
+          .where((eb) => eb.not(keptForAcknowledgement))
+          .executeTakeFirst(),
       ),
       runTotals: await count(
         db.selectFrom('recon.run_totals').select(n).where('run_id', 'in', oldRuns()).executeTakeFirst(),
@@ -70,9 +84,8 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
   const versionBatch = options.batchSize * 100;
   const verdictVersions = await inBatches(versionBatch, async (trx) => {
     const { numAffectedRows } = await sql`DELETE FROM recon.verdict_history WHERE ctid IN (
-        SELECT ctid FROM recon.verdict_history WHERE until_run_id <= ${firstKept}::bigint LIMIT ${versionBatch})`.execute(
-      trx,
-    );
+        SELECT ctid FROM recon.verdict_history WHERE until_run_id <= ${firstKept}::bigint
+          AND NOT ${keptForAcknowledgement} LIMIT ${versionBatch})`.execute(trx);
     return Number(numAffectedRows ?? 0);
   });
   let runTotals = 0;
