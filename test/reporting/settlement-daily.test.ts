@@ -135,3 +135,59 @@ describe.each(BACKENDS)('reporting.settlement_daily on %s', (backend) => {
     ]);
   });
 });
+
+describe.each(BACKENDS)('reporting.settlement_daily across daylight saving time on %s', (backend) => {
+  const skip = backend === 'postgres' && !hasPostgres;
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    if (skip) return;
+    testDb = await createTestDatabase(backend);
+    const seed = await seedReporting(testDb.database);
+    // Half an hour after midnight in Paris, on each side of the two changes of 2026 (29 March, 25 October): an
+    // offset fixed at +1 or +2 would put one of each pair on the wrong day.
+    const payment = (id: string, line: number, occurredAt: string) => ({
+      transaction_id: id,
+      identifier: 'merchant',
+      extra: '{}',
+      file_id: seed.fileA,
+      line,
+      updated_at: '2026-11-01T00:00:00Z',
+      exec_code: '0000',
+      operation_type: 'payment',
+      occurred_at: occurredAt,
+      amount_minor: '100',
+      currency: 'EUR',
+    });
+    await testDb.database.db
+      .insertInto('recon.transactions')
+      .values([
+        payment('DST-1', 20, '2026-03-28T23:30:00Z'),
+        payment('DST-2', 21, '2026-03-29T22:30:00Z'),
+        payment('DST-3', 22, '2026-10-24T22:30:00Z'),
+        payment('DST-4', 23, '2026-10-25T22:30:00Z'),
+      ])
+      .execute();
+  });
+  afterAll(async () => testDb?.drop());
+
+  const daysIn = (zone: string) =>
+    testDb.database.transaction(async (c) => {
+      await c.query(`SET LOCAL recon.report_timezone = '${zone}'`);
+      const rows = await readView(c, 'settlement_daily');
+      return rows.filter((r) => (r.day as string) >= '2026-03-28').map((r) => [r.day, r.payments, r.paid_minor]);
+    });
+
+  it.skipIf(skip)("dates each transaction by the zone's offset of that instant", async () => {
+    expect(await daysIn('Europe/Paris')).toEqual([
+      ['2026-03-29', 1, '100'],
+      ['2026-03-30', 1, '100'],
+      ['2026-10-25', 2, '200'],
+    ]);
+    expect(await daysIn('UTC')).toEqual([
+      ['2026-03-28', 1, '100'],
+      ['2026-03-29', 1, '100'],
+      ['2026-10-24', 1, '100'],
+      ['2026-10-25', 1, '100'],
+    ]);
+  });
+});
