@@ -500,6 +500,8 @@ export interface ExceptionsView {
   last_note: string | null;
   last_note_by: string | null;
   last_note_at: Timestamp | null;
+  /** Whole days since first_seen: the same as age_days, by the name that tells it apart from order_age_days. */
+  open_days: number;
 }
 
 /**

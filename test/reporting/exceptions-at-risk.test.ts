@@ -59,7 +59,7 @@ describe.each(BACKENDS)('money at risk and ageing of exceptions on %s', (backend
         grace_hours: 24,
         started_at: asOf,
         finished_at: asOf,
-        orders_in_scope: CASES.length + 2,
+        orders_in_scope: CASES.length + 4,
         counts: '{}',
       })
       .returning('run_id')
@@ -99,21 +99,34 @@ describe.each(BACKENDS)('money at risk and ageing of exceptions on %s', (backend
         verdict('UNK-1', 'unknown_order', 'EUR', [0, 700, 700], { authorized: '0', paid: '700', refunded: '0' }),
         // Written without figures: what is at risk is unknown, not 0.
         verdict('NOFIG', 'capture_expired', 'EUR', [0, 0, 0], null),
+        // Authorized orders expect no settled money: their whole amount is at risk when the service has no
+        // authorization, or never approved it.
+        verdict('AUTH-MISSING', 'missing_at_provider', 'EUR', [0, 0, 0], { authorized: '0', paid: '0', refunded: '0' }),
+        verdict('AUTH-UNAPPROVED', 'approval_expired', 'EUR', [0, 0, 0], {
+          authorized: '0',
+          paid: '0',
+          refunded: '0',
+        }),
       ])
       .execute();
+    const authorizedOrder = (order_id: string, amount: string, age: number) => ({
+      order_id,
+      amount_minor: amount,
+      currency: 'EUR',
+      status: 'authorized' as const,
+      refunded_minor: '0',
+      payment_method: 'instalment' as const,
+      created_at: new Date(now - age * DAY - DAY / 2),
+      updated_at: new Date(now),
+      import_id,
+    });
     await db
       .insertInto('recon.orders')
-      .values({
-        order_id: 'NOFIG',
-        amount_minor: '100',
-        currency: 'EUR',
-        status: 'authorized',
-        refunded_minor: '0',
-        payment_method: 'wallet',
-        created_at: new Date(now - 50 * DAY),
-        updated_at: new Date(now),
-        import_id,
-      })
+      .values([
+        authorizedOrder('NOFIG', '100', 50),
+        authorizedOrder('AUTH-MISSING', '18000', 2),
+        authorizedOrder('AUTH-UNAPPROVED', '45000', 2),
+      ])
       .execute();
   });
   afterAll(async () => testDb?.drop());
@@ -135,6 +148,9 @@ describe.each(BACKENDS)('money at risk and ageing of exceptions on %s', (backend
     expect(byId.get('capture_at_risk')).toMatchObject({ at_risk: '50.00' });
     expect(byId.get('UNK-1')).toMatchObject({ at_risk_minor: '700', at_risk: '7.00', order_age_days: null });
     expect(byId.get('NOFIG')).toMatchObject({ at_risk_minor: null, at_risk: null, order_age_days: 50 });
+    expect(byId.get('AUTH-MISSING')).toMatchObject({ at_risk_minor: '18000', at_risk: '180.00' });
+    expect(byId.get('AUTH-UNAPPROVED')).toMatchObject({ at_risk_minor: '45000', at_risk: '450.00' });
+    expect(byId.get('AUTH-MISSING')!.open_days).toBe(byId.get('AUTH-MISSING')!.age_days);
   });
 
   it.skipIf(skip)('ages the open exceptions by their order in buckets, counted and with their money', async () => {
@@ -153,11 +169,13 @@ describe.each(BACKENDS)('money at risk and ageing of exceptions on %s', (backend
       ]),
     ).toEqual([
       ['amount_mismatch', 'JPY', '0-3', 0, 3, 1, '300', '300', 0],
+      ['approval_expired', 'EUR', '0-3', 0, 3, 1, '45000', '450.00', 0],
       ['approval_expired', 'EUR', '8-30', 8, 30, 1, '4000', '40.00', 0],
       ['capture_at_risk', 'EUR', '0-3', 0, 3, 1, '5000', '50.00', 0],
       ['capture_expired', 'EUR', '4-7', 4, 7, 1, '7000', '70.00', 0],
       ['capture_expired', 'EUR', 'over 30', 31, null, 1, null, null, 1],
       ['duplicate_payment', 'KWD', 'over 30', 31, null, 1, '1234', '1.234', 0],
+      ['missing_at_provider', 'EUR', '0-3', 0, 3, 1, '18000', '180.00', 0],
       ['missing_at_provider', 'EUR', 'over 30', 31, null, 1, '2500', '25.00', 0],
       ['over_refunded', 'KWD', '8-30', 8, 30, 1, '234', '0.234', 0],
       ['status_mismatch', 'EUR', '4-7', 4, 7, 1, '999', '9.99', 0],
