@@ -38,6 +38,20 @@ export async function grantReportingRoles(
       .selectFrom('recon.reporting_grants')
       .select(['reader_role', 'accountant_role'])
       .executeTakeFirst();
+    // Granting to, or later revoking from, the role recon itself runs as would take recon's own rights away.
+    const { rows } = await sql<{ self: string }>`SELECT current_user AS self`.execute(db);
+    const self = rows[0]!.self;
+    for (const [variable, role] of [
+      ['RECON_READER_ROLE', roles.reader],
+      ['RECON_ACCOUNTANT_ROLE', roles.accountant],
+    ] as const) {
+      if (role === self) {
+        throw new ReconError(
+          'CONFIG',
+          `${variable} names ${role}, the role recon connects as: readers need a role of their own, granted to their logins`,
+        );
+      }
+    }
     const configured = new Set([roles.reader, roles.accountant]);
     const stale = new Set(
       [
@@ -45,7 +59,7 @@ export async function grantReportingRoles(
         DEFAULT_REPORTING_ROLES.accountant,
         previous?.reader_role,
         previous?.accountant_role,
-      ].filter((role): role is string => role !== undefined && !configured.has(role)),
+      ].filter((role): role is string => role !== undefined && !configured.has(role) && role !== self),
     );
     // Taken away first: a role configured now that held another part before (a former accountant now the reader)
     // then gets exactly its new part below.

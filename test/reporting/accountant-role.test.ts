@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantReportingRoles } from '../../src/db/reporting-roles.ts';
+import { expectReconError } from '../support/expect-recon-error.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { REPORTING_VIEWS, seedReporting } from './reporting-seed.ts';
 
@@ -204,6 +205,28 @@ describe.skipIf(!hasPostgres)('reader roles per database on postgres', () => {
       await adminQuery(`DROP ROLE ${renamed.reader}`);
     } finally {
       await recon.end();
+    }
+  });
+
+  it('refuses to name the role recon connects as, whose rights a later rename would take away', async () => {
+    const [testDb, side] = [databases[0]!, sides[0]!];
+    const self = new URL(testDb.env.DATABASE_URL!).username;
+    await expectReconError(
+      () => grantReportingRoles(testDb.database, { reader: self, accountant: side.roles.accountant }, { force: true }),
+      'CONFIG',
+      `RECON_READER_ROLE names ${self}, the role recon connects as`,
+    );
+    await expectReconError(
+      () => grantReportingRoles(testDb.database, { reader: side.roles.reader, accountant: self }, { force: true }),
+      'CONFIG',
+      `RECON_ACCOUNTANT_ROLE names ${self}`,
+    );
+    // Nothing was taken away meanwhile: the reader still reads.
+    const client = await connect(urlOf(testDb, side.login));
+    try {
+      expect(await outcome(client, 'SELECT * FROM reporting.exceptions LIMIT 1')).toBe('ok');
+    } finally {
+      await client.end();
     }
   });
 });
