@@ -114,7 +114,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       retry: { attempts: 3, baseDelayMs: 100 },
     });
     const worker = await startNightlyWorker(services.boss, database, {
-      client,
+      accounts: [{ identifier: IDENTIFIER, client }],
       callbackBaseUrl: services.callbackBaseUrl,
       nightly: config.nightly,
       reconcile: config.reconcile,

@@ -11,6 +11,7 @@ import { printable } from '../../src/report/report-table.ts';
 import { formatBackfillJson, formatBackfillSummary } from '../../src/terminal/backfill-summary.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
+import { syncAccounts } from '../../src/reconcile/sync-accounts.ts';
 
 const USAGE = `usage: recon backfill (--order-id ID... | --orders-file FILE) [--json]
 
@@ -60,6 +61,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     await prepareDatabase(database, config);
+    await syncAccounts(database.db, config.service.accounts);
     const result = await backfill(database, client, {
       orderIds,
       batchSize: config.nightly.exportBatchSize,

@@ -9,6 +9,7 @@ import type { ReconcileScope } from '../../src/reconcile/reconcile-scope.ts';
 import { formatRunJson, formatRunSummary } from '../../src/terminal/run-summary.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
+import { syncAccounts } from '../../src/reconcile/sync-accounts.ts';
 
 const USAGE = `usage: recon reconcile (--all | --order-id ID... | --created-since DATE) [--as-of TIMESTAMP] [--full] [--json]
 
@@ -51,6 +52,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     await prepareDatabase(database, config);
+    await syncAccounts(database.db, config.service.accounts);
     if (ctx.stderr.isTTY) ctx.stderr.write('reconciling...\r');
     const summary = await reconcile(database, { scope, asOf, full: values.full, ...config.reconcile });
     if (ctx.stderr.isTTY) ctx.stderr.write('\x1b[2K');

@@ -15,7 +15,7 @@ import { registerNightlyMetrics } from '../../src/nightly/nightly-metrics.ts';
 import { startNightlyScheduler } from '../../src/nightly/nightly-scheduler.ts';
 import { advanceSender } from '../../pipelines/nightly/nightly-worker.ts';
 import { startReconServices } from '../../pipelines/nightly/recon-services.ts';
-import { serviceClient } from '../../src/client/service-client.ts';
+import { accountClients } from '../../src/client/service-client.ts';
 import { DEFAULT_SLOW_CLIENT_RULE } from '../../src/receive/slow-client-guard.ts';
 import { registerPruneMetrics } from '../../src/retention/prune-metrics.ts';
 import { startPruneScheduler } from '../../src/retention/prune-scheduler.ts';
@@ -24,6 +24,7 @@ import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { serviceLogger } from '../service-logger.ts';
 import { EXIT } from '../exit-codes.ts';
 import { untilAborted, workerSettings } from './worker.ts';
+import { syncAccounts } from '../../src/reconcile/sync-accounts.ts';
 
 const USAGE = `usage: recon serve [--port P] [--host H]
 
@@ -63,7 +64,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const log = serviceLogger(ctx, config, 'recon serve');
   // One registry for the whole process: the receiver, the worker and the client count on it.
   const metrics = createMetricsRegistry();
-  const client = serviceClient(config.service, log, { onAttempt: registerServiceRequestMetrics(metrics) });
+  const accounts = accountClients(config.service, log, { onAttempt: registerServiceRequestMetrics(metrics) });
   const callbackBaseUrl = requireCallbackBase(config.serve);
 
   const database = await openDatabase(config);
@@ -71,6 +72,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   try {
     await removeStaleTempFolders();
     await prepareDatabase(database, config);
+    await syncAccounts(database.db, config.service.accounts);
     registerNightlyMetrics(metrics, database.db, {
       schedule: config.nightly.schedule,
       timezone: config.nightly.scheduleTimezone,
@@ -83,7 +85,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       heartbeatSeconds: config.queue.heartbeatSeconds,
       log,
       callbackBaseUrl,
-      worker: workerSettings(config, client, metrics),
+      worker: workerSettings(config, accounts, metrics),
       receiver: {
         host,
         port,

@@ -1,17 +1,17 @@
 import { startAdminListener, type AdminListener } from '../../src/admin/admin-listener.ts';
-import type { PaymentClient } from '../../src/client/payment-client.ts';
 import { registerServiceRequestMetrics } from '../../src/client/service-request-metrics.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { startReconServices, type ReconServicesOptions } from '../../pipelines/nightly/recon-services.ts';
-import { serviceClient } from '../../src/client/service-client.ts';
+import { accountClients, type AccountClient } from '../../src/client/service-client.ts';
 import { createMetricsRegistry, type MetricsRegistry } from '../../src/metrics/metrics-registry.ts';
 import { requireCallbackBase } from '../../src/nightly/callback-base.ts';
 import { removeStaleTempFolders } from '../../src/temp/temp-folder.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { serviceLogger } from '../service-logger.ts';
 import { EXIT } from '../exit-codes.ts';
+import { syncAccounts } from '../../src/reconcile/sync-accounts.ts';
 
 const USAGE = `usage: recon worker
 
@@ -39,20 +39,21 @@ export async function run(ctx: CommandContext): Promise<number> {
   const log = serviceLogger(ctx, config, 'recon worker');
   // The worker's own figures: what the database says of the whole deployment is on recon serve's /metrics.
   const metrics = createMetricsRegistry();
-  const client = serviceClient(config.service, log, { onAttempt: registerServiceRequestMetrics(metrics) });
+  const accounts = accountClients(config.service, log, { onAttempt: registerServiceRequestMetrics(metrics) });
   const callbackBaseUrl = requireCallbackBase(config.serve);
   const database = await openDatabase(config);
   let admin: AdminListener | undefined;
   try {
     await removeStaleTempFolders();
     await prepareDatabase(database, config);
+    await syncAccounts(database.db, config.service.accounts);
     admin = await startAdminListener({ ...config.admin, metrics, db: database.db });
     const services = await startReconServices({
       database,
       heartbeatSeconds: config.queue.heartbeatSeconds,
       log,
       callbackBaseUrl,
-      worker: workerSettings(config, client, metrics),
+      worker: workerSettings(config, accounts, metrics),
     });
     log.info({ callbackBaseUrl }, 'working');
     log.info({ url: admin.url }, `admin on ${admin.url}`);
@@ -71,11 +72,11 @@ export async function run(ctx: CommandContext): Promise<number> {
 /** A worker's settings from the configuration, as `recon serve` and `recon worker` run it, counting on `metrics`. */
 export function workerSettings(
   config: Config,
-  client: PaymentClient,
+  accounts: readonly AccountClient[],
   metrics: MetricsRegistry,
 ): ReconServicesOptions['worker'] {
   return {
-    client,
+    accounts,
     metrics,
     nightly: config.nightly,
     reconcile: config.reconcile,

@@ -30,3 +30,25 @@ export function serviceClient(
     ...observe,
   });
 }
+
+/** A configured account with the client that signs as it. */
+export interface AccountClient {
+  readonly identifier: string;
+  readonly group: string | undefined;
+  readonly paymentMethods: ServiceAccount['paymentMethods'];
+  readonly client: PaymentClient;
+}
+
+/** Every configured account, each with its own client (its own HASH), in the configured order. */
+export function accountClients(
+  service: ServiceConfig,
+  log?: Logger,
+  observe: Pick<PaymentClientOptions, 'onAttempt'> = {},
+): AccountClient[] {
+  return requireService(service).accounts.map((account) => ({
+    identifier: account.identifier,
+    group: account.group,
+    paymentMethods: account.paymentMethods,
+    client: serviceClient(service, log, observe, account),
+  }));
+}

@@ -251,6 +251,22 @@ export interface ExportRequestsTable {
   sent_at: Timestamp | null;
   /** A request whose sending failed without reaching the service is sent again from then on. */
   retry_at: Timestamp | null;
+  /** The account that signs the request (a group's first account for SCOPE=CLIENTSGROUP); null before accounts. */
+  identifier: string | null;
+  /** SCOPE as sent: the account alone, or its whole group; null before accounts were recorded. */
+  scope: ExportScope | null;
+}
+
+/** getTransactions' SCOPE: one account, or the group it belongs to. */
+export type ExportScope = 'CLIENT' | 'CLIENTSGROUP';
+
+/** A processing account as recon was last started with it (RECON_ACCOUNTS), never its secret. */
+export interface AccountsTable {
+  identifier: string;
+  account_group: string | null;
+  /** Null: the account serves any method. */
+  payment_methods: PaymentMethod[] | null;
+  synced_at: DefaultedTimestamp;
 }
 
 /** A running worker process (recon serve or recon worker), seen again every few seconds. */
@@ -571,6 +587,7 @@ export interface Schema {
   'recon.deliveries': DeliveriesTable;
   'recon.delivery_chunks': DeliveryChunksTable;
   'recon.nightly_runs': NightlyRunsTable;
+  'recon.accounts': AccountsTable;
   'recon.workers': WorkersTable;
   'recon.callback_probes': CallbackProbesTable;
   'recon.alerts': AlertsTable;

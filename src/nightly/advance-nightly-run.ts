@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
 import { batchOrderIds } from '../backfill/order-id-list.ts';
-import type { PaymentClient } from '../client/payment-client.ts';
 import type { NightlyConfig, ReconcileSettings } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
 import { isUniqueViolation } from '../db/sql-state.ts';
@@ -8,14 +7,16 @@ import type { ExportRequestState, NightlyRunState, Schema } from '../db/schema.t
 import { describeError, ReconError } from '../errors.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { reconcile } from '../reconcile/reconcile.ts';
-import { issueExportToken, issueExportTokens } from '../receive/export-token.ts';
+import { issueAccountExportRequests } from './account-export-requests.ts';
+import { exportUnits, type ExportAccount } from './export-accounts.ts';
 import { findNightlyRun, type NightlyRun } from './nightly-run.ts';
 import { runOrderIds } from './run-order-ids.ts';
 import { IN_FLIGHT_WAIT_MS, sendUnsentRequests } from './send-export-requests.ts';
 
 export interface NightlyDependencies {
   readonly database: Database;
-  readonly client: Pick<PaymentClient, 'getTransactions'>;
+  /** The merchant's accounts, each asked for the run's ORDERIDs (a group once, by its first account). */
+  readonly accounts: readonly ExportAccount[];
   readonly nightly: NightlyConfig;
   readonly reconcile: ReconcileSettings;
   /** RECON_CALLBACK_BASE_URL: every request's CALLBACKURL is this plus its token. */
@@ -43,13 +44,14 @@ const RECONCILE_LEASE_MS = 10 * 60_000;
  * key), so only one caller plans the batches, sends a request, asks again for a late export, or reconciles.
  *
  * 1. requesting: the run's ORDERIDs (run-order-ids.ts) in batches of RECON_EXPORT_BATCH_SIZE, one export
- *    request each, with its own single-use token.
+ *    request each for each account (or group: export-accounts.ts), with its own single-use token. The batches of
+ *    the accounts interleave (batch 1 of each account, then batch 2...), so that every account is asked early.
  * 2. each request not yet sent is sent (asynchronous getTransactions to CALLBACKURL, dates in UTC), under the
  *    protocol's retry rules (send-export-requests.ts).
  * 3. a batch whose latest request got no export within RECON_EXPORT_TIMEOUT_SECONDS, or whose export failed to
  *    ingest, is asked for again with a new token, up to RECON_EXPORT_ATTEMPTS requests, then given up. A late
  *    export on an older token still completes the batch while that token lives.
- * 4. when every batch is ingested or given up: the run's orders are reconciled as of the run's start; the run is
+ * 4. when every batch of every account is ingested or given up: the run's orders are reconciled as of the run's start; the run is
  *    `reconciled`, or `failed` when a batch was given up (its orders were judged without their export).
  * While batches are pending, the run's next advance is scheduled for the earliest deadline, once.
  */
@@ -87,9 +89,13 @@ export async function advanceNightlyRun(
 
 async function planBatches(deps: RunDependencies, run: NightlyRun, now: Date): Promise<void> {
   const { exportBatchSize, lookbackDays, exportCompression } = deps.nightly;
+  const units = exportUnits(deps.accounts);
+  if (units.length === 0) throw new ReconError('CONFIG', 'a nightly run needs at least one account to ask');
   const planned = await deps.database.db.transaction().execute(async (trx) => {
     const orderIds = await runOrderIds(trx, run.asOf, lookbackDays);
-    const batches = batchOrderIds(orderIds, exportBatchSize);
+    const batches = batchOrderIds(orderIds, exportBatchSize).flatMap((orderIds) =>
+      units.map((unit) => ({ orderIds, unit })),
+    );
     const claimed = await trx
       .updateTable('recon.nightly_runs')
       .set({ orders: orderIds.length, batches: batches.length, updated_at: now })
@@ -97,9 +103,9 @@ async function planBatches(deps: RunDependencies, run: NightlyRun, now: Date): P
       .where('batches', 'is', null)
       .executeTakeFirst();
     if (claimed.numUpdatedRows === 0n) return undefined;
-    await issueExportTokens(
+    await issueAccountExportRequests(
       trx,
-      batches.map((orderIds, index) => ({
+      batches.map(({ orderIds, unit }, index) => ({
         callbackBaseUrl: deps.callbackBaseUrl,
         nightlyRunId: run.nightlyRunId,
         batch: index + 1,
@@ -107,14 +113,16 @@ async function planBatches(deps: RunDependencies, run: NightlyRun, now: Date): P
         orderIds,
         compression: exportCompression,
         expiresAt: tokenExpiry(deps.nightly, now),
+        unit,
       })),
     );
     return { orders: orderIds.length, batches: batches.length };
   });
   if (planned)
     deps.log.info(
-      { state: 'requesting', ...planned },
-      `nightly run planned: ${planned.orders} order(s) in ${planned.batches} batch(es)`,
+      { state: 'requesting', ...planned, accounts: units.map((unit) => unit.identifier) },
+      `nightly run planned: ${planned.orders} order(s) in ${planned.batches} batch(es)` +
+        (units.length > 1 ? ` for ${units.length} accounts or groups` : ''),
     );
 }
 
@@ -214,18 +222,26 @@ async function askAgain(
       // Read for this batch only: a run's ORDERIDs are too many to read with every batch's state.
       const asked = await trx
         .selectFrom('recon.export_requests')
-        .select(['order_ids', 'compression'])
+        .select(['order_ids', 'compression', 'identifier', 'scope'])
         .where('request_id', '=', batch.request_id)
         .executeTakeFirstOrThrow();
-      await issueExportToken(trx, {
-        callbackBaseUrl: deps.callbackBaseUrl,
-        nightlyRunId: run.nightlyRunId,
-        batch: batch.batch,
-        attempt: batch.attempt + 1,
-        orderIds: asked.order_ids,
-        compression: asked.compression,
-        expiresAt: tokenExpiry(deps.nightly, now),
-      });
+      // The same account asks again; a request from before accounts were recorded was the first account's.
+      const unit =
+        asked.identifier !== null && asked.scope !== null
+          ? { identifier: asked.identifier, scope: asked.scope }
+          : exportUnits(deps.accounts)[0]!;
+      await issueAccountExportRequests(trx, [
+        {
+          callbackBaseUrl: deps.callbackBaseUrl,
+          nightlyRunId: run.nightlyRunId,
+          batch: batch.batch,
+          attempt: batch.attempt + 1,
+          orderIds: asked.order_ids,
+          compression: asked.compression,
+          expiresAt: tokenExpiry(deps.nightly, now),
+          unit,
+        },
+      ]);
     });
   } catch (error) {
     // Another process asked again first: its request is the batch's now.

@@ -1,19 +1,20 @@
 import { EXPORT_COLUMNS, isRetryableExecCode } from '@recon/protocol';
-import type { PaymentClient } from '../client/payment-client.ts';
 import { ServiceError } from '../client/service-error.ts';
 import { TransportError } from '../client/transport-error.ts';
 import { sql, type Kysely } from 'kysely';
 import type { NightlyConfig } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
-import type { ExportCompression, Schema } from '../db/schema.ts';
+import type { ExportCompression, ExportScope, Schema } from '../db/schema.ts';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { callbackEndpoint } from '../receive/callback-url.ts';
+import type { ExportAccount } from './export-accounts.ts';
 
 /** What sending a run's requests needs of the advance's dependencies (advance-nightly-run.ts). */
 export interface SendDependencies {
   readonly database: Database;
-  readonly client: Pick<PaymentClient, 'getTransactions'>;
+  /** The accounts asked for exports: each request is signed by the account it records. */
+  readonly accounts: readonly ExportAccount[];
   /** Every request's CALLBACKURL is this plus its token. */
   readonly callbackBaseUrl: string;
   readonly nightly: Pick<NightlyConfig, 'exportInFlight'>;
@@ -72,25 +73,41 @@ async function claimUnsent(db: Kysely<Schema>, nightlyRunId: string, inFlight: n
         eb.and([eb('state', '=', 'requested'), eb('sent_at', '>', new Date(now.getTime() - IN_FLIGHT_WAIT_MS))]),
       ]),
     );
+  // The rows to claim are chosen once, in a materialized CTE: as the inner side of a join the SKIP LOCKED subquery
+  // may be scanned again for each row, skip the rows this very statement has just updated, and claim past the room.
   const claimed = await db
+    .with(
+      (cte) => cte('claimable').materialized(),
+      (qb) =>
+        qb
+          .selectFrom('recon.export_requests')
+          .select('request_id')
+          .where('nightly_run_id', '=', nightlyRunId)
+          .where('state', '=', 'requested')
+          .where('sent_at', 'is', null)
+          .where((w) => w.or([w('retry_at', 'is', null), w('retry_at', '<=', now)]))
+          .orderBy('batch')
+          .orderBy('attempt')
+          .limit(sql<number>`greatest(0, least(${SENDS_AT_ONCE}, ${inFlight} - (${flying})))`)
+          .forUpdate()
+          .skipLocked(),
+    )
     .updateTable('recon.export_requests')
     .set({ sent_at: now })
-    .where('request_id', 'in', (eb) =>
-      eb
-        .selectFrom('recon.export_requests')
-        .select('request_id')
-        .where('nightly_run_id', '=', nightlyRunId)
-        .where('state', '=', 'requested')
-        .where('sent_at', 'is', null)
-        .where((w) => w.or([w('retry_at', 'is', null), w('retry_at', '<=', now)]))
-        .orderBy('batch')
-        .orderBy('attempt')
-        .limit(sql<number>`greatest(0, least(${SENDS_AT_ONCE}, ${inFlight} - (${flying})))`)
-        .forUpdate()
-        .skipLocked(),
-    )
+    .where('request_id', 'in', (eb) => eb.selectFrom('claimable').select('claimable.request_id'))
     .where('sent_at', 'is', null)
-    .returning(['request_id', 'batch', 'attempt', 'token', 'order_ids', 'compression', 'failure', 'retry_at'])
+    .returning([
+      'request_id',
+      'batch',
+      'attempt',
+      'token',
+      'order_ids',
+      'compression',
+      'failure',
+      'retry_at',
+      'identifier',
+      'scope',
+    ])
     .execute();
   return claimed.sort((a, b) => (a.batch ?? 0) - (b.batch ?? 0) || a.attempt - b.attempt);
 }
@@ -104,6 +121,8 @@ interface UnsentRequest {
   readonly compression: ExportCompression;
   readonly failure: string | null;
   readonly retry_at: Date | null;
+  readonly identifier: string | null;
+  readonly scope: ExportScope | null;
 }
 
 async function sendRequest(deps: SendDependencies, request: UnsentRequest, base: string, now: () => Date) {
@@ -112,12 +131,30 @@ async function sendRequest(deps: SendDependencies, request: UnsentRequest, base:
     batch: request.batch,
     request: String(request.request_id),
     attempt: request.attempt,
+    ...(request.identifier === null ? {} : { account: request.identifier }),
   });
+  // A request from before accounts were recorded was the single account's.
+  const account =
+    request.identifier === null
+      ? deps.accounts[0]
+      : deps.accounts.find((each) => each.identifier === request.identifier);
+  if (!account) {
+    const failure = `account ${request.identifier} is no longer configured (RECON_ACCOUNTS): its request cannot be signed`;
+    await db
+      .updateTable('recon.export_requests')
+      .set({ state: 'given_up', failure })
+      .where('request_id', '=', request.request_id)
+      .execute();
+    requestLog.error(failure);
+    return;
+  }
   try {
-    await deps.client.getTransactions(
+    await account.client.getTransactions(
       {
         ORDERID: request.order_ids,
+        // IDENTIFIER among them: a group's export says which account each transaction went through.
         COLUMNS: EXPORT_COLUMNS,
+        ...(request.scope === null ? {} : { SCOPE: request.scope }),
         COMPRESSION: request.compression,
         // Dates in UTC, whatever the account's default zone: the delivery is then read without a guess.
         TIMEZONE: 'UTC',

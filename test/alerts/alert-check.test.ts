@@ -403,13 +403,18 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
         const { run } = await startNightlyRun(db, '2026-11-24', SLOT);
         const deps: NightlyDependencies = {
           database: testDb.database,
-          client: createPaymentClient({
-            baseUrl: refusing.baseUrl,
-            identifier: 'ALERTS',
-            secret: SERVICE_SECRET,
-            timeoutMs: 2_000,
-            retry: { attempts: 1, baseDelayMs: 10 },
-          }),
+          accounts: [
+            {
+              identifier: 'ALERTS',
+              client: createPaymentClient({
+                baseUrl: refusing.baseUrl,
+                identifier: 'ALERTS',
+                secret: SERVICE_SECRET,
+                timeoutMs: 2_000,
+                retry: { attempts: 1, baseDelayMs: 10 },
+              }),
+            },
+          ],
           nightly: loadConfig({}).nightly,
           reconcile: loadConfig({}).reconcile,
           callbackBaseUrl: 'http://127.0.0.1:9/',

@@ -46,14 +46,19 @@ describe.each(BACKENDS)('the log of a nightly run the service fails, on %s', (ba
     const log = createLogger({ level: 'info', stream, name: 'recon worker', secrets: [SECRET] });
     const deps: NightlyDependencies = {
       database: testDb.database,
-      client: createPaymentClient({
-        baseUrl,
-        identifier: 'LOGS',
-        secret: SECRET,
-        timeoutMs: 1_000,
-        retry: { attempts: 2, baseDelayMs: 10 },
-        log,
-      }),
+      accounts: [
+        {
+          identifier: 'LOGS',
+          client: createPaymentClient({
+            baseUrl,
+            identifier: 'LOGS',
+            secret: SECRET,
+            timeoutMs: 1_000,
+            retry: { attempts: 2, baseDelayMs: 10 },
+            log,
+          }),
+        },
+      ],
       nightly: { ...loadConfig({}).nightly, exportTimeoutSeconds: 600, exportAttempts: 2 },
       reconcile: loadConfig({}).reconcile,
       callbackBaseUrl: 'http://127.0.0.1:9/',

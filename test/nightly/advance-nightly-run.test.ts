@@ -50,13 +50,18 @@ describe.each(BACKENDS)('advancing a nightly run on %s', (backend) => {
   function deps(baseUrl: string, now: Date, scheduled: Date[] = []): NightlyDependencies {
     return {
       database: testDb.database,
-      client: createPaymentClient({
-        baseUrl,
-        identifier: 'ADV',
-        secret: 's',
-        timeoutMs: 300,
-        retry: { attempts: 1, baseDelayMs: 10 },
-      }),
+      accounts: [
+        {
+          identifier: 'ADV',
+          client: createPaymentClient({
+            baseUrl,
+            identifier: 'ADV',
+            secret: 's',
+            timeoutMs: 300,
+            retry: { attempts: 1, baseDelayMs: 10 },
+          }),
+        },
+      ],
       nightly: { ...loadConfig({}).nightly, exportTimeoutSeconds: 600, exportAttempts: 2 },
       reconcile: loadConfig({}).reconcile,
       callbackBaseUrl: 'http://127.0.0.1:9/',

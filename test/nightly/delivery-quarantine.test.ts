@@ -41,13 +41,18 @@ describe.each(BACKENDS)('quarantined deliveries on %s', (backend) => {
   function deps() {
     return {
       database: testDb.database,
-      client: createPaymentClient({
-        baseUrl: service.baseUrl,
-        identifier: 'Q',
-        secret: 's',
-        timeoutMs: 2000,
-        retry: { attempts: 1, baseDelayMs: 10 },
-      }),
+      accounts: [
+        {
+          identifier: 'Q',
+          client: createPaymentClient({
+            baseUrl: service.baseUrl,
+            identifier: 'Q',
+            secret: 's',
+            timeoutMs: 2000,
+            retry: { attempts: 1, baseDelayMs: 10 },
+          }),
+        },
+      ],
       nightly: { ...loadConfig({}).nightly, exportAttempts: 3 },
       reconcile: loadConfig({}).reconcile,
       callbackBaseUrl: 'http://127.0.0.1:9/',

@@ -209,13 +209,18 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
         },
         worker: {
           // No nightly run here: the service is never asked for anything.
-          client: createPaymentClient({
-            baseUrl: 'http://127.0.0.1:9',
-            identifier: 'TMP',
-            secret: 'temp-files-secret',
-            timeoutMs: 1_000,
-            retry: { attempts: 1, baseDelayMs: 10 },
-          }),
+          accounts: [
+            {
+              identifier: 'TMP',
+              client: createPaymentClient({
+                baseUrl: 'http://127.0.0.1:9',
+                identifier: 'TMP',
+                secret: 'temp-files-secret',
+                timeoutMs: 1_000,
+                retry: { attempts: 1, baseDelayMs: 10 },
+              }),
+            },
+          ],
           nightly: config.nightly,
           reconcile: config.reconcile,
           ingest: INGEST,

@@ -41,13 +41,18 @@ describe.each(BACKENDS)('exports in flight on %s', (backend) => {
   function deps(now: Date, scheduled: Date[] = []): NightlyDependencies {
     return {
       database: testDb.database,
-      client: createPaymentClient({
-        baseUrl: service.baseUrl,
-        identifier: 'FLY',
-        secret: 's',
-        timeoutMs: 2_000,
-        retry: { attempts: 1, baseDelayMs: 10 },
-      }),
+      accounts: [
+        {
+          identifier: 'FLY',
+          client: createPaymentClient({
+            baseUrl: service.baseUrl,
+            identifier: 'FLY',
+            secret: 's',
+            timeoutMs: 2_000,
+            retry: { attempts: 1, baseDelayMs: 10 },
+          }),
+        },
+      ],
       // One ORDERID a batch: five batches, two of them in flight at most.
       nightly: { ...loadConfig({}).nightly, exportBatchSize: 1, exportInFlight: 2 },
       reconcile: loadConfig({}).reconcile,

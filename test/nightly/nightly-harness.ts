@@ -46,13 +46,18 @@ export async function startNightlyHarness(
       metrics: createMetricsRegistry(),
     },
     worker: {
-      client: createPaymentClient({
-        baseUrl: sandboxUrl,
-        identifier: IDENTIFIER,
-        secret: SECRET,
-        timeoutMs: 5_000,
-        retry: { attempts: 2, baseDelayMs: 10 },
-      }),
+      accounts: [
+        {
+          identifier: IDENTIFIER,
+          client: createPaymentClient({
+            baseUrl: sandboxUrl,
+            identifier: IDENTIFIER,
+            secret: SECRET,
+            timeoutMs: 5_000,
+            retry: { attempts: 2, baseDelayMs: 10 },
+          }),
+        },
+      ],
       nightly: { ...config.nightly, ...nightly },
       reconcile: config.reconcile,
       ingest: { timezone: 'UTC', limits: config.limits },

@@ -75,13 +75,18 @@ describe.each(BACKENDS)('money without an order, found by a nightly run on %s', 
       expect((await importOrderFiles(database, [ordersFile], { limits: config.limits }))[0]!.status).toBe('loaded');
 
       const worker = await startNightlyWorker(services.boss, database, {
-        client: createPaymentClient({
-          baseUrl: await sandbox.listen(0),
-          identifier: IDENTIFIER,
-          secret: SECRET,
-          timeoutMs: 5_000,
-          retry: { attempts: 2, baseDelayMs: 10 },
-        }),
+        accounts: [
+          {
+            identifier: IDENTIFIER,
+            client: createPaymentClient({
+              baseUrl: await sandbox.listen(0),
+              identifier: IDENTIFIER,
+              secret: SECRET,
+              timeoutMs: 5_000,
+              retry: { attempts: 2, baseDelayMs: 10 },
+            }),
+          },
+        ],
         callbackBaseUrl: services.callbackBaseUrl,
         nightly: config.nightly,
         reconcile: config.reconcile,
