@@ -10,6 +10,7 @@ import type { FileResult } from '../../src/ingest/file-result.ts';
 import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { spoolDelivery } from '../../src/receive/spool-delivery.ts';
 import { endFailedAttempt, startIngestAttempt } from '../../src/nightly/delivery-attempts.ts';
+import { keepRequestAccount } from '../../src/nightly/request-account.ts';
 import { deliveryFileName, readDeliveryFacts, type DeliveryFacts } from '../../src/nightly/delivery-file-name.ts';
 
 export interface IngestDeliveryOptions {
@@ -121,7 +122,10 @@ async function ingestSpooled(
       { path: spooled.path, name, arrival: { kind: 'delivery', deliveryId } },
       {
         ...options,
-        beforeCommit: (connection, loaded) => recordOutcome(connection.db, deliveryId, loaded.fileId, null),
+        beforeCommit: async (connection, loaded) => {
+          await keepRequestAccount(connection.db, deliveryId, loaded.fileId);
+          await recordOutcome(connection.db, deliveryId, loaded.fileId, null);
+        },
       },
     );
   } finally {

@@ -8,7 +8,9 @@ CREATE TABLE recon.accounts (
   account_group   text,
   -- The methods the account serves; null: any.
   payment_methods text[] CHECK (payment_methods <@ ARRAY['instalment', 'wallet']),
-  synced_at       timestamptz NOT NULL DEFAULT now()
+  -- When the list last changed (an account added or removed, a group or methods changed): a run over all orders
+  -- after that judges every order again, its warnings depending on the accounts.
+  changed_at      timestamptz NOT NULL DEFAULT now()
 );
 
 -- Null for the requests made before accounts were recorded: they were the single account's.
@@ -49,7 +51,7 @@ COMMENT ON COLUMN reporting.transactions.identifier IS 'The IDENTIFIER of the pr
 COMMENT ON COLUMN reporting.transactions.account_group IS 'The group of that account as recon is configured (RECON_ACCOUNTS); null when it has none or is not configured.';
 
 CREATE VIEW reporting.accounts AS
-SELECT a.identifier, a.account_group, a.payment_methods, a.synced_at
+SELECT a.identifier, a.account_group, a.payment_methods, a.changed_at
 FROM recon.accounts a
 ORDER BY a.identifier;
 
@@ -58,7 +60,7 @@ COMMENT ON VIEW reporting.accounts IS
 COMMENT ON COLUMN reporting.accounts.identifier IS 'The account''s IDENTIFIER at the service.';
 COMMENT ON COLUMN reporting.accounts.account_group IS 'The group the account is exported with (one request with SCOPE=CLIENTSGROUP); null when none.';
 COMMENT ON COLUMN reporting.accounts.payment_methods IS 'The payment methods the account serves (instalment, wallet); null: any. A payment on an account that does not serve its order''s method is a warning on the order''s verdict.';
-COMMENT ON COLUMN reporting.accounts.synced_at IS 'When recon last started with this account configured, timestamptz.';
+COMMENT ON COLUMN reporting.accounts.changed_at IS 'When the list of accounts last changed (an account added or removed, a group or methods changed), timestamptz.';
 
 -- A run's bridge per account: what each account settled for the orders the run judged, from the transactions of
 -- the run's verdicts (the versions that held at it, within its scope, as reporting.run_status_totals reads them).

@@ -266,7 +266,8 @@ export interface AccountsTable {
   account_group: string | null;
   /** Null: the account serves any method. */
   payment_methods: PaymentMethod[] | null;
-  synced_at: DefaultedTimestamp;
+  /** When the list last changed: a run over all orders after that judges every order again. */
+  changed_at: DefaultedTimestamp;
 }
 
 /** A running worker process (recon serve or recon worker), seen again every few seconds. */

@@ -67,6 +67,9 @@ function operationBitSql(column: RawBuilder<unknown>): RawBuilder<number> {
  *   the order's currency alone, so that no amount leaks into another currency's bridge.
  * - Conflicts: a valid notification and the export row of the same transaction, both final (not 0002/0003),
  *   that disagree on EXECCODE or AMOUNT. A bad HASH is never evidence.
+ * - Misrouted: the succeeded payments, captures and authorizations of an order on an account that does not serve
+ *   the order's payment method (recon.accounts), one line each for the verdict's warnings. Read only when some
+ *   account is limited to some methods: a merchant with one account pays nothing for it.
  */
 export function orderFactsCtes(scope: ReconcileScope, range: OrderIdRange): RawBuilder<unknown> {
   const filter = scopeFilter(scope);
@@ -133,6 +136,20 @@ export function orderFactsCtes(scope: ReconcileScope, range: OrderIdRange): RawB
     AND n.exec_code NOT IN ('0002', '0003') AND t.exec_code NOT IN ('0002', '0003')
     AND (n.exec_code <> t.exec_code OR n.amount_minor <> t.amount_minor)
     AND ${filter.of(sql.ref('t.order_id'))} AND ${rangeFilter(sql.ref('t.order_id'), range)}
+  GROUP BY t.order_id
+), misrouted AS (
+  SELECT t.order_id, array_agg(format('%s %s on account %s, which does not serve %s', t.op, t.transaction_id,
+      t.identifier, t.payment_method) ORDER BY t.transaction_id) AS misrouted
+  FROM (
+    SELECT t.order_id, t.transaction_id, t.identifier, o.payment_method, ${operationSql(sql.ref('t.operation_type'))} AS op
+    FROM recon.transactions t
+    JOIN recon.accounts a ON a.identifier = t.identifier
+    JOIN recon.orders o ON o.order_id = t.order_id
+    WHERE EXISTS (SELECT 1 FROM recon.accounts l WHERE l.payment_methods IS NOT NULL)
+      AND t.exec_code = '0000' AND NOT (o.payment_method = ANY (a.payment_methods))
+      AND ${filter.of(sql.ref('t.order_id'))} AND ${rangeFilter(sql.ref('t.order_id'), range)}
+  ) t
+  WHERE t.op IN ('payment', 'capture', 'authorization')
   GROUP BY t.order_id
 )`;
 }

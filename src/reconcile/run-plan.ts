@@ -47,7 +47,8 @@ export async function planRun(db: Kysely<Schema>, options: PlanOptions, asOf: Da
     return { inputsSeenBefore, compare, candidates: null };
   }
   const base = await incrementalBase(db, options, asOf);
-  if (base === null) return { inputsSeenBefore, compare, candidates: null };
+  if (base === null || (await accountsChangedSince(db, base.inputsSeenBefore)))
+    return { inputsSeenBefore, compare, candidates: null };
   const candidates = await changedSince(
     db,
     base,
@@ -114,6 +115,17 @@ async function incrementalBase(db: Kysely<Schema>, options: PlanOptions, asOf: D
     .limit(1)
     .executeTakeFirst();
   return later ? null : { runId: latest.base_run_id, inputsSeenBefore: latest.inputs_seen_before };
+}
+
+/** Whether the accounts changed (recon.accounts) since `since`: their methods bear on every order's warnings. */
+async function accountsChangedSince(db: Kysely<Schema>, since: Date): Promise<boolean> {
+  const changed = await db
+    .selectFrom('recon.accounts')
+    .select('identifier')
+    .where('changed_at', '>=', since)
+    .limit(1)
+    .executeTakeFirst();
+  return changed !== undefined;
 }
 
 /**

@@ -88,7 +88,7 @@ facts AS (
   SELECT coalesce(s.order_id, x.order_id) AS order_id, s.order_id IS NOT NULL AS known,
     s.amount_minor, s.order_currency, s.status, s.refunded_minor, s.payment_method, s.created_at,
     coalesce(x.transaction_ids, '{}') AS transaction_ids, coalesce(x.bits, 0) AS bits,
-    coalesce(x.payment_count, 0) AS payment_count, x.first_currency, x.last_currency, c.conflicts,
+    coalesce(x.payment_count, 0) AS payment_count, x.first_currency, x.last_currency, c.conflicts, m.misrouted,
     coalesce(${mismatch}, false) AS currency_mismatch,
     -- A currency_mismatch order's money is summed again in its own currency (rare: one subquery for each of them).
     CASE WHEN ${mismatch} THEN ${inOrderCurrency(sql`op IN ('payment', 'capture')`)} ELSE coalesce(x.paid, 0) END AS paid,
@@ -106,6 +106,7 @@ facts AS (
   FROM scoped s
   FULL JOIN sums x ON x.order_id = s.order_id
   LEFT JOIN conflicts c ON c.order_id = x.order_id
+  LEFT JOIN misrouted m ON m.order_id = s.order_id
   WHERE s.order_id IS NOT NULL OR (${unknownOrders} AND x.bits & ${TX.succeeded} <> 0)
   OFFSET 0
 ), ruled AS (
@@ -295,6 +296,7 @@ function recheckSql(p: VerdictParameters): RawBuilder<unknown> {
 /** What does not change the status but deserves a look; null when nothing (most verdicts), else the list. */
 function warningsSql(op: RawBuilder<string>): RawBuilder<unknown> {
   return sql`CASE WHEN j.abandoned_ids IS NULL AND NOT j.schedule_irregular AND (j.known OR j.first_currency = j.last_currency)
+             AND j.misrouted IS NULL
              AND NOT ((j.verdict NOT IN ('matched', 'pending')) AND (j.previous_status IS NOT NULL) AND j.previous_status <> j.verdict) THEN NULL
       ELSE nullif(array_remove(ARRAY[
         -- One id, the usual case, needs no sort.
@@ -318,7 +320,7 @@ function warningsSql(op: RawBuilder<string>): RawBuilder<unknown> {
           'succeeded transactions in several currencies: settled adds them up' END,
         CASE WHEN (j.verdict NOT IN ('matched', 'pending')) AND (j.previous_status IS NOT NULL) AND j.previous_status <> j.verdict THEN
           'was ' || j.previous_status || ' in the previous run' END
-      ], NULL), '{}') END`;
+      ] || coalesce(j.misrouted, '{}'), NULL), '{}') END`;
 }
 
 /** The sum of a currency_mismatch order's succeeded transactions of one kind, in the order's currency alone. */

@@ -27,6 +27,8 @@ export interface TestTransaction {
   readonly exec: string;
   readonly at: Date;
   readonly schedule?: string;
+  /** The account (IDENTIFIER) it went through; the export has no IDENTIFIER column when no transaction says one. */
+  readonly identifier?: string;
 }
 
 export async function insertOrders(database: Database, orders: readonly TestOrder[]): Promise<void> {
@@ -73,9 +75,20 @@ export async function ingestTransactions(
   dir: string,
   transactions: readonly TestTransaction[],
 ): Promise<string> {
-  const header = 'TRANSACTIONID;ORDERID;OPERATIONTYPE;DATE;AMOUNT;CURRENCY;EXECCODE;SCHEDULE';
+  const accounts = transactions.some((t) => t.identifier !== undefined);
+  const header = `TRANSACTIONID;ORDERID;OPERATIONTYPE;DATE;AMOUNT;CURRENCY;EXECCODE;SCHEDULE${accounts ? ';IDENTIFIER' : ''}`;
   const lines = transactions.map((t) =>
-    [t.id, t.orderId, t.type, wallTime(t.at), t.amount, t.currency ?? 'EUR', t.exec, t.schedule ?? ''].join(';'),
+    [
+      t.id,
+      t.orderId,
+      t.type,
+      wallTime(t.at),
+      t.amount,
+      t.currency ?? 'EUR',
+      t.exec,
+      t.schedule ?? '',
+      ...(accounts ? [t.identifier ?? ''] : []),
+    ].join(';'),
   );
   const file = path.join(dir, `export-${process.pid}-${++exportCount}.csv`);
   await writeFile(file, [header, ...lines, ''].join('\n'));

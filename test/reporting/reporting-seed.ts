@@ -10,6 +10,7 @@ import type {
 
 /** Every view of schema reporting, in name order. */
 export const REPORTING_VIEWS = [
+  'accounts',
   'daily_summary',
   'exception_actions',
   'exception_ageing',
@@ -18,6 +19,7 @@ export const REPORTING_VIEWS = [
   'orders',
   'reconciliation',
   'rejected_rows',
+  'run_account_totals',
   'run_orders',
   'run_status_totals',
   'run_totals',
@@ -177,6 +179,7 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
     rows_rejected: 0,
   });
 
+  await db.insertInto('recon.accounts').values({ identifier: 'merchant', account_group: 'shop' }).execute();
   const transaction = (
     id: string,
     fileId: string,

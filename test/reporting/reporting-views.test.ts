@@ -71,6 +71,8 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         fees_minor: null,
         source_entry: null,
         fees: null,
+        identifier: 'merchant',
+        account_group: 'shop',
       };
       const fileA = { source_file: 'exports/2026-03-02.csv', source_file_id: seed.fileA };
       const fileB = { source_file: 'exports/2026-03-03.zip', source_entry: 'export.csv', source_file_id: seed.fileB };
