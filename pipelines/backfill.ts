@@ -2,7 +2,7 @@ import type { BackfillRequest, BackfillResult, BackfillVerdict } from '../src/ba
 import { exportLagNote, exportMayLag } from '../src/backfill/export-lag.ts';
 import { backfillFileIdentity } from '../src/backfill/backfill-request.ts';
 import { batchOrderIds } from '../src/backfill/order-id-list.ts';
-import type { PaymentClient } from '../src/client/payment-client.ts';
+import { exportUnits, type ExportAccount, type ExportUnit } from '../src/client/export-accounts.ts';
 import type { Connection, Database } from '../src/db/database.ts';
 import { describeError, ReconError } from '../src/errors.ts';
 import { NulCharacterError } from '../src/ingest/copy-text.ts';
@@ -24,12 +24,16 @@ import { EXPORT_COLUMNS } from '@recon/protocol';
 import { loadCurrentVerdicts } from '../src/reconcile/current-verdicts.ts';
 import { reconcile } from '../src/reconcile/reconcile.ts';
 import { describeFailure, isConcurrentLoadOfSameBytes } from '../src/ingest/ingest-failure.ts';
+import { fillFileAccount } from '../src/ingest/file-account.ts';
 
 /**
  * `recon backfill`: an operator's few orders, now. For each batch of ORDERIDs one synchronous getTransactions, whose
  * DATA goes the way a csv export goes (the same record normalizer, staging and upsert, a bad record kept in
  * recon.rejected_rows with its reason), with its own recon.files row for lineage, in a transaction of its own; then
  * one reconciliation run of those orders, and their verdicts.
+ *
+ * Every account is asked (a group once, SCOPE=CLIENTSGROUP, by its first account; see export-accounts.ts), whatever
+ * the order's payment method: a payment on an account that does not serve it is what the verdict must warn of.
  *
  * An answer identical to one loaded before (same ORDERIDs asked, same DATA) is a duplicate, as a file of the same
  * bytes is: nothing is written, and the orders are reconciled all the same. A request that fails stops the backfill
@@ -49,25 +53,31 @@ export interface BackfillOptions {
   readonly signal?: AbortSignal;
 }
 
-export type BackfillClient = Pick<PaymentClient, 'getTransactions'>;
+/** The accounts a backfill asks, each with the client that signs as it. */
+export type BackfillAccounts = readonly ExportAccount[];
 
 /** recon asks for UTC wall times, so reading them depends on no setting (RECON_TIMEZONE is for files it did not ask for). */
 const EXPORT_TIME_ZONE = 'UTC';
 
 export async function backfill(
   database: Database,
-  client: BackfillClient,
+  accounts: BackfillAccounts,
   options: BackfillOptions,
 ): Promise<BackfillResult> {
   const now = options.now ?? (() => new Date());
-  const batches = batchOrderIds(options.orderIds, options.batchSize);
+  const units = exportUnits(accounts);
+  if (units.length === 0) throw new ReconError('CONFIG', 'a backfill needs at least one account to ask');
+  const asks = batchOrderIds(options.orderIds, options.batchSize).flatMap((orderIds) =>
+    units.map((unit) => ({ orderIds, unit })),
+  );
   const requests: BackfillRequest[] = [];
-  for (const orderIds of batches) {
+  for (const { orderIds, unit } of asks) {
     options.signal?.throwIfAborted();
+    const account = accounts.find((each) => each.identifier === unit.identifier)!;
     try {
-      requests.push(await fetchAndLoad(database, client, orderIds, now()));
+      requests.push(await fetchAndLoad(database, account, unit, units.length > 1, orderIds, now()));
     } catch (error) {
-      throw requests.length === 0 ? error : afterSomeLoaded(error, requests.length, batches.length);
+      throw requests.length === 0 ? error : afterSomeLoaded(error, requests.length, asks.length);
     }
   }
   options.signal?.throwIfAborted();
@@ -92,27 +102,42 @@ export async function backfill(
   return { requests, run, verdicts };
 }
 
+/** `named`: several accounts are asked, so each request's file names its account. */
 async function fetchAndLoad(
   database: Database,
-  client: BackfillClient,
+  account: ExportAccount,
+  unit: ExportUnit,
+  named: boolean,
   orderIds: string[],
   requestedAt: Date,
 ): Promise<BackfillRequest> {
-  const data = await client.getTransactions({ ORDERID: orderIds, COLUMNS: EXPORT_COLUMNS, TIMEZONE: EXPORT_TIME_ZONE });
+  const data = await account.client.getTransactions({
+    ORDERID: orderIds,
+    COLUMNS: EXPORT_COLUMNS,
+    SCOPE: unit.scope,
+    TIMEZONE: EXPORT_TIME_ZONE,
+  });
   const answer = readExportAnswer(orderIds, data, EXPORT_COLUMNS);
-  const identity = backfillFileIdentity(answer, orderIds, requestedAt);
+  const identity = backfillFileIdentity(answer, orderIds, requestedAt, named ? unit : undefined);
   const facts = {
     file: identity.name,
     sha256: identity.sha256,
     sizeBytes: identity.sizeBytes,
     compression: identity.compression,
     orderIds,
+    identifier: unit.identifier,
   };
 
   const loadedBefore = await findLoadedFileId(database.db, identity.sha256);
   if (loadedBefore !== undefined) return { ...facts, status: 'duplicate', fileId: loadedBefore };
   try {
-    return { ...(await database.transaction((connection) => loadAnswer(connection, identity, answer))), orderIds };
+    const loaded = await database.transaction(async (connection) => {
+      const file = await loadAnswer(connection, identity, answer);
+      // An answer without IDENTIFIER values for one account alone: they are that account's.
+      if (unit.scope === 'CLIENT') await fillFileAccount(connection.db, file.fileId, unit.identifier);
+      return file;
+    });
+    return { ...loaded, orderIds, identifier: unit.identifier };
   } catch (error) {
     if (isConcurrentLoadOfSameBytes(error)) {
       const fileId = await findLoadedFileId(database.db, identity.sha256);

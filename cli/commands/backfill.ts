@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { backfill } from '../../pipelines/backfill.ts';
 import type { BackfillResult } from '../../src/backfill/backfill-result.ts';
 import { checkOrderId, parseOrderIdsFile, uniqueOrderIds } from '../../src/backfill/order-id-list.ts';
-import { serviceClient } from '../../src/client/service-client.ts';
+import { accountClients } from '../../src/client/service-client.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
@@ -29,7 +29,8 @@ options:
 
 Both options may be given together; each order is asked for once, RECON_EXPORT_BATCH_SIZE (default 200) ORDERIDs
 per request.
-settings: RECON_SERVICE_URL, RECON_IDENTIFIER, RECON_SECRET (required); RECON_EXPORT_BATCH_SIZE,
+Every account is asked (RECON_ACCOUNTS; a group once, SCOPE=CLIENTSGROUP).
+settings: RECON_SERVICE_URL, RECON_IDENTIFIER and RECON_SECRET or RECON_ACCOUNTS (required); RECON_EXPORT_BATCH_SIZE,
 RECON_AMOUNT_TOLERANCE_MINOR, RECON_GRACE_HOURS.
 exit codes: 0 reconciled (exceptions are results, not errors), 3 some rows of the service's answer were rejected
 (the rest loaded and reconciled), 2 the service failed or could not be reached, or the load failed, 1 usage or
@@ -56,13 +57,13 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
   const orderIds = await chooseOrderIds(given, values['orders-file']);
   const config = loadConfig(ctx.env);
-  const client = serviceClient(config.service);
+  const accounts = accountClients(config.service);
 
   const database = await openDatabase(config);
   try {
     await prepareDatabase(database, config);
     await syncAccounts(database.db, config.service.accounts);
-    const result = await backfill(database, client, {
+    const result = await backfill(database, accounts, {
       orderIds,
       batchSize: config.nightly.exportBatchSize,
       ...config.reconcile,

@@ -10,7 +10,7 @@ import type { FileResult } from '../../src/ingest/file-result.ts';
 import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { spoolDelivery } from '../../src/receive/spool-delivery.ts';
 import { endFailedAttempt, startIngestAttempt } from '../../src/nightly/delivery-attempts.ts';
-import { keepRequestAccount } from '../../src/nightly/request-account.ts';
+import { fillFileAccount } from '../../src/ingest/file-account.ts';
 import { deliveryFileName, readDeliveryFacts, type DeliveryFacts } from '../../src/nightly/delivery-file-name.ts';
 
 export interface IngestDeliveryOptions {
@@ -67,7 +67,7 @@ async function ingestOnce(
 ): Promise<FileResult['status']> {
   const facts = await readDeliveryFacts(database.db, deliveryId);
   const started = performance.now();
-  const result = await ingestSpooled(database, deliveryId, deliveryFileName(facts), options);
+  const result = await ingestSpooled(database, deliveryId, deliveryFileName(facts), facts.soleAccount, options);
   logIngest(options.log ?? silentLogger, facts, result, (performance.now() - started) / 1000);
   const failure = result.status === 'failed' ? result : undefined;
   // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
@@ -113,6 +113,7 @@ async function ingestSpooled(
   database: Database,
   deliveryId: string,
   name: string,
+  soleAccount: string | null,
   options: IngestDeliveryOptions,
 ): Promise<FileResult> {
   const spooled = await spoolDelivery(database.db, deliveryId);
@@ -123,7 +124,7 @@ async function ingestSpooled(
       {
         ...options,
         beforeCommit: async (connection, loaded) => {
-          await keepRequestAccount(connection.db, deliveryId, loaded.fileId);
+          if (soleAccount !== null) await fillFileAccount(connection.db, loaded.fileId, soleAccount);
           await recordOutcome(connection.db, deliveryId, loaded.fileId, null);
         },
       },

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FileIdentity } from '../ingest/files-repository.ts';
 import { joinIds } from '@recon/protocol';
 import type { ExportAnswer } from '../parse/export-answer.ts';
+import type { ExportUnit } from '../client/export-accounts.ts';
 
 /**
  * A backfill's getTransactions request as recon.files records it: one row per request, its name saying what was
@@ -12,9 +13,10 @@ export function backfillFileIdentity(
   answer: ExportAnswer,
   orderIds: readonly string[],
   requestedAt: Date,
+  account?: ExportUnit,
 ): FileIdentity {
   return {
-    name: backfillFileName(orderIds, requestedAt),
+    name: backfillFileName(orderIds, requestedAt, account),
     arrival: { kind: 'backfill' },
     sha256: createHash('sha256').update(answer.text).digest('hex'),
     sizeBytes: Buffer.byteLength(answer.text),
@@ -28,8 +30,11 @@ export function backfillFileIdentity(
  */
 const MAX_LISTED_ID_CHARACTERS = 100;
 
-/** `backfill:getTransactions 2026-11-20T15:00:03Z A;B;C (+197 more)`: the instant to the second, in UTC. */
-export function backfillFileName(orderIds: readonly string[], requestedAt: Date): string {
+/**
+ * `backfill:getTransactions 2026-11-20T15:00:03Z A;B;C (+197 more)`: the instant to the second, in UTC; with the
+ * account asked when several are (`... from shop-wallet`, `... from group of shop-wallet`).
+ */
+export function backfillFileName(orderIds: readonly string[], requestedAt: Date, account?: ExportUnit): string {
   const listed: string[] = [];
   for (const id of orderIds) {
     if (listed.length > 0 && joinIds([...listed, id]).length > MAX_LISTED_ID_CHARACTERS) break;
@@ -37,5 +42,7 @@ export function backfillFileName(orderIds: readonly string[], requestedAt: Date)
   }
   const more = orderIds.length - listed.length;
   const instant = requestedAt.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return `backfill:getTransactions ${instant} ${joinIds(listed)}${more > 0 ? ` (+${more} more)` : ''}`;
+  const from =
+    account === undefined ? '' : ` from ${account.scope === 'CLIENTSGROUP' ? 'group of ' : ''}${account.identifier}`;
+  return `backfill:getTransactions ${instant} ${joinIds(listed)}${more > 0 ? ` (+${more} more)` : ''}${from}`;
 }

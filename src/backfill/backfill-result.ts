@@ -11,7 +11,11 @@ export interface BackfillResult {
 }
 
 /** One getTransactions request, loaded or recognised as loaded before: `file` is the name of its recon.files row. */
-export type BackfillRequest = (LoadedFile | DuplicateFile) & { readonly orderIds: readonly string[] };
+export type BackfillRequest = (LoadedFile | DuplicateFile) & {
+  readonly orderIds: readonly string[];
+  /** The account that signed the request (a group's first account for the whole group). */
+  readonly identifier: string;
+};
 
 export interface BackfillVerdict extends CurrentVerdict {
   /** Set when the order's lack of transactions may only be the export's lag: see export-lag.ts. */

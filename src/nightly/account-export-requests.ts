@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { issueExportTokens, type ExportTokenRequest } from '../receive/export-token.ts';
-import type { ExportUnit } from './export-accounts.ts';
+import type { ExportUnit } from '../client/export-accounts.ts';
 
 /** A nightly run's export request, with the account that signs it and its SCOPE. */
 export interface AccountExportRequest extends ExportTokenRequest {

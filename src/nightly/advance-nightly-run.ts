@@ -8,7 +8,7 @@ import { describeError, ReconError } from '../errors.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { reconcile } from '../reconcile/reconcile.ts';
 import { issueAccountExportRequests } from './account-export-requests.ts';
-import { exportUnits, type ExportAccount } from './export-accounts.ts';
+import { exportUnits, type ExportAccount } from '../client/export-accounts.ts';
 import { findNightlyRun, type NightlyRun } from './nightly-run.ts';
 import { runOrderIds } from './run-order-ids.ts';
 import { IN_FLIGHT_WAIT_MS, sendUnsentRequests } from './send-export-requests.ts';

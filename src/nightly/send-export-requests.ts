@@ -8,7 +8,7 @@ import type { ExportCompression, ExportScope, Schema } from '../db/schema.ts';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { callbackEndpoint } from '../receive/callback-url.ts';
-import type { ExportAccount } from './export-accounts.ts';
+import type { ExportAccount } from '../client/export-accounts.ts';
 
 /** What sending a run's requests needs of the advance's dependencies (advance-nightly-run.ts). */
 export interface SendDependencies {

@@ -50,7 +50,11 @@ export function formatBackfillSummary(result: BackfillResult): string {
 /** `--json`: one object; amounts stay strings of minor units, instants ISO 8601. */
 export function formatBackfillJson(result: BackfillResult): string {
   return JSON.stringify({
-    requests: result.requests.map((request) => ({ ...fileJson(request), orderIds: request.orderIds })),
+    requests: result.requests.map((request) => ({
+      ...fileJson(request),
+      orderIds: request.orderIds,
+      identifier: request.identifier,
+    })),
     run: runJson(result.run),
     verdicts: result.verdicts.map((verdict) => ({
       ...verdict,

@@ -104,7 +104,7 @@ describe.each(BACKENDS)('export lag on %s', (backend) => {
       await pay(orderId);
       const now = sandbox.clock.now();
       await insertOrders(testDb.database, [{ id: orderId, amount: 2500n, status: 'paid', createdAt: now }]);
-      const result = await backfill(testDb.database, client, {
+      const result = await backfill(testDb.database, [{ identifier: IDENTIFIER, client: client }], {
         orderIds: [orderId],
         batchSize: 200,
         toleranceMinor: 0n,
@@ -124,7 +124,7 @@ describe.each(BACKENDS)('export lag on %s', (backend) => {
       // still within its grace period, and the note is gone.
       sandbox.clock.advance(HOUR + 1000);
       const later = new Date(now.getTime() + HOUR + 1000);
-      const again = await backfill(testDb.database, client, {
+      const again = await backfill(testDb.database, [{ identifier: IDENTIFIER, client: client }], {
         orderIds: [orderId],
         batchSize: 200,
         toleranceMinor: 0n,

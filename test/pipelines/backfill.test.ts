@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backfill, type BackfillClient } from '../../pipelines/backfill.ts';
+import { backfill } from '../../pipelines/backfill.ts';
+import type { ExportAccount } from '../../src/client/export-accounts.ts';
 import { createPaymentClient, type PaymentClient } from '../../src/client/payment-client.ts';
 import { EXPORT_COLUMNS } from '@recon/protocol';
 import { createSandbox, type Sandbox } from '@recon/sandbox';
@@ -115,7 +116,10 @@ describe('backfill', () => {
           },
         ]);
 
-        const result = await backfill(testDb.database, client, { ...settings, orderIds: [orderId] });
+        const result = await backfill(testDb.database, [{ identifier: IDENTIFIER, client: client }], {
+          ...settings,
+          orderIds: [orderId],
+        });
 
         expect(result.requests).toEqual([
           expect.objectContaining({ status: 'loaded', orderIds: [orderId], rows: 2, inserted: 2, rejected: 0 }),
@@ -198,10 +202,16 @@ describe('backfill', () => {
           { id: orderId, amount: 4200n, status: 'paid', createdAt: ago(new Date(), 2 * DAY) },
         ]);
 
-        const first = await backfill(testDb.database, client, { ...settings, orderIds: [orderId] });
+        const first = await backfill(testDb.database, [{ identifier: IDENTIFIER, client: client }], {
+          ...settings,
+          orderIds: [orderId],
+        });
         const rowsBefore = await transactionsOf(orderId);
         const filesBefore = await countFiles();
-        const second = await backfill(testDb.database, client, { ...settings, orderIds: [orderId] });
+        const second = await backfill(testDb.database, [{ identifier: IDENTIFIER, client: client }], {
+          ...settings,
+          orderIds: [orderId],
+        });
 
         expect(second.requests).toEqual([
           expect.objectContaining({ status: 'duplicate', fileId: first.requests[0]!.fileId, orderIds: [orderId] }),
@@ -220,7 +230,10 @@ describe('backfill', () => {
           ORDERID: orderId,
           DESCRIPTION: 'all of it back',
         });
-        const third = await backfill(testDb.database, client, { ...settings, orderIds: [orderId] });
+        const third = await backfill(testDb.database, [{ identifier: IDENTIFIER, client: client }], {
+          ...settings,
+          orderIds: [orderId],
+        });
         expect(third.requests).toEqual([
           expect.objectContaining({ status: 'loaded', rows: 2, inserted: 1, updated: 0, unchanged: 1 }),
         ]);
@@ -247,7 +260,7 @@ describe('backfill', () => {
           { id: old, amount: 1500n, status: 'paid', createdAt: ago(now, 3 * DAY) },
         ]);
 
-        const result = await backfill(testDb.database, client, {
+        const result = await backfill(testDb.database, [{ identifier: IDENTIFIER, client: client }], {
           ...settings,
           orderIds: [young, old, nowhere],
           now: () => now,
@@ -266,7 +279,7 @@ describe('backfill', () => {
         expect(result.verdicts[1]!.lagNote).toBeNull();
 
         // Without a grace period the young order is missing_at_provider at once: the note matters most then.
-        const strict = await backfill(testDb.database, client, {
+        const strict = await backfill(testDb.database, [{ identifier: IDENTIFIER, client: client }], {
           ...settings,
           graceHours: 0,
           orderIds: [young],
@@ -287,7 +300,11 @@ describe('backfill', () => {
         try {
           const seededClient = clientFor(await seeded.listen(0));
           const orderIds = [...seeded.scenario!.orderIds];
-          const result = await backfill(own.database, seededClient, { ...settings, batchSize: 4, orderIds });
+          const result = await backfill(own.database, [{ identifier: IDENTIFIER, client: seededClient }], {
+            ...settings,
+            batchSize: 4,
+            orderIds,
+          });
 
           expect(result.requests.map((request) => request.orderIds)).toEqual([
             orderIds.slice(0, 4),
@@ -340,7 +357,7 @@ describe('backfill', () => {
         MESSAGE: 'ok',
         DATA: data,
       });
-      const serve = async (...answers: object[]): Promise<BackfillClient> => {
+      const serve = async (...answers: object[]): Promise<ExportAccount['client']> => {
         await server?.close();
         server = await startServer(answering(...answers));
         return clientFor(server.baseUrl);
@@ -356,7 +373,10 @@ describe('backfill', () => {
             row(`${orderId}-t2`, orderId, '12,50'),
             withoutDate,
           ]);
-          const result = await backfill(testDb.database, await serve(answer), { ...settings, orderIds: [orderId] });
+          const result = await backfill(testDb.database, [{ identifier: IDENTIFIER, client: await serve(answer) }], {
+            ...settings,
+            orderIds: [orderId],
+          });
 
           expect(result.requests).toEqual([
             expect.objectContaining({ status: 'loaded', rows: 3, inserted: 1, rejected: 2 }),
@@ -396,7 +416,11 @@ describe('backfill', () => {
             .select('run_id')
             .execute();
           const message = await expectReconError(
-            async () => backfill(testDb.database, await serve(ok([keyless])), { ...settings, orderIds: [orderId] }),
+            async () =>
+              backfill(testDb.database, [{ identifier: IDENTIFIER, client: await serve(ok([keyless])) }], {
+                ...settings,
+                orderIds: [orderId],
+              }),
             'CSV_HEADER',
             `backfill:getTransactions`,
             'no TRANSACTIONID',
@@ -423,11 +447,15 @@ describe('backfill', () => {
           const filesBefore = await countFiles();
           await expectReconError(
             async () =>
-              backfill(testDb.database, await serve(ok([row(`${a}-t1`, a, '1.00')]), refusal), {
-                ...settings,
-                batchSize: 1,
-                orderIds: [a, b],
-              }),
+              backfill(
+                testDb.database,
+                [{ identifier: IDENTIFIER, client: await serve(ok([row(`${a}-t1`, a, '1.00')]), refusal) }],
+                {
+                  ...settings,
+                  batchSize: 1,
+                  orderIds: [a, b],
+                },
+              ),
             'SERVICE_ERROR',
             'EXECCODE 1002',
             '1 of 2 requests were loaded before it; nothing was reconciled',
@@ -442,7 +470,11 @@ describe('backfill', () => {
       const filesBefore = await countFiles();
       const { baseUrl } = await refusingBaseUrl();
       await expectReconError(
-        () => backfill(testDb.database, clientFor(baseUrl), { ...settings, orderIds: ['bf-unreachable'] }),
+        () =>
+          backfill(testDb.database, [{ identifier: IDENTIFIER, client: clientFor(baseUrl) }], {
+            ...settings,
+            orderIds: ['bf-unreachable'],
+          }),
         'NETWORK',
         'connection refused',
       );

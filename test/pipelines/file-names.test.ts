@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backfill, type BackfillClient } from '../../pipelines/backfill.ts';
+import { backfill } from '../../pipelines/backfill.ts';
+import type { ExportAccount } from '../../src/client/export-accounts.ts';
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { ingestDelivery } from '../../pipelines/nightly/ingest-delivery.ts';
@@ -28,7 +29,7 @@ function exportCsv(...ids: string[]): Buffer {
 }
 
 /** A synchronous getTransactions that answers one payment for every ORDERID asked. */
-const backfillClient: BackfillClient = {
+const backfillClient: ExportAccount['client'] = {
   getTransactions: (async (request: { ORDERID: string[] }) =>
     request.ORDERID.map((orderId) => ({
       ...Object.fromEntries(EXPORT_COLUMNS.map((column) => [column, ''])),
@@ -38,7 +39,7 @@ const backfillClient: BackfillClient = {
       AMOUNT: '2.00',
       CURRENCY: 'EUR',
       EXECCODE: '0000',
-    }))) as unknown as BackfillClient['getTransactions'],
+    }))) as unknown as ExportAccount['client']['getTransactions'],
 };
 
 /**
@@ -241,7 +242,7 @@ describe.each(BACKENDS)('the names of ingested, backfilled and delivered files o
       const [ingested] = await ingestFiles(testDb.database, [given], INGEST);
       expect(ingested).toMatchObject({ file: given, status: 'loaded' });
 
-      const backfilled = await backfill(testDb.database, backfillClient, {
+      const backfilled = await backfill(testDb.database, [{ identifier: 'NAMES', client: backfillClient }], {
         orderIds: ['ORD-7'],
         batchSize: 200,
         toleranceMinor: 0n,

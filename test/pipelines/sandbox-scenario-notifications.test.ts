@@ -113,7 +113,7 @@ describe.each(BACKENDS)("the seeded scenario notifies recon's receiver, on %s", 
         timeoutMs: 5_000,
         retry: { attempts: 1, baseDelayMs: 10 },
       });
-      const result = await backfill(testDb.database, client, {
+      const result = await backfill(testDb.database, [{ identifier: IDENTIFIER, client }], {
         orderIds,
         batchSize: 200,
         toleranceMinor: 0n,

@@ -1,4 +1,4 @@
-import type { PaymentClient } from '../client/payment-client.ts';
+import type { PaymentClient } from './payment-client.ts';
 import type { ExportScope } from '../db/schema.ts';
 
 /** An account a nightly run asks for its exports, with the client that signs as it. */
