@@ -26,12 +26,21 @@ export interface NightlyHarness {
   close(): Promise<void>;
 }
 
+/** An account recon is configured with: its IDENTIFIER, secret and group. */
+export interface HarnessAccount {
+  readonly identifier: string;
+  readonly secret: string;
+  readonly group?: string | undefined;
+}
+
 export async function startNightlyHarness(
   database: Database,
   sandboxUrl: string,
   nightly: Partial<NightlyConfig> = {},
   /** Where the service is told to deliver (path `/`); the receiver itself unless a test puts something between. */
   callbackBaseUrl?: string,
+  /** The merchant's accounts, as recon is configured with them; one account (IDENTIFIER, SECRET) by default. */
+  accounts: readonly HarnessAccount[] = [{ identifier: IDENTIFIER, secret: SECRET }],
 ): Promise<NightlyHarness> {
   const config = loadConfig({});
   const services = await startReconServices({
@@ -41,23 +50,22 @@ export async function startNightlyHarness(
     receiver: {
       host: '127.0.0.1',
       port: 0,
-      accounts: [{ identifier: IDENTIFIER, secret: SECRET }],
+      accounts: accounts.map(({ identifier, secret }) => ({ identifier, secret })),
       maxFileBytes: config.limits.maxFileBytes,
       metrics: createMetricsRegistry(),
     },
     worker: {
-      accounts: [
-        {
-          identifier: IDENTIFIER,
-          client: createPaymentClient({
-            baseUrl: sandboxUrl,
-            identifier: IDENTIFIER,
-            secret: SECRET,
-            timeoutMs: 5_000,
-            retry: { attempts: 2, baseDelayMs: 10 },
-          }),
-        },
-      ],
+      accounts: accounts.map(({ identifier, secret, group }) => ({
+        identifier,
+        group,
+        client: createPaymentClient({
+          baseUrl: sandboxUrl,
+          identifier,
+          secret,
+          timeoutMs: 5_000,
+          retry: { attempts: 2, baseDelayMs: 10 },
+        }),
+      })),
       nightly: { ...config.nightly, ...nightly },
       reconcile: config.reconcile,
       ingest: { timezone: 'UTC', limits: config.limits },
