@@ -75,7 +75,7 @@ export async function backfill(
     options.signal?.throwIfAborted();
     const account = accounts.find((each) => each.identifier === unit.identifier)!;
     try {
-      requests.push(await fetchAndLoad(database, account, unit, units.length > 1, orderIds, now()));
+      requests.push(await fetchAndLoad(database, account, unit, accounts.length > 1, orderIds, now()));
     } catch (error) {
       throw requests.length === 0 ? error : afterSomeLoaded(error, requests.length, asks.length);
     }
@@ -102,7 +102,7 @@ export async function backfill(
   return { requests, run, verdicts };
 }
 
-/** `named`: several accounts are asked, so each request's file names its account. */
+/** `named`: the merchant has several accounts, so each request's file names the account (or group) asked. */
 async function fetchAndLoad(
   database: Database,
   account: ExportAccount,

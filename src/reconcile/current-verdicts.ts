@@ -17,6 +17,8 @@ export interface CurrentVerdict {
   readonly currency: string | null;
   /** The explanation's sentence; null only if a stored explanation lacks one. */
   readonly reason: string | null;
+  /** What does not change the status but deserves a look (a payment on the wrong account...); empty when none. */
+  readonly warnings: readonly string[];
   /** The run from which the verdict holds: the run that found it (later runs that judged the order found the same). */
   readonly runId: string;
   readonly orderCreatedAt: Date | null;
@@ -38,6 +40,9 @@ export async function loadCurrentVerdicts(db: Kysely<Schema>, orderIds: readonly
       sql<string>`r.delta_minor::text`.as('delta_minor'),
       'r.currency',
       sql<string | null>`r.explanation->>'reason'`.as('reason'),
+      sql<string[]>`ARRAY(SELECT jsonb_array_elements_text(coalesce(r.explanation->'warnings', '[]'::jsonb)))`.as(
+        'warnings',
+      ),
       sql<string>`r.run_id::text`.as('run_id'),
       'o.created_at',
       sql<number>`(SELECT count(*)::integer FROM recon.transactions t WHERE t.order_id = r.order_id)`.as(
@@ -57,6 +62,7 @@ export async function loadCurrentVerdicts(db: Kysely<Schema>, orderIds: readonly
     deltaMinor: row.delta_minor,
     currency: row.currency?.trim() ?? null,
     reason: row.reason,
+    warnings: row.warnings,
     runId: row.run_id,
     orderCreatedAt: row.created_at,
     transactions: row.transactions,

@@ -38,9 +38,10 @@ export function formatBackfillSummary(result: BackfillResult): string {
       ),
     );
   }
-  const notes = result.verdicts.flatMap((verdict) =>
-    verdict.lagNote === null ? [] : [`note: ${printable(verdict.lagNote)}`],
-  );
+  const notes = result.verdicts.flatMap((verdict) => [
+    ...verdict.warnings.map((warning) => `warning: ${printable(verdict.orderId)}: ${printable(warning)}`),
+    ...(verdict.lagNote === null ? [] : [`note: ${printable(verdict.lagNote)}`]),
+  ]);
   if (run.notFoundCount > 0)
     notes.push(`not found (no order, no succeeded transaction): ${describeNotFound(run, 10, printable)}`);
   if (notes.length > 0) lines.push('', ...notes);

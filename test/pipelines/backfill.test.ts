@@ -184,6 +184,7 @@ describe('backfill', () => {
             deltaMinor: '0',
             currency: 'EUR',
             reason: 'settled 80.00 EUR equals the expected 80.00 EUR',
+            warnings: [],
             runId: result.run.runId,
             orderCreatedAt: expect.any(Date),
             transactions: 2,
