@@ -8,7 +8,8 @@ import { formatTextTable } from './text-table.ts';
 
 /**
  * `recon backfill` on a terminal: a line per request (as ingest prints a file), the run and its counts, a table of
- * the orders' verdicts, then the notes on orders whose export may lag and the ids nothing was found for.
+ * the orders' verdicts, then their warnings (a payment on the wrong account...), the notes on orders whose export
+ * may lag and the ids nothing was found for.
  */
 export function formatBackfillSummary(result: BackfillResult): string {
   const { run } = result;
