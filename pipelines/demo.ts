@@ -17,7 +17,9 @@ import { loadRunReport, oldestOpenExceptions, oldestOpenExceptionsPerStatus } fr
 import { HTML_LISTED_PER_STATUS, renderHtml } from '../src/report/report-html.ts';
 import { renderTable } from '../src/report/report-table.ts';
 import { writeFileAtomically } from '../src/report/report-output.ts';
-import { createSandbox, formatOrdersCsv, scenarioOrders } from '@recon/sandbox';
+import { createSandbox, formatOrdersCsv, instalmentAndWalletAccounts, scenarioOrders } from '@recon/sandbox';
+import { runAccountTotals, type AccountTotal } from '../src/reconcile/run-account-totals.ts';
+import { syncAccounts } from '../src/reconcile/sync-accounts.ts';
 import { importOrderFiles } from './import-orders.ts';
 
 export interface DemoOptions {
@@ -36,9 +38,10 @@ export interface DemoResult {
   readonly report: string;
   readonly htmlReport: string;
   readonly databaseDir: string;
+  /** What each of the merchant's accounts settled for the run's orders. */
+  readonly accounts: readonly AccountTotal[];
 }
 
-const IDENTIFIER = 'demo-shop';
 const EXCEPTIONS_LISTED = 15;
 const POLL_MS = 200;
 
@@ -47,7 +50,9 @@ const POLL_MS = 200;
  * under RECON_DATA_DIR/demo each time, so the demo always shows a whole run and never touches real data), the
  * sandbox of the payment service in this process with a seeded scenario, the merchant's orders imported from the
  * scenario's csv (with a deliberate mistake of every kind), recon serve's receiver on a loopback port, a worker,
- * and one nightly run through real HTTP callbacks carrying real gzip files; then the reconciliation's report.
+ * and one nightly run through real HTTP callbacks carrying real gzip files; then the reconciliation's report. The
+ * merchant has two accounts, one per payment method (instalment, wallet), each with its own secret, in one group:
+ * each batch is one SCOPE=CLIENTSGROUP export, and the report reads per account too.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const { config } = options;
@@ -60,7 +65,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   try {
     progress('migrating the embedded database');
     await migrate(database);
-    const secret = randomBytes(12).toString('base64url');
+    const accounts = instalmentAndWalletAccounts({
+      instalment: randomBytes(12).toString('base64url'),
+      wallet: randomBytes(12).toString('base64url'),
+    });
+    await syncAccounts(
+      database.db,
+      accounts.map((a) => ({ identifier: a.identifier, group: a.group, paymentMethods: a.paymentMethods })),
+    );
     // The sandbox is started second: its client goes to the worker, and the worker starts with the receiver. So the
     // services start without a worker, which joins once the sandbox listens (the queue keeps what arrives before).
     const services = await startReconServices({
@@ -69,7 +81,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       receiver: {
         host: '127.0.0.1',
         port: 0,
-        accounts: [{ identifier: IDENTIFIER, secret }],
+        accounts: accounts.map(({ identifier, secret }) => ({ identifier, secret })),
         maxFileBytes: config.limits.maxFileBytes,
         metrics: createMetricsRegistry(),
       },
@@ -79,8 +91,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
     progress(`seeding the sandbox with ${options.orders} orders`);
     const sandbox = createSandbox({
-      identifier: IDENTIFIER,
-      secret,
+      accounts,
       seed: options.seed,
       seedOrders: options.orders,
       notifyUrl: `${receiverUrl}/notify`,
@@ -106,15 +117,18 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         `the demo's orders did not import: ${imported && 'error' in imported ? imported.error : 'no result'}`,
       );
 
-    const client = createPaymentClient({
-      baseUrl: sandboxUrl,
-      identifier: IDENTIFIER,
-      secret,
-      timeoutMs: 10_000,
-      retry: { attempts: 3, baseDelayMs: 100 },
-    });
     const worker = await startNightlyWorker(services.boss, database, {
-      accounts: [{ identifier: IDENTIFIER, client }],
+      accounts: accounts.map(({ identifier, secret, group }) => ({
+        identifier,
+        group,
+        client: createPaymentClient({
+          baseUrl: sandboxUrl,
+          identifier,
+          secret,
+          timeoutMs: 10_000,
+          retry: { attempts: 3, baseDelayMs: 100 },
+        }),
+      })),
       callbackBaseUrl: services.callbackBaseUrl,
       nightly: config.nightly,
       reconcile: config.reconcile,
@@ -142,7 +156,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const table = renderTable(report, await oldestOpenExceptions(database.db, report.run.runId, EXCEPTIONS_LISTED), {
       generatedAt,
     });
-    return { run, report: table, htmlReport, databaseDir };
+    const accountTotals = await runAccountTotals(database.db, report.run.runId);
+    return { run, report: table, htmlReport, databaseDir, accounts: accountTotals };
   } finally {
     for (const close of closing.reverse()) await close().catch(() => {});
   }

@@ -1,6 +1,9 @@
 import { loadConfig } from '../../src/config/config.ts';
 import { ReconError } from '../../src/errors.ts';
 import { formatNightlyRun } from '../../src/nightly/nightly-run-report.ts';
+import type { AccountTotal } from '../../src/reconcile/run-account-totals.ts';
+import { formatAmount } from '../../src/report/money-format.ts';
+import { formatTextTable } from '../../src/terminal/text-table.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { loadSandboxPackage } from '../sandbox-package.ts';
@@ -9,9 +12,9 @@ const USAGE = `usage: recon demo [--orders N] [--seed N]
 
 The nightly flow end to end on this machine, nothing to install or configure (what npm start runs): a fresh
 embedded database under RECON_DATA_DIR/demo (default ./.recon/demo), the sandbox of the payment service in this
-process with a seeded scenario, the merchant's orders imported (a deliberate mistake of every kind among them),
+process with a seeded scenario on two accounts (instalment and wallet, one group), the merchant's orders imported (a deliberate mistake of every kind among them),
 the receiver on a loopback port, a worker, one nightly run through real HTTP callbacks and gzip files; then the
-reconciliation report, and the path of its html version. DATABASE_URL is ignored: a demo never writes into a
+reconciliation report, what each account settled, and the path of the html report. DATABASE_URL is ignored: a demo never writes into a
 real server.
 
 options:
@@ -53,11 +56,32 @@ export async function run(ctx: CommandContext): Promise<number> {
       '',
       result.report.trimEnd(),
       '',
+      formatAccountTotals(result.accounts),
+      '',
       `html report: ${result.htmlReport}`,
       '',
     ].join('\n'),
   );
   return result.run.state === 'reconciled' ? EXIT.ok : EXIT.failed;
+}
+
+/** The run per account: what each settled for the run's orders, by currency. */
+function formatAccountTotals(accounts: readonly AccountTotal[]): string {
+  return (
+    "Per account: what each settled for the run's orders\n" +
+    formatTextTable(
+      ['account', 'group', 'currency', 'orders', 'transactions', 'settled'],
+      accounts.map((account) => [
+        account.identifier ?? '(none)',
+        account.accountGroup,
+        account.currency,
+        String(account.orders),
+        String(account.transactions),
+        formatAmount(account.settledMinor, account.currency),
+      ]),
+      [3, 4, 5],
+    )
+  );
 }
 
 function wholeNumber(option: string, text: string, min: number, max: number): number {

@@ -41,6 +41,10 @@ it('runs one nightly run end to end on the embedded database and the in-process 
     ]) {
       expect(result.stdout).toMatch(new RegExp(`^${status} +1 +exception$`, 'm'));
     }
+    // Two accounts, one per method, in one group: what each settled for the run's orders.
+    for (const account of ['sandbox-instalment', 'sandbox-wallet']) {
+      expect(result.stdout).toMatch(new RegExp(`^${account} +sandbox-shop +EUR +\\d+ +\\d+ +[\\d,.]+$`, 'm'));
+    }
     const html = result.stdout.match(/^html report: (.+)$/m)![1]!;
     expect(html).toBe(path.join(demoDir, 'report.html'));
     await access(html);
