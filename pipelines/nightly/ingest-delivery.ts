@@ -11,6 +11,7 @@ import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { spoolDelivery } from '../../src/receive/spool-delivery.ts';
 import { endFailedAttempt, startIngestAttempt } from '../../src/nightly/delivery-attempts.ts';
 import { fillFileAccount } from '../../src/ingest/file-account.ts';
+import { deliverySoleAccount } from '../../src/nightly/delivery-account.ts';
 import { deliveryFileName, readDeliveryFacts, type DeliveryFacts } from '../../src/nightly/delivery-file-name.ts';
 
 export interface IngestDeliveryOptions {
@@ -67,7 +68,8 @@ async function ingestOnce(
 ): Promise<FileResult['status']> {
   const facts = await readDeliveryFacts(database.db, deliveryId);
   const started = performance.now();
-  const result = await ingestSpooled(database, deliveryId, deliveryFileName(facts), facts.soleAccount, options);
+  const soleAccount = await deliverySoleAccount(database.db, deliveryId);
+  const result = await ingestSpooled(database, deliveryId, deliveryFileName(facts), soleAccount, options);
   logIngest(options.log ?? silentLogger, facts, result, (performance.now() - started) / 1000);
   const failure = result.status === 'failed' ? result : undefined;
   // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.

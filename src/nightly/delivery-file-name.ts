@@ -13,8 +13,6 @@ export interface DeliveryFacts {
   readonly attempt: number;
   /** The multipart filename as the service sent it; null for a raw body. */
   readonly filename: string | null;
-  /** The account its request asked alone (SCOPE=CLIENT): the account of its transactions; null otherwise. */
-  readonly soleAccount: string | null;
 }
 
 /** Characters of the service's filename kept in the name: enough for any export's name, short in a report. */
@@ -55,7 +53,6 @@ export async function readDeliveryFacts(db: Kysely<Schema>, deliveryId: string):
       'r.batch',
       'r.attempt',
       sql<string | null>`to_char(n.run_date, 'YYYY-MM-DD')`.as('run_date'),
-      sql<string | null>`CASE WHEN r.scope = 'CLIENT' THEN r.identifier END`.as('sole_account'),
     ])
     .where('d.delivery_id', '=', deliveryId)
     .executeTakeFirst();
@@ -67,6 +64,5 @@ export async function readDeliveryFacts(db: Kysely<Schema>, deliveryId: string):
     batch: row.batch,
     attempt: row.attempt,
     filename: row.filename,
-    soleAccount: row.sole_account,
   };
 }

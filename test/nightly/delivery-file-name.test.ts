@@ -8,7 +8,6 @@ const NIGHTLY: DeliveryFacts = {
   batch: 3,
   attempt: 2,
   filename: 'transactions.csv.gz',
-  soleAccount: null,
 };
 
 describe('deliveryFileName', () => {

@@ -441,6 +441,34 @@ describe('backfill', () => {
       );
 
       it.skipIf(skip)(
+        "gives an answer without IDENTIFIER values the account asked alone, and a group's answer no guess",
+        async () => {
+          const alone = newOrderId('alone');
+          const grouped = newOrderId('grouped');
+          const one = await serve(ok([row(`${alone}-t1`, alone, '1.00')]));
+          await backfill(testDb.database, [{ identifier: IDENTIFIER, client: one }], {
+            ...settings,
+            orderIds: [alone],
+          });
+          const group = await serve(ok([row(`${grouped}-t1`, grouped, '1.00')]));
+          await backfill(testDb.database, [{ identifier: IDENTIFIER, group: 'shop', client: group }], {
+            ...settings,
+            orderIds: [grouped],
+          });
+          const stored = await testDb.database.db
+            .selectFrom('recon.transactions')
+            .select(['transaction_id', 'identifier'])
+            .where('transaction_id', 'in', [`${alone}-t1`, `${grouped}-t1`])
+            .orderBy('transaction_id')
+            .execute();
+          expect(stored).toEqual([
+            { transaction_id: `${alone}-t1`, identifier: IDENTIFIER },
+            { transaction_id: `${grouped}-t1`, identifier: null },
+          ]);
+        },
+      );
+
+      it.skipIf(skip)(
         'stops at a failing request, saying how many were loaded before it, and reconciles nothing',
         async () => {
           const [a, b] = [newOrderId('first'), newOrderId('second')];
