@@ -38,21 +38,19 @@ describe.each(BACKENDS)('exports in flight on %s', (backend) => {
     await testDb?.drop();
   });
 
-  function deps(now: Date, scheduled: Date[] = []): NightlyDependencies {
+  function deps(now: Date, scheduled: Date[] = [], identifiers = ['FLY']): NightlyDependencies {
     return {
       database: testDb.database,
-      accounts: [
-        {
-          identifier: 'FLY',
-          client: createPaymentClient({
-            baseUrl: service.baseUrl,
-            identifier: 'FLY',
-            secret: 's',
-            timeoutMs: 2_000,
-            retry: { attempts: 1, baseDelayMs: 10 },
-          }),
-        },
-      ],
+      accounts: identifiers.map((identifier) => ({
+        identifier,
+        client: createPaymentClient({
+          baseUrl: service.baseUrl,
+          identifier,
+          secret: 's',
+          timeoutMs: 2_000,
+          retry: { attempts: 1, baseDelayMs: 10 },
+        }),
+      })),
       // One ORDERID a batch: five batches, two of them in flight at most.
       nightly: { ...loadConfig({}).nightly, exportBatchSize: 1, exportInFlight: 2 },
       reconcile: loadConfig({}).reconcile,
@@ -106,4 +104,22 @@ describe.each(BACKENDS)('exports in flight on %s', (backend) => {
       expect(service.received.map((request) => request.params['ORDERID'])).toEqual(ORDERS.slice(0, 4));
     },
   );
+
+  it.skipIf(skip)('counts the requests in flight across accounts, not per account', async () => {
+    const { run } = await startNightlyRun(testDb.database.db, '2026-11-24', T0);
+    const runId = run.nightlyRunId;
+    const before = service.received.length;
+    // Two accounts, five batches each, interleaved: room for two requests in all, one of each account.
+    expect(await advanceNightlyRun(deps(T0, [], ['FLY-A', 'FLY-B']), runId)).toBe('waiting');
+    expect(await sent(runId)).toEqual([1, 2]);
+    expect(service.received.slice(before).map((request) => request.params['IDENTIFIER'])).toEqual(['FLY-A', 'FLY-B']);
+    await moveBatch(runId, 2, 'ingested');
+    await sendUnsentRequests({ ...deps(at(1_000), [], ['FLY-A', 'FLY-B']), log: silentLogger }, runId, () => at(1_000));
+    expect(await sent(runId)).toEqual([1, 2, 3]);
+    expect(service.received.slice(before).map((request) => request.params['IDENTIFIER'])).toEqual([
+      'FLY-A',
+      'FLY-B',
+      'FLY-A',
+    ]);
+  });
 });
