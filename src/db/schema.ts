@@ -564,6 +564,28 @@ export interface RunStatusTotalsView {
   difference: UnitAmount;
 }
 
+/**
+ * reporting.run_account_totals (migration 0026), a view: each finished run's settled money per processing account and
+ * currency, from the succeeded transactions of its verdicts.
+ */
+export interface RunAccountTotalsView {
+  run_id: string;
+  /** Null for transactions that name no account. */
+  identifier: string | null;
+  account_group: string | null;
+  /** char(3) of the transactions; null for those without a CURRENCY. */
+  currency: string | null;
+  orders: number;
+  transactions: number;
+  paid_minor: Money;
+  refunded_minor: Money;
+  settled_minor: Money;
+  /** The *_minor amounts in the currency's unit. */
+  paid: UnitAmount;
+  refunded: UnitAmount;
+  settled: UnitAmount;
+}
+
 /** Bootstrapped by migrate.ts itself, before the first migration. */
 export interface SchemaMigrationsTable {
   name: string;
@@ -603,4 +625,5 @@ export interface Schema {
   'reporting.exception_actions': ExceptionActionsView;
   'reporting.settlement_daily': SettlementDailyView;
   'reporting.run_status_totals': RunStatusTotalsView;
+  'reporting.run_account_totals': RunAccountTotalsView;
 }

@@ -1,11 +1,11 @@
 import { html, type Html } from './html-template.ts';
 import { formatAmount } from './money-format.ts';
 import { differenceByStatus, moneyMovedPerCurrency, type CurrencyDifference } from './report-money.ts';
-import type { RunReport } from './run-report.ts';
+import { accountName, showsAccounts, type RunReport } from './run-report.ts';
 
 /**
- * The html report's money: the bridge with its difference explained by status, and the money moved on the run's
- * days. Amounts in each currency's units, never summed across currencies.
+ * The html report's money: the bridge with its difference explained by status, what each account settled, and the
+ * money moved on the run's days. Amounts in each currency's units, never summed across currencies.
  */
 export function bridgeSection(report: RunReport): Html {
   const differences = differenceByStatus(report.bridge, report.statusTotals);
@@ -51,6 +51,21 @@ function differenceBar(minor: string, scale: bigint, label: string): Html {
       ? null
       : html`<rect class="${value < 0n ? 'short' : 'over'}" x="${value < 0n ? Math.round((half - length) * 10) / 10 : half}" y="3" height="12" width="${length}"/>`;
   return html`<svg class="difference-bar" width="200" height="18" viewBox="0 0 200 18" role="img" aria-label="${label}"><line x1="${half}" x2="${half}" y1="0" y2="18"/>${bar}</svg>`;
+}
+
+/** Settled per account and currency; none when the run's transactions went through a single unnamed account. */
+export function accountsSection(report: RunReport): Html | null {
+  if (!showsAccounts(report.accounts)) return null;
+  const rows = report.accounts.map((account) => {
+    const money = (minor: string) => formatAmount(minor, account.currency);
+    return html`<tr><td><strong>${accountName(account)}</strong></td><td>${account.accountGroup ?? ''}</td><td>${account.currency ?? '—'}</td>
+<td class="num">${account.orders.toLocaleString('en-US')}</td><td class="num">${account.transactions.toLocaleString('en-US')}</td>
+<td class="num">${money(account.paidMinor)}</td><td class="num">${money(account.refundedMinor)}</td><td class="num ${signClass(account.settledMinor)}"><strong>${money(account.settledMinor)}</strong></td></tr>`;
+  });
+  return html`<section id="accounts"><h2>Settled per account</h2>
+<table><thead><tr><th>Account</th><th>Group</th><th>Currency</th><th class="num">Orders</th><th class="num">Transactions</th><th class="num">Paid</th><th class="num">Refunded</th><th class="num">Settled</th></tr></thead><tbody>${rows}</tbody></table>
+<p class="note">What each processing account settled for the run's orders: their succeeded transactions, as recon holds them now. Paid: payments and captures; settled = paid − refunded. Per currency, in its own units; an account's group as recon is configured now. Expected money belongs to an order, not to an account: it is in the bridge above.</p>
+</section>`;
 }
 
 export function moneyMovedSection(report: RunReport): Html {

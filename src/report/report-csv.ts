@@ -4,6 +4,7 @@ import { minorToDecimal } from './money-format.ts';
 import { differenceByStatus, moneyMovedPerCurrency } from './report-money.ts';
 import { isoInstant } from './report-time.ts';
 import {
+  accountName,
   isException,
   reportWarnings,
   STATUS_DISPLAY_ORDER,
@@ -14,7 +15,7 @@ import {
 } from './run-report.ts';
 
 /**
- * The report as one csv file of sections (run, bridge, the difference by status, money moved per currency and per
+ * The report as one csv file of sections (run, bridge, the difference by status, settled per account, money moved per currency and per
  * day, verdicts by status and per day, the exceptions' ageing, open exceptions), each a title row, a header row and
  * its rows, separated by an empty line. Amounts are decimals in major units of the row's currency (its ISO 4217
  * exponent), plain (no grouping) so that a spreadsheet sums them; days are dates in the report's zone. Warnings (a suspect run) come first.
@@ -86,6 +87,22 @@ export async function* renderCsv(
         minorToDecimal(part.differenceMinor, bridge.currency),
       ]),
     ),
+  );
+
+  // Every run has this section, even of a single account: a spreadsheet finds its sections by their titles.
+  head += section(
+    "settled per account (succeeded transactions of the run's orders; settled = paid - refunded)",
+    ['account', 'group', 'currency', 'orders', 'transactions', 'paid', 'refunded', 'settled'],
+    report.accounts.map((account) => [
+      accountName(account),
+      account.accountGroup,
+      account.currency,
+      account.orders,
+      account.transactions,
+      minorToDecimal(account.paidMinor, account.currency),
+      minorToDecimal(account.refundedMinor, account.currency),
+      minorToDecimal(account.settledMinor, account.currency),
+    ]),
   );
 
   const window = report.moneyMoved.window;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ageingSection, exceptionsSection } from './html-exception-sections.ts';
-import { bridgeSection, moneyMovedSection, moneyPerDayTable } from './html-money-sections.ts';
+import { accountsSection, bridgeSection, moneyMovedSection, moneyPerDayTable } from './html-money-sections.ts';
 import { Html, html } from './html-template.ts';
 import { renderMoneyChart } from './money-chart.ts';
 import { REPORT_CSS } from './report-html-style.ts';
@@ -68,6 +68,7 @@ ${warnings.map((warning) =>
 )}
 ${cards(totals)}
 ${bridgeSection(report)}
+${accountsSection(report)}
 ${moneyMovedSection(report)}
 ${chartSection(report, totals)}
 <div class="two">

@@ -66,6 +66,18 @@ export async function* renderJson(
         differenceMinor: part.differenceMinor,
       })),
     })),
+    // Always present, even for a single unnamed account: a program reads one shape. identifier null: no account.
+    accounts: report.accounts.map((account) => ({
+      identifier: account.identifier,
+      accountGroup: account.accountGroup,
+      currency: account.currency,
+      exponent: currencyExponent(account.currency),
+      orders: account.orders,
+      transactions: account.transactions,
+      paidMinor: account.paidMinor,
+      refundedMinor: account.refundedMinor,
+      settledMinor: account.settledMinor,
+    })),
     moneyMoved: {
       window: report.moneyMoved.window,
       perCurrency: moneyMovedPerCurrency(report.moneyMoved.days).map((total) => ({

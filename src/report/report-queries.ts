@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
+import { loadAccountTotals } from './account-totals-query.ts';
 import { loadAgeing } from './ageing-query.ts';
 import { acknowledgedSql, latestAckSql, latestNoteSql } from './acknowledgement-sql.ts';
 import { atRiskMinorSql, orderAgeDaysSql } from './exception-money-sql.ts';
@@ -35,15 +36,16 @@ export async function loadRunReport(
 ): Promise<RunReport> {
   const timeZone = options.timeZone ?? 'UTC';
   const run = await findRun(db, runId);
-  const [bridge, statusTotals, verdictGroups, ageing] = await Promise.all([
+  const [bridge, statusTotals, accounts, verdictGroups, ageing] = await Promise.all([
     loadBridge(db, run.runId),
     loadStatusTotals(db, run.runId),
+    loadAccountTotals(db, run.runId),
     loadVerdictGroups(db, run.runId, timeZone),
     loadAgeing(db, run.runId),
   ]);
   const window = reportWindow(verdictGroups, run.asOf, timeZone);
   const moneyMoved = { window, days: await loadMoneyMoved(db, window, timeZone) };
-  return { run, timeZone, bridge, statusTotals, verdictGroups, moneyMoved, ageing };
+  return { run, timeZone, bridge, statusTotals, accounts, verdictGroups, moneyMoved, ageing };
 }
 
 /**

@@ -6,10 +6,12 @@ import { humanInstant } from './report-time.ts';
 import {
   AGE_BUCKETS,
   describeNotFound,
+  accountName,
   isException,
   reportWarnings,
   runChoiceNote,
   runTitle,
+  showsAccounts,
   STATUS_DISPLAY_ORDER,
   verdictTotals,
   type OpenException,
@@ -80,6 +82,7 @@ export function renderTable(
     );
   }
 
+  lines.push(...accountLines(report));
   lines.push(...moneyMovedLines(report));
 
   lines.push('', 'Verdicts by status');
@@ -167,6 +170,29 @@ export function renderTable(
   // Repeated at the end: after a long list the top of the report has scrolled away.
   if (warnings.length > 0) lines.push('', ...warnings);
   return lines.join('\n') + '\n';
+}
+
+/** Settled per account and currency, when the run's transactions went through more than a single unnamed account. */
+function accountLines(report: RunReport): string[] {
+  if (!showsAccounts(report.accounts)) return [];
+  return [
+    '',
+    "Settled per account (succeeded transactions of the run's orders; settled = paid - refunded)",
+    formatTextTable(
+      ['account', 'group', 'currency', 'orders', 'transactions', 'paid', 'refunded', 'settled'],
+      report.accounts.map((account) => [
+        printable(accountName(account)),
+        printable(account.accountGroup ?? ''),
+        printable(account.currency ?? ''),
+        String(account.orders),
+        String(account.transactions),
+        formatAmount(account.paidMinor, account.currency),
+        formatAmount(account.refundedMinor, account.currency),
+        formatAmount(account.settledMinor, account.currency),
+      ]),
+      [3, 4, 5, 6, 7],
+    ),
+  ];
 }
 
 /** The terminal shows the latest days; the csv and the json every day of the window. */

@@ -12,6 +12,8 @@ export interface RunReport {
   readonly bridge: readonly CurrencyBridge[];
   /** The bridge by currency and status (reporting.run_status_totals): each currency's rows add up to its bridge. */
   readonly statusTotals: readonly StatusTotal[];
+  /** What each processing account settled for the run's orders, per currency (reporting.run_account_totals). */
+  readonly accounts: readonly AccountTotal[];
   /** Verdicts per day of order creation (in timeZone), status and lifecycle, counted from the verdicts themselves. */
   readonly verdictGroups: readonly VerdictGroup[];
   readonly moneyMoved: MoneyMoved;
@@ -68,6 +70,37 @@ export interface StatusTotal {
   readonly settledMinor: string;
   /** settled - expected of these verdicts: the statuses' differences add up to the bridge's. */
   readonly differenceMinor: string;
+}
+
+/** What one processing account settled for the run's orders in one currency: its succeeded transactions. */
+export interface AccountTotal {
+  /** The account's IDENTIFIER; null for transactions that name no account. */
+  readonly identifier: string | null;
+  /** The account's group as recon is configured now (RECON_ACCOUNTS); null when none. */
+  readonly accountGroup: string | null;
+  /** Null for transactions without a CURRENCY (their amounts were read with two decimals). */
+  readonly currency: string | null;
+  readonly orders: number;
+  readonly transactions: number;
+  /** Payments and captures. */
+  readonly paidMinor: string;
+  readonly refundedMinor: string;
+  /** paid - refunded. */
+  readonly settledMinor: string;
+}
+
+/** How a report names an account: its IDENTIFIER, or that the transactions named none. */
+export function accountName(account: Pick<AccountTotal, 'identifier'>): string {
+  return account.identifier ?? '(no account)';
+}
+
+/**
+ * Whether the people's formats (table, html) show the money per account: only when it says more than the bridge,
+ * that is when the run's transactions went through more than one account or through a named one. A merchant with a
+ * single account whose exports name none would read the bridge's settled twice.
+ */
+export function showsAccounts(accounts: readonly AccountTotal[]): boolean {
+  return new Set(accounts.map((account) => account.identifier)).size > 1 || accounts.some((a) => a.identifier !== null);
 }
 
 /**

@@ -38,7 +38,6 @@ const UNTYPED: Readonly<Record<string, string>> = {
   'reporting.files': ACCOUNTANTS_VIEW,
   'reporting.rejected_rows': ACCOUNTANTS_VIEW,
   'reporting.accounts': ACCOUNTANTS_VIEW,
-  'reporting.run_account_totals': ACCOUNTANTS_VIEW,
 };
 
 /** What one member of a column's select type is, as far as a driver's value goes. */

@@ -4,7 +4,13 @@ import { renderCsv } from '../../src/report/report-csv.ts';
 import { renderHtml } from '../../src/report/report-html.ts';
 import { renderJson } from '../../src/report/report-json.ts';
 import { renderTable } from '../../src/report/report-table.ts';
-import type { OpenException, RunReport, SettlementDay, StatusTotal } from '../../src/report/run-report.ts';
+import type {
+  AccountTotal,
+  OpenException,
+  RunReport,
+  SettlementDay,
+  StatusTotal,
+} from '../../src/report/run-report.ts';
 
 /** The formats on a report built by hand: no database, every hostile value in every place a value can go. */
 const SCRIPT_ID = '<script>alert(1)</script>';
@@ -49,6 +55,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
       statusTotal('JPY', 'matched', 1, '1234567', '1234567'),
       statusTotal('KWD', 'missing_at_provider', 1, '1234', '0'),
     ],
+    accounts: ACCOUNTS,
     moneyMoved: {
       window: { from: '2026-11-10', to: '2026-11-20' },
       days: [
@@ -103,6 +110,32 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
       { day: '2026-11-19', status: 'missing_at_provider', lifecycle: 'persisting', verdicts: 1 },
       { day: null, status: 'unknown_order', lifecycle: 'new', verdicts: 1 },
     ],
+  };
+}
+
+/** Two named accounts (one hostile) and transactions that named none. */
+const ACCOUNTS: readonly AccountTotal[] = [
+  account('SHOP-INST', 'shop', 'EUR', '1031000', '500'),
+  { ...account(SCRIPT_ID, FORMULA_ID, 'KWD', '1234', '0'), orders: 1, transactions: 1 },
+  account(null, null, 'JPY', '1500', '2000'),
+];
+
+function account(
+  identifier: string | null,
+  accountGroup: string | null,
+  currency: string,
+  paidMinor: string,
+  refundedMinor: string,
+): AccountTotal {
+  return {
+    identifier,
+    accountGroup,
+    currency,
+    orders: 3,
+    transactions: 4,
+    paidMinor,
+    refundedMinor,
+    settledMinor: (BigInt(paidMinor) - BigInt(refundedMinor)).toString(),
   };
 }
 
@@ -618,6 +651,104 @@ describe('table report', () => {
     const text = renderTable(report(), EXCEPTIONS.slice(0, 1), { generatedAt: GENERATED_AT });
     expect(text).toContain('Open exceptions: 3, oldest first');
     expect(text).toContain('... and 2 more: `recon report --format csv` or `--format json` lists them all');
+  });
+});
+
+describe('settled per account', () => {
+  /** A merchant with one account whose exports name none: the section would only repeat the bridge's settled. */
+  const single = (): RunReport => ({ ...report(), accounts: [account(null, null, 'EUR', '-250', '0')] });
+
+  it("lists each account and currency in the table, in the currency's units, a missing account named so", () => {
+    const text = renderTable(report(), [], { generatedAt: GENERATED_AT });
+    expect(text).toContain(
+      "Settled per account (succeeded transactions of the run's orders; settled = paid - refunded)",
+    );
+    expect(text).toMatch(/SHOP-INST\s+shop\s+EUR\s+3\s+4\s+10,310\.00\s+5\.00\s+10,305\.00\n/);
+    expect(text).toMatch(
+      /<script>alert\(1\)<\/script>\s+=HYPERLINK\("http:\/\/evil\.test","x"\)\s+KWD\s+1\s+1\s+1\.234\s+0\.000\s+1\.234\n/,
+    );
+    expect(text).toMatch(/\(no account\)\s+JPY\s+3\s+4\s+1,500\s+2,000\s+-500\n/);
+    // Between the bridge and the money moved.
+    expect(text.indexOf('Settled per account')).toBeGreaterThan(text.indexOf('Bridge per currency'));
+    expect(text.indexOf('Settled per account')).toBeLessThan(text.indexOf('Money moved'));
+    expect(renderTable(single(), [], { generatedAt: GENERATED_AT })).not.toContain('Settled per account');
+  });
+
+  it('shows a table of the accounts in the html, escaped, and none for a single unnamed account', () => {
+    const page = renderHtml(report(), [], { generatedAt: GENERATED_AT, perGroup: 2 });
+    const section = page.match(/<section id="accounts">[\s\S]*?<\/section>/)![0];
+    expect(section).toContain('<h2>Settled per account</h2>');
+    expect(section.match(/<tbody>[\s\S]*<\/tbody>/)![0].match(/<tr>/g)).toHaveLength(3);
+    expect(section).toMatch(
+      /<td><strong>SHOP-INST<\/strong><\/td><td>shop<\/td><td>EUR<\/td>\s*<td class="num">3<\/td><td class="num">4<\/td>\s*<td class="num">10,310\.00<\/td><td class="num">5\.00<\/td><td class="num pos"><strong>10,305\.00<\/strong><\/td>/,
+    );
+    expect(section).toContain(
+      '<td><strong>&lt;script&gt;alert(1)&lt;/script&gt;</strong></td><td>=HYPERLINK(&quot;http://evil.test&quot;,&quot;x&quot;)</td><td>KWD</td>',
+    );
+    expect(section).toContain('<td><strong>(no account)</strong></td><td></td><td>JPY</td>');
+    expect(section).toContain('<td class="num neg"><strong>-500</strong></td>');
+    expect(section).not.toMatch(/<script/i);
+    expect(renderHtml(single(), [], { generatedAt: GENERATED_AT, perGroup: 2 })).not.toContain('id="accounts"');
+  });
+
+  it('has a csv section for every run, its cells neutralized, amounts plain in their units', async () => {
+    const sectionOf = async (of: RunReport) => {
+      const rows = (await collect(renderCsv(of, pages([], 2), { generatedAt: GENERATED_AT }))).split('\r\n');
+      const start = rows.findIndex((row) => row.startsWith('"settled per account'));
+      expect(start).toBeGreaterThan(0);
+      return rows.slice(start + 1, rows.indexOf('', start));
+    };
+    expect(await sectionOf(report())).toEqual([
+      'account,group,currency,orders,transactions,paid,refunded,settled',
+      'SHOP-INST,shop,EUR,3,4,10310.00,5.00,10305.00',
+      `<script>alert(1)</script>,"'=HYPERLINK(""http://evil.test"",""x"")",KWD,1,1,1.234,0.000,1.234`,
+      '(no account),,JPY,3,4,1500,2000,-500',
+    ]);
+    expect(await sectionOf(single())).toEqual([
+      'account,group,currency,orders,transactions,paid,refunded,settled',
+      '(no account),,EUR,3,4,-2.50,0.00,-2.50',
+    ]);
+  });
+
+  it('gives the json every account with amounts as strings of minor units, null for no account', async () => {
+    const json = JSON.parse(await collect(renderJson(report(), pages([], 2), { generatedAt: GENERATED_AT })));
+    expect(json.accounts).toEqual([
+      {
+        identifier: 'SHOP-INST',
+        accountGroup: 'shop',
+        currency: 'EUR',
+        exponent: 2,
+        orders: 3,
+        transactions: 4,
+        paidMinor: '1031000',
+        refundedMinor: '500',
+        settledMinor: '1030500',
+      },
+      {
+        identifier: SCRIPT_ID,
+        accountGroup: FORMULA_ID,
+        currency: 'KWD',
+        exponent: 3,
+        orders: 1,
+        transactions: 1,
+        paidMinor: '1234',
+        refundedMinor: '0',
+        settledMinor: '1234',
+      },
+      {
+        identifier: null,
+        accountGroup: null,
+        currency: 'JPY',
+        exponent: 0,
+        orders: 3,
+        transactions: 4,
+        paidMinor: '1500',
+        refundedMinor: '2000',
+        settledMinor: '-500',
+      },
+    ]);
+    const alone = JSON.parse(await collect(renderJson(single(), pages([], 2), { generatedAt: GENERATED_AT })));
+    expect(alone.accounts).toHaveLength(1);
   });
 });
 
