@@ -18,7 +18,6 @@ import { HTML_LISTED_PER_STATUS, renderHtml } from '../src/report/report-html.ts
 import { renderTable } from '../src/report/report-table.ts';
 import { writeFileAtomically } from '../src/report/report-output.ts';
 import { createSandbox, formatOrdersCsv, instalmentAndWalletAccounts, scenarioOrders } from '@recon/sandbox';
-import { runAccountTotals, type AccountTotal } from '../src/reconcile/run-account-totals.ts';
 import { syncAccounts } from '../src/reconcile/sync-accounts.ts';
 import { importOrderFiles } from './import-orders.ts';
 
@@ -38,8 +37,6 @@ export interface DemoResult {
   readonly report: string;
   readonly htmlReport: string;
   readonly databaseDir: string;
-  /** What each of the merchant's accounts settled for the run's orders. */
-  readonly accounts: readonly AccountTotal[];
 }
 
 const EXCEPTIONS_LISTED = 15;
@@ -156,8 +153,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const table = renderTable(report, await oldestOpenExceptions(database.db, report.run.runId, EXCEPTIONS_LISTED), {
       generatedAt,
     });
-    const accountTotals = await runAccountTotals(database.db, report.run.runId);
-    return { run, report: table, htmlReport, databaseDir, accounts: accountTotals };
+    return { run, report: table, htmlReport, databaseDir };
   } finally {
     for (const close of closing.reverse()) await close().catch(() => {});
   }

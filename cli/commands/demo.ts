@@ -1,9 +1,6 @@
 import { loadConfig } from '../../src/config/config.ts';
 import { ReconError } from '../../src/errors.ts';
 import { formatNightlyRun } from '../../src/nightly/nightly-run-report.ts';
-import type { AccountTotal } from '../../src/reconcile/run-account-totals.ts';
-import { formatAmount } from '../../src/report/money-format.ts';
-import { formatTextTable } from '../../src/terminal/text-table.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { loadSandboxPackage } from '../sandbox-package.ts';
@@ -56,32 +53,11 @@ export async function run(ctx: CommandContext): Promise<number> {
       '',
       result.report.trimEnd(),
       '',
-      formatAccountTotals(result.accounts),
-      '',
       `html report: ${result.htmlReport}`,
       '',
     ].join('\n'),
   );
   return result.run.state === 'reconciled' ? EXIT.ok : EXIT.failed;
-}
-
-/** The run per account: what each settled for the run's orders, by currency. */
-function formatAccountTotals(accounts: readonly AccountTotal[]): string {
-  return (
-    "Per account: what each settled for the run's orders\n" +
-    formatTextTable(
-      ['account', 'group', 'currency', 'orders', 'transactions', 'settled'],
-      accounts.map((account) => [
-        account.identifier ?? '(none)',
-        account.accountGroup,
-        account.currency,
-        String(account.orders),
-        String(account.transactions),
-        formatAmount(account.settledMinor, account.currency),
-      ]),
-      [3, 4, 5],
-    )
-  );
 }
 
 function wholeNumber(option: string, text: string, min: number, max: number): number {

@@ -41,9 +41,12 @@ it('runs one nightly run end to end on the embedded database and the in-process 
     ]) {
       expect(result.stdout).toMatch(new RegExp(`^${status} +1 +exception$`, 'm'));
     }
-    // Two accounts, one per method, in one group: what each settled for the run's orders.
+    // Two accounts, one per method, in one group: the report's section of what each settled for the run's orders.
+    expect(result.stdout).toMatch(/^Settled per account /m);
     for (const account of ['sandbox-instalment', 'sandbox-wallet']) {
-      expect(result.stdout).toMatch(new RegExp(`^${account} +sandbox-shop +EUR +\\d+ +\\d+ +[\\d,.]+$`, 'm'));
+      expect(result.stdout).toMatch(
+        new RegExp(`^${account} +sandbox-shop +EUR +\\d+ +\\d+ +[\\d,.]+ +[\\d,.]+ +[\\d,.-]+$`, 'm'),
+      );
     }
     const html = result.stdout.match(/^html report: (.+)$/m)![1]!;
     expect(html).toBe(path.join(demoDir, 'report.html'));
