@@ -126,6 +126,9 @@ async function ingestSpooled(
       {
         ...options,
         beforeCommit: async (connection, loaded) => {
+          // The rows are read: the copy goes before the outcome commits, or a delivery seen ingested would still
+          // have its file in the temp folder for a moment.
+          await spooled.remove();
           if (soleAccount !== null) await fillFileAccount(connection.db, loaded.fileId, soleAccount);
           await recordOutcome(connection.db, deliveryId, loaded.fileId, null);
         },
