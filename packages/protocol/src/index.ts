@@ -19,3 +19,4 @@ export * from './time-zone.ts';
 export * from './retry.ts';
 export * from './escape-html.ts';
 export * from './bounded-http-server.ts';
+export * from './account-list.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CALLBACK_FORMATS, type CallbackFormat } from '../export/callback-switches.ts';
 import type { SandboxAccount } from '../sandbox-accounts.ts';
 import { SandboxError } from '../sandbox-error.ts';
-import { parseAccountList } from './sandbox-account-list.ts';
+import { sandboxAccountList } from './sandbox-account-list.ts';
 
 /** How `recon sandbox` (or `recon-sandbox`) is set up: each from a flag, else a RECON_SANDBOX_* variable, else a default. */
 export interface SandboxSettings {
@@ -147,7 +147,7 @@ function accountsSetting(
   const pairFlag = flags.identifier !== undefined || flags.secret !== undefined;
   if (flags.accounts !== undefined) {
     if (pairFlag) throw new SandboxError('USAGE', '--accounts lists every account: drop --identifier and --secret');
-    return parseAccountList(flags.accounts, '--accounts', env);
+    return sandboxAccountList(flags.accounts, '--accounts', env);
   }
   if (!pairFlag && e.RECON_SANDBOX_ACCOUNTS !== undefined) {
     if (env['RECON_SANDBOX_IDENTIFIER'] !== undefined || env['RECON_SANDBOX_SECRET'] !== undefined) {
@@ -156,7 +156,7 @@ function accountsSetting(
         'RECON_SANDBOX_ACCOUNTS lists every account: unset RECON_SANDBOX_IDENTIFIER and RECON_SANDBOX_SECRET',
       );
     }
-    return parseAccountList(e.RECON_SANDBOX_ACCOUNTS, 'environment variable RECON_SANDBOX_ACCOUNTS', env);
+    return sandboxAccountList(e.RECON_SANDBOX_ACCOUNTS, 'environment variable RECON_SANDBOX_ACCOUNTS', env);
   }
   return [
     { identifier: flags.identifier ?? e.RECON_SANDBOX_IDENTIFIER, secret: flags.secret ?? e.RECON_SANDBOX_SECRET },
