@@ -7,11 +7,11 @@ import type { ExportRequestState, NightlyRunState, Schema } from '../db/schema.t
 import { describeError, ReconError } from '../errors.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { reconcile } from '../reconcile/reconcile.ts';
-import { issueAccountExportRequests } from './account-export-requests.ts';
 import { exportUnits, type ExportAccount } from '../client/export-accounts.ts';
 import { findNightlyRun, type NightlyRun } from './nightly-run.ts';
 import { runOrderIds } from './run-order-ids.ts';
 import { IN_FLIGHT_WAIT_MS, sendUnsentRequests } from './send-export-requests.ts';
+import { issueExportTokens } from '../receive/export-token.ts';
 
 export interface NightlyDependencies {
   readonly database: Database;
@@ -103,7 +103,7 @@ async function planBatches(deps: RunDependencies, run: NightlyRun, now: Date): P
       .where('batches', 'is', null)
       .executeTakeFirst();
     if (claimed.numUpdatedRows === 0n) return undefined;
-    await issueAccountExportRequests(
+    await issueExportTokens(
       trx,
       batches.map(({ orderIds, unit }, index) => ({
         callbackBaseUrl: deps.callbackBaseUrl,
@@ -113,7 +113,8 @@ async function planBatches(deps: RunDependencies, run: NightlyRun, now: Date): P
         orderIds,
         compression: exportCompression,
         expiresAt: tokenExpiry(deps.nightly, now),
-        unit,
+        identifier: unit.identifier,
+        scope: unit.scope,
       })),
     );
     return { orders: orderIds.length, batches: batches.length };
@@ -230,7 +231,7 @@ async function askAgain(
         asked.identifier !== null && asked.scope !== null
           ? { identifier: asked.identifier, scope: asked.scope }
           : exportUnits(deps.accounts)[0]!;
-      await issueAccountExportRequests(trx, [
+      await issueExportTokens(trx, [
         {
           callbackBaseUrl: deps.callbackBaseUrl,
           nightlyRunId: run.nightlyRunId,
@@ -239,7 +240,8 @@ async function askAgain(
           orderIds: asked.order_ids,
           compression: asked.compression,
           expiresAt: tokenExpiry(deps.nightly, now),
-          unit,
+          identifier: unit.identifier,
+          scope: unit.scope,
         },
       ]);
     });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { ExportCompression, Schema } from '../db/schema.ts';
+import type { ExportCompression, ExportScope, Schema } from '../db/schema.ts';
 import { callbackEndpoint } from './callback-url.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -33,6 +33,9 @@ export interface ExportTokenRequest {
   readonly attempt?: number;
   /** The nightly run's batch of ORDERIDs the request asks for. */
   readonly batch?: number;
+  /** The account that signs the request, and the SCOPE it asks (a nightly run's requests record both). */
+  readonly identifier?: string;
+  readonly scope?: ExportScope;
 }
 
 export interface IssuedExportToken {
@@ -73,6 +76,8 @@ export async function issueExportTokens(
         attempt: request.attempt ?? 1,
         batch: request.batch ?? null,
         expires_at: request.expiresAt,
+        identifier: request.identifier ?? null,
+        scope: request.scope ?? null,
       })),
     )
     .returning(['request_id', 'token'])
