@@ -1,7 +1,16 @@
 import { html, type Html } from './html-template.ts';
 import { formatAmount } from './money-format.ts';
 import type { SettlementDay } from './run-report.ts';
-import { bucketOf, PLOT, round, WIDTH, type ChartUnit } from './verdict-chart.ts';
+import {
+  barSlots,
+  bucketAxisLabel,
+  bucketName,
+  bucketOf,
+  PLOT,
+  round,
+  WIDTH,
+  type ChartUnit,
+} from './verdict-chart.ts';
 
 /**
  * The money moved per day of one currency, drawn under the verdict chart on the same buckets and frame so that a
@@ -48,15 +57,13 @@ export function renderMoneyChart(
   // Pixels, not money: a per-mille ratio taken in bigint, then drawn.
   const pixels = (value: bigint) => (Number((abs(value) * 1000n) / scale) / 1000) * plotHeight;
   const zeroY = TOP + pixels(top);
-  const plotWidth = WIDTH - PLOT.left - PLOT.right;
-  const slot = plotWidth / Math.max(1, all.length);
-  const barWidth = Math.min(48, Math.max(1, slot * 0.72));
+  const { barWidth, barX } = barSlots(all.length);
   const labelEvery = Math.ceil(all.length / 10);
   const money = (minor: bigint) => formatAmount(minor, currency);
   const code = currency ?? 'no currency';
 
   const bars = all.map((bucket, i) => {
-    const x = round(PLOT.left + i * slot + (slot - barWidth) / 2);
+    const x = barX(i);
     const inner = round(barWidth * 0.5);
     const paid =
       bucket.paid > 0n
@@ -66,12 +73,8 @@ export function renderMoneyChart(
       bucket.net === 0n
         ? null
         : html`<rect class="net${bucket.net < 0n ? ' negative' : ''}" x="${round(x + (barWidth - inner) / 2)}" y="${round(bucket.net > 0n ? zeroY - pixels(bucket.net) : zeroY)}" width="${inner}" height="${round(Math.max(1, pixels(bucket.net)))}"/>`;
-    const name = unit === 'day' ? bucket.start : unit === 'week' ? `week of ${bucket.start}` : bucket.start.slice(0, 7);
-    const label =
-      i % labelEvery === 0
-        ? html`<text class="axis" x="${round(x + barWidth / 2)}" y="${HEIGHT - 8}" text-anchor="middle">${unit === 'month' ? bucket.start.slice(0, 7) : bucket.start}</text>`
-        : null;
-    return html`<g><title>${name}: gross ${money(bucket.paid)}, refunds ${money(bucket.refunded)}, fees ${money(bucket.fees)}, net ${money(bucket.net)} ${code}</title>${paid}${net}</g>${label}`;
+    const label = i % labelEvery === 0 ? bucketAxisLabel(unit, bucket.start, x + barWidth / 2, HEIGHT - 8) : null;
+    return html`<g><title>${bucketName(unit, bucket.start)}: gross ${money(bucket.paid)}, refunds ${money(bucket.refunded)}, fees ${money(bucket.fees)}, net ${money(bucket.net)} ${code}</title>${paid}${net}</g>${label}`;
   });
 
   return html`<svg class="money-chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Money moved per ${unit} in ${code}" preserveAspectRatio="xMidYMid meet">

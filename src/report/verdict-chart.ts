@@ -105,15 +105,13 @@ const MAX_LABELS = 10;
 const SERIES = ['matched', 'pending', 'exceptions'] as const;
 
 export function renderVerdictChart(unit: ChartUnit, buckets: readonly ChartBucket[]): Html {
-  const plotWidth = WIDTH - PLOT.left - PLOT.right;
   const plotHeight = HEIGHT - PLOT.top - PLOT.bottom;
   const baseline = PLOT.top + plotHeight;
   const highest = Math.max(1, ...buckets.map((bucket) => bucket.matched + bucket.pending + bucket.exceptions));
   const step = niceStep(highest / 5);
   const top = Math.ceil(highest / step) * step;
   const y = (count: number) => (count / top) * plotHeight;
-  const slot = plotWidth / Math.max(1, buckets.length);
-  const barWidth = Math.min(48, Math.max(1, slot * 0.72));
+  const { barWidth, barX } = barSlots(buckets.length);
   const labelEvery = Math.ceil(buckets.length / MAX_LABELS);
 
   const grid = [];
@@ -125,7 +123,7 @@ export function renderVerdictChart(unit: ChartUnit, buckets: readonly ChartBucke
   }
 
   const bars = buckets.map((bucket, i) => {
-    const x = round(PLOT.left + i * slot + (slot - barWidth) / 2);
+    const x = barX(i);
     let stacked = 0;
     const segments = SERIES.map((series) => {
       const count = bucket[series];
@@ -135,18 +133,32 @@ export function renderVerdictChart(unit: ChartUnit, buckets: readonly ChartBucke
       stacked += height;
       return html`<rect class="bar ${series}" x="${x}" y="${round(baseline - stacked)}" width="${round(barWidth)}" height="${round(height)}"/>`;
     });
-    const label =
-      i % labelEvery === 0
-        ? html`<text class="axis" x="${round(x + barWidth / 2)}" y="${baseline + 18}" text-anchor="middle">${unit === 'month' ? bucket.start.slice(0, 7) : bucket.start}</text>`
-        : null;
+    const label = i % labelEvery === 0 ? bucketAxisLabel(unit, bucket.start, x + barWidth / 2, baseline + 18) : null;
     return html`<g><title>${bucketTitle(unit, bucket)}</title>${segments}</g>${label}`;
   });
 
   return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Verdicts per ${unit} of order creation" preserveAspectRatio="xMidYMid meet">${grid}<line class="baseline" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${baseline}" y2="${baseline}"/>${bars}</svg>`;
 }
 
+/** The bars of a chart of `count` buckets across the plot: each bar's width and left edge. */
+export function barSlots(count: number): { readonly barWidth: number; barX(index: number): number } {
+  const slot = (WIDTH - PLOT.left - PLOT.right) / Math.max(1, count);
+  const barWidth = Math.min(48, Math.max(1, slot * 0.72));
+  return { barWidth, barX: (index) => round(PLOT.left + index * slot + (slot - barWidth) / 2) };
+}
+
+/** A bucket in words, for a bar's title: the day, the week of its first day, or the month. */
+export function bucketName(unit: ChartUnit, start: string): string {
+  return unit === 'day' ? start : unit === 'week' ? `week of ${start}` : start.slice(0, 7);
+}
+
+/** The bucket's label under the axis, centred at x. */
+export function bucketAxisLabel(unit: ChartUnit, start: string, x: number, y: number): Html {
+  return html`<text class="axis" x="${round(x)}" y="${y}" text-anchor="middle">${unit === 'month' ? start.slice(0, 7) : start}</text>`;
+}
+
 function bucketTitle(unit: ChartUnit, bucket: ChartBucket): string {
-  const name = unit === 'day' ? bucket.start : unit === 'week' ? `week of ${bucket.start}` : bucket.start.slice(0, 7);
+  const name = bucketName(unit, bucket.start);
   const total = bucket.matched + bucket.pending + bucket.exceptions;
   const detail = [...bucket.byStatus]
     .sort(([, a], [, b]) => b - a)
