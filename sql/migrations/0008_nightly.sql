@@ -1,4 +1,4 @@
--- The nightly run (issue 7): one row per schedule date. Its exports are recon.export_requests rows (0007), one per
+-- The nightly run: one row per schedule date. Its exports are recon.export_requests rows (0007), one per
 -- batch of ORDERIDs and attempt; its reconciliation is a recon.reconciliation_runs row. The state lives here so
 -- that any process, restarted or not, picks the run up where it stands.
 CREATE TABLE recon.nightly_runs (

@@ -1,4 +1,4 @@
--- A sum of minor units that stays a bigint (issue 6's benchmark).
+-- A sum of minor units that stays a bigint.
 --
 -- sum(bigint) adds up in a 128-bit state allocated per group and returns numeric: the verdict statement's pass over
 -- the transactions paid, for each of half a million orders per slice and each of its three sums, that allocation

@@ -1,4 +1,4 @@
--- A file loaded in chunks (issue 8) may rewrite a row it wrote itself a few chunks before, with the same record
+-- A file loaded in chunks may rewrite a row it wrote itself a few chunks before, with the same record
 -- again further down the file: the same digest, a later line. The trigger of migration 0011 took any update that
 -- kept the digest for an operator's edit and cleared it. A loader's write always sets the row's lineage to the line
 -- it comes from, an edit by hand leaves the lineage alone: the digest is now cleared only when both stay as they were.

@@ -32,39 +32,3 @@ CREATE TABLE recon.prunes (
 );
 
 CREATE UNIQUE INDEX prunes_day_idx ON recon.prunes (day) WHERE started_by = 'schedule';
-
--- reporting.files, its columns as 0015 made them, the two about pruned bytes at the end. ---------------------------
-
-CREATE OR REPLACE VIEW reporting.files AS
-SELECT
-  f.file_id,
-  f.name,
-  f.sha256,
-  f.size_bytes,
-  f.compression,
-  f.received_at,
-  f.finished_at,
-  f.status,
-  f.rows_total,
-  f.rows_inserted,
-  f.rows_updated,
-  f.rows_unchanged,
-  f.rows_rejected,
-  f.error_code,
-  f.error,
-  f.arrival,
-  coalesce(d.received_at, f.received_at) AS arrived_at,
-  f.delivery_id,
-  r.nightly_run_id,
-  n.run_date AS nightly_run_date,
-  r.batch,
-  r.attempt AS batch_attempt,
-  CASE WHEN d.delivery_id IS NOT NULL THEN d.bytes_pruned_at IS NOT NULL END AS bytes_pruned,
-  d.bytes_pruned_at
-FROM recon.files f
-LEFT JOIN recon.deliveries d ON d.delivery_id = f.delivery_id
-LEFT JOIN recon.export_requests r ON r.request_id = d.request_id
-LEFT JOIN recon.nightly_runs n ON n.nightly_run_id = r.nightly_run_id;
-
-COMMENT ON COLUMN reporting.files.bytes_pruned IS 'Whether recon deleted the delivered file''s bytes (RECON_DELIVERY_RETENTION_DAYS after it was ingested): its row, name, sha256, size and transactions stay. False while they are kept; null unless arrival is delivery (recon never keeps the bytes of other files).';
-COMMENT ON COLUMN reporting.files.bytes_pruned_at IS 'When the delivered file''s bytes were deleted, timestamptz; null while they are kept, and unless arrival is delivery.';

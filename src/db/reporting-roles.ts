@@ -19,7 +19,7 @@ const ACTION_FUNCTION = 'reporting.exception_action(text, text, text, text)';
  * The reader reads every reporting view, and the ones later migrations add; the accountant reads the same and may call
  * reporting.exception_action, nothing else. Both are created NOLOGIN when missing; logins are made members of them.
  *
- * Commands start often: the grants are written only when the roles configured or the migrations applied differ from
+ * Commands start often: the grants are written only when the roles configured or the schema applied differ from
  * what recon.reporting_grants says was granted last (`force` writes them anyway: `recon migrate`).
  */
 export async function grantReportingRoles(
@@ -67,7 +67,7 @@ export async function grantReportingRoles(
     for (const role of configured) await createRole(db, role);
     for (const role of configured) await grantReading(db, role);
     await sql`GRANT EXECUTE ON FUNCTION ${sql.raw(ACTION_FUNCTION)} TO ${sql.id(roles.accountant)}`.execute(db);
-    const migration = await lastMigration(db);
+    const migration = await schemaVersion(db);
     await db
       .insertInto('recon.reporting_grants')
       .values({ reader_role: roles.reader, accountant_role: roles.accountant, migration })
@@ -92,16 +92,20 @@ async function grantsCurrent(db: Kysely<Schema>, roles: ReportingRolesConfig): P
   return (
     granted?.reader_role === roles.reader &&
     granted.accountant_role === roles.accountant &&
-    granted.migration === (await lastMigration(db))
+    granted.migration === (await schemaVersion(db))
   );
 }
 
-async function lastMigration(db: Kysely<Schema>): Promise<string> {
-  const { last } = await db
-    .selectFrom('recon.schema_migrations')
-    .select((eb) => eb.fn.max('name').as('last'))
-    .executeTakeFirstOrThrow();
-  return last ?? '';
+/**
+ * The schema the grants were written for: the last migration, and the definitions applied (re-creating a view drops
+ * its grants, and the accountant's EXECUTE on reporting.exception_action).
+ */
+async function schemaVersion(db: Kysely<Schema>): Promise<string> {
+  const { rows } = await sql<{ version: string }>`SELECT
+      coalesce((SELECT max(name) FROM recon.schema_migrations), '') || ' '
+      || coalesce((SELECT md5(string_agg(file || ' ' || sha256, ',' ORDER BY file)) FROM recon.schema_definitions), '')
+      AS version`.execute(db);
+  return rows[0]!.version;
 }
 
 async function roleExists(db: Kysely<Schema>, role: string): Promise<boolean> {

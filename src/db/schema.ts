@@ -592,8 +592,18 @@ export interface SchemaMigrationsTable {
   applied_at: DefaultedTimestamp;
 }
 
+/** The views and functions defined as code (sql/recon, sql/reporting) as last applied: see src/db/definitions.ts. */
+export interface SchemaDefinitionsTable {
+  file: string;
+  kind: 'view' | 'function';
+  name: string;
+  sha256: string;
+  applied_at: DefaultedTimestamp;
+}
+
 export interface Schema {
   'recon.schema_migrations': SchemaMigrationsTable;
+  'recon.schema_definitions': SchemaDefinitionsTable;
   'recon.files': FilesTable;
   'recon.transactions': TransactionsTable;
   'recon.rejected_rows': RejectedRowsTable;

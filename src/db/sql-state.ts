@@ -4,6 +4,7 @@ export const SQL_STATE = {
   invalidParameterValue: '22023',
   insufficientPrivilege: '42501',
   duplicateObject: '42710',
+  dependentObjectsStillExist: '2BP01',
   // reporting.exception_action's own (migration 0023): class RC is no standard class.
   exceptionNoVerdict: 'RC001',
   exceptionNotOpen: 'RC002',

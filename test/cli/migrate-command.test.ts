@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDefinitions } from '../../src/db/definitions.ts';
 import { migrationsDir } from '../../src/db/migrate.ts';
 import { RECON_TABLES } from '../support/recon-tables.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
@@ -17,30 +18,33 @@ describe.each(BACKENDS)('recon migrate on %s', (backend) => {
   });
   afterAll(async () => testDb?.drop());
 
-  it.skipIf(skip)('applies the migrations of sql/migrations once, then finds the database up to date', async () => {
-    const files = (await readdir(migrationsDir())).filter((name) => name.endsWith('.sql')).sort();
-    expect(files.slice(0, 2)).toEqual(['0001_ingest.sql', '0002_orders.sql']);
-    expect(await runRecon(['migrate'], testDb.env)).toEqual({
-      code: 0,
-      stdout: `applied ${files.join(', ')}\n`,
-      stderr: '',
-    });
-    expect(await runRecon(['migrate'], testDb.env)).toEqual({
-      code: 0,
-      stdout: 'database is up to date\n',
-      stderr: '',
-    });
-    const database = await testDb.reopen();
-    try {
-      const tables = await database.db.introspection.getTables();
-      expect(
-        tables
-          .filter((table) => table.schema === 'recon' && !table.isView)
-          .map((table) => table.name)
-          .sort(),
-      ).toEqual([...RECON_TABLES]);
-    } finally {
-      await testDb.close();
-    }
-  });
+  it.skipIf(skip)(
+    'applies the migrations of sql/migrations, then the views and functions of sql/, once; then finds the database up to date',
+    async () => {
+      const files = (await readdir(migrationsDir())).filter((name) => name.endsWith('.sql')).sort();
+      expect(files.slice(0, 2)).toEqual(['0001_ingest.sql', '0002_orders.sql']);
+      expect(await runRecon(['migrate'], testDb.env)).toEqual({
+        code: 0,
+        stdout: `applied ${[...files, ...(await readDefinitions()).map((definition) => definition.file)].join(', ')}\n`,
+        stderr: '',
+      });
+      expect(await runRecon(['migrate'], testDb.env)).toEqual({
+        code: 0,
+        stdout: 'database is up to date\n',
+        stderr: '',
+      });
+      const database = await testDb.reopen();
+      try {
+        const tables = await database.db.introspection.getTables();
+        expect(
+          tables
+            .filter((table) => table.schema === 'recon' && !table.isView)
+            .map((table) => table.name)
+            .sort(),
+        ).toEqual([...RECON_TABLES]);
+      } finally {
+        await testDb.close();
+      }
+    },
+  );
 });

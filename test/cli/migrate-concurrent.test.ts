@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDefinitions } from '../../src/db/definitions.ts';
 import { MIGRATION_LOCK, migrationsDir } from '../../src/db/migrate.ts';
 import { holdTransaction, lockWaiters, withApplicationName } from '../support/held-transaction.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
@@ -19,7 +20,7 @@ describe.skipIf(!hasPostgres)('two recon migrate at once (PostgreSQL only)', () 
   });
   afterAll(async () => testDb?.drop());
 
-  it('both wait on the lock, both exit 0, and every migration is applied once', async () => {
+  it('both wait on the lock, both exit 0, and every migration and definition is applied once', async () => {
     const files = (await readdir(migrationsDir())).filter((name) => name.endsWith('.sql')).sort();
     const url = testDb.env.DATABASE_URL!;
     const held = await holdTransaction(url, [`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`]);
@@ -51,7 +52,8 @@ describe.skipIf(!hasPostgres)('two recon migrate at once (PostgreSQL only)', () 
       expect(line).toMatch(/^applied \S+\.sql(, \S+\.sql)*$/);
       return line.slice('applied '.length).split(', ');
     });
-    expect(applied.sort()).toEqual(files);
+    const definitions = (await readDefinitions()).map((definition) => definition.file);
+    expect(applied.sort()).toEqual([...files, ...definitions].sort());
     const { rows } = await testDb.database.transaction((c) =>
       c.query<{ name: string; n: number }>(
         'SELECT name, count(*)::int AS n FROM recon.schema_migrations GROUP BY name ORDER BY name',

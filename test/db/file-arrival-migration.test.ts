@@ -120,7 +120,7 @@ describe.each(BACKENDS)('migration 0015 on the files of %s recorded before it', 
       );
 
       await copyFile(path.join(migrationsDir(), MIGRATION), path.join(before, MIGRATION));
-      expect(await migrate(testDb.database, before)).toEqual([MIGRATION]);
+      expect(await migrate(testDb.database, { migrationsDir: before, definitionsRoot: null })).toEqual([MIGRATION]);
 
       const nameOf = async (deliveryId: string) =>
         deliveryFileName(await readDeliveryFacts(testDb.database.db, deliveryId));

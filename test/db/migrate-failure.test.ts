@@ -8,7 +8,8 @@ import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '..
 
 /**
  * A migration that fails part-way (its first statement ran, a later one did not) must leave nothing of itself and
- * not be recorded, with an error naming it on one line; the files before it, applied in the same run, stay applied.
+ * not be recorded, with an error naming it on one line. An upgrade is one transaction: the files before it in the
+ * same run are undone too, and the views, dropped while the migrations ran, are back as they were.
  */
 describe.each(BACKENDS)('a failing migration on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
@@ -51,19 +52,27 @@ describe.each(BACKENDS)('a failing migration on %s', (backend) => {
     return rows.map((row) => row.name);
   }
 
-  it.skipIf(skip)(
-    'rolls that file back, records it not, names it in one line, and keeps the files before it',
-    async () => {
-      const error: unknown = await migrate(testDb.database, dir).then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
-      expect(error).toBeInstanceOf(ReconError);
-      expect((error as ReconError).code).toBe('MIGRATION');
-      expect((error as ReconError).message).toMatch(/^migration 9002_broken\.sql failed: .*no_such_table/);
-      expect((error as ReconError).message).not.toContain('\n');
-      expect(await tables()).toEqual(['fine_probe']);
-      expect(await applied()).toEqual([...shipped, '9001_fine.sql']);
-    },
-  );
+  it.skipIf(skip)('rolls the whole upgrade back, records nothing, and names the file in one line', async () => {
+    const views = async () =>
+      (
+        await testDb.database.transaction((c) =>
+          c.query<{ name: string }>(
+            "SELECT table_name AS name FROM information_schema.views WHERE table_schema = 'reporting' ORDER BY 1",
+          ),
+        )
+      ).rows.map((row) => row.name);
+    const viewsBefore = await views();
+    expect(viewsBefore).toContain('exceptions');
+    const error: unknown = await migrate(testDb.database, { migrationsDir: dir }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ReconError);
+    expect((error as ReconError).code).toBe('MIGRATION');
+    expect((error as ReconError).message).toMatch(/^migration 9002_broken\.sql failed: .*no_such_table/);
+    expect((error as ReconError).message).not.toContain('\n');
+    expect(await tables()).toEqual([]);
+    expect(await applied()).toEqual(shipped);
+    expect(await views()).toEqual(viewsBefore);
+  });
 });

@@ -33,7 +33,7 @@ describe.each(BACKENDS)('the -- recon:postgres-only migration marker on %s', (ba
   });
 
   it.skipIf(skip)(`records marked files as applied and ${backend === 'pglite' ? 'skips' : 'runs'} them`, async () => {
-    expect(await migrate(testDb.database, dir)).toEqual([
+    expect(await migrate(testDb.database, { migrationsDir: dir, definitionsRoot: null })).toEqual([
       '9001_marked.sql',
       '9002_marked_crlf.sql',
       '9003_not_first_line.sql',
@@ -46,6 +46,6 @@ describe.each(BACKENDS)('the -- recon:postgres-only migration marker on %s', (ba
     expect(rows.map((r) => r.table_name)).toEqual(
       backend === 'pglite' ? ['unmarked_probe'] : ['marked_crlf_probe', 'marked_probe', 'unmarked_probe'],
     );
-    expect(await migrate(testDb.database, dir)).toEqual([]);
+    expect(await migrate(testDb.database, { migrationsDir: dir, definitionsRoot: null })).toEqual([]);
   });
 });

@@ -19,6 +19,7 @@ export const RECON_TABLES = [
   'reporting_grants',
   'run_scope_orders',
   'run_totals',
+  'schema_definitions',
   'schema_migrations',
   'transactions',
   'verdict_history',

@@ -1,0 +1,12 @@
+-- The current verdict of every order, as finished runs gave it: a run still writing has replaced some rows of
+-- recon.verdicts already, and until it finishes its readers see the versions it replaced.
+CREATE VIEW recon.current_verdicts AS
+SELECT v.run_id, v.order_id, v.known_order, v.status, v.lifecycle, v.first_seen_run_id, v.first_seen_at,
+  v.expected_minor, v.settled_minor, v.delta_minor, v.currency, v.transaction_ids, v.warnings, v.explanation
+FROM recon.verdicts v
+WHERE NOT EXISTS (SELECT 1 FROM recon.reconciliation_runs r WHERE r.run_id = v.run_id AND r.finished_at IS NULL)
+UNION ALL
+SELECT h.run_id, h.order_id, h.known_order, h.status, h.lifecycle, h.first_seen_run_id, h.first_seen_at,
+  h.expected_minor, h.settled_minor, h.delta_minor, h.currency, h.transaction_ids, h.warnings, h.explanation
+FROM recon.verdict_history h
+WHERE h.until_run_id IN (SELECT r.run_id FROM recon.reconciliation_runs r WHERE r.finished_at IS NULL);

@@ -1,0 +1,62 @@
+-- Money moved: what the service did per day and currency, whatever the books say. A day is a date in a time zone,
+-- which a view cannot take as an argument: it reads the session's recon.report_timezone (default UTC), which an
+-- accountant sets with SET (or an operator per login with ALTER ROLE ... SET) and recon sets for its own reads. Days
+-- summed per UTC day could not be regrouped into another zone's days afterwards; a function taking the zone would run
+-- as its caller, who may not read schema recon.
+-- Fees are what the service charged, and whether it charges a refused attempt is not known: a fee written on a refused
+-- transaction's row is counted, so that net never overstates what reached the merchant. Counts and amounts stay those
+-- of succeeded transactions.
+CREATE VIEW reporting.settlement_daily AS
+SELECT
+  s.day,
+  s.time_zone,
+  s.currency,
+  s.transactions,
+  s.payments,
+  s.refunds,
+  s.paid_minor,
+  s.refunded_minor,
+  s.fees_minor,
+  s.paid_minor - s.refunded_minor - s.fees_minor AS net_minor,
+  recon.minor_to_unit(s.paid_minor, s.currency) AS paid,
+  recon.minor_to_unit(s.refunded_minor, s.currency) AS refunded,
+  recon.minor_to_unit(s.fees_minor, s.currency) AS fees,
+  recon.minor_to_unit(s.paid_minor - s.refunded_minor - s.fees_minor, s.currency) AS net
+FROM (
+  SELECT
+    (t.occurred_at AT TIME ZONE z.zone)::date AS day,
+    z.zone AS time_zone,
+    t.currency,
+    count(*) FILTER (WHERE t.succeeded)::integer AS transactions,
+    count(*) FILTER (WHERE t.succeeded AND t.op IN ('payment', 'capture'))::integer AS payments,
+    count(*) FILTER (WHERE t.succeeded AND t.op = 'refund')::integer AS refunds,
+    coalesce(sum(t.amount_minor) FILTER (WHERE t.succeeded AND t.op IN ('payment', 'capture')), 0)::bigint AS paid_minor,
+    coalesce(sum(t.amount_minor) FILTER (WHERE t.succeeded AND t.op = 'refund'), 0)::bigint AS refunded_minor,
+    coalesce(sum(t.fees_minor), 0)::bigint AS fees_minor
+  FROM (
+    SELECT occurred_at, currency, amount_minor, fees_minor, lower(btrim(operation_type)) AS op,
+      exec_code = '0000' AS succeeded
+    FROM recon.transactions
+    WHERE occurred_at IS NOT NULL AND (exec_code = '0000' OR fees_minor <> 0)
+  ) t
+  CROSS JOIN (SELECT coalesce(nullif(current_setting('recon.report_timezone', true), ''), 'UTC') AS zone) z
+  GROUP BY 1, 2, 3
+) s
+ORDER BY s.day, s.currency;
+COMMENT ON COLUMN reporting.settlement_daily.day IS 'The date of the transactions (occurred_at) in time_zone.';
+COMMENT ON COLUMN reporting.settlement_daily.time_zone IS 'The time zone of day: the session''s recon.report_timezone, UTC when unset.';
+COMMENT ON COLUMN reporting.settlement_daily.currency IS 'ISO 4217 currency code of the amounts: amounts of different currencies are never added.';
+COMMENT ON COLUMN reporting.settlement_daily.transactions IS 'Number of succeeded transactions of the day, of any operation (authorizations included).';
+COMMENT ON COLUMN reporting.settlement_daily.payments IS 'Number of succeeded payments and captures.';
+COMMENT ON COLUMN reporting.settlement_daily.refunds IS 'Number of succeeded refunds.';
+COMMENT ON COLUMN reporting.settlement_daily.paid_minor IS 'Total of succeeded payments and captures, in minor units of currency.';
+COMMENT ON COLUMN reporting.settlement_daily.refunded_minor IS 'Total of succeeded refunds, in minor units of currency.';
+COMMENT ON COLUMN reporting.settlement_daily.net_minor IS 'paid_minor - refunded_minor - fees_minor: what reached the merchant, in minor units of currency.';
+COMMENT ON COLUMN reporting.settlement_daily.paid IS 'paid_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
+COMMENT ON COLUMN reporting.settlement_daily.refunded IS 'refunded_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.settlement_daily.fees IS 'fees_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.settlement_daily.net IS 'net_minor in the currency''s unit, exact (numeric).';
+
+COMMENT ON VIEW reporting.settlement_daily IS
+  'The money the service moved, per day of the transaction and currency: succeeded transactions (exec_code 0000), whatever order they belong to, and the fees charged on any transaction of the day, a refused one included. Days are dates in the session''s recon.report_timezone (SET recon.report_timezone = ''Europe/Paris''), UTC by default.';
+COMMENT ON COLUMN reporting.settlement_daily.fees_minor IS 'The service''s fees (BILLINGFEES INCL. VAT) of the day''s transactions, in minor units of currency: those of succeeded transactions and any fee written on a refused one.';
