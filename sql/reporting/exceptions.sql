@@ -62,7 +62,7 @@ ORDER BY c.first_seen, c.order_id;
 COMMENT ON COLUMN reporting.exceptions.order_id IS 'The order id (ORDERID) of the exception.';
 COMMENT ON COLUMN reporting.exceptions.known_order IS 'False for an ORDERID with succeeded transactions but no order (status unknown_order).';
 COMMENT ON COLUMN reporting.exceptions.status IS 'The exception (see reporting.reconciliation.status).';
-COMMENT ON COLUMN reporting.exceptions.lifecycle IS 'new (first seen in the latest run that judged the order) or persisting (seen in earlier runs too).';
+COMMENT ON COLUMN reporting.exceptions.lifecycle IS 'As the latest run that judged the order gave it: new (that run saw the exception first) or persisting (seen in earlier runs too).';
 COMMENT ON COLUMN reporting.exceptions.first_seen IS 'as_of of the run in which the exception first appeared, timestamptz.';
 COMMENT ON COLUMN reporting.exceptions.age_days IS 'Whole days (24-hour periods, rounded down) from first_seen to now, the moment of the query.';
 COMMENT ON COLUMN reporting.exceptions.expected_minor IS 'What the order should have settled, in minor units of currency.';

@@ -47,7 +47,7 @@ JOIN recon.reconciliation_runs r ON r.run_id = v.run_id;
 COMMENT ON COLUMN reporting.reconciliation.order_id IS 'The order id (ORDERID) the verdict is about.';
 COMMENT ON COLUMN reporting.reconciliation.known_order IS 'False for an ORDERID with succeeded transactions but no order (status unknown_order).';
 COMMENT ON COLUMN reporting.reconciliation.status IS 'The verdict: matched or pending (not exceptions), or the exception currency_mismatch, notification_conflict, duplicate_payment, over_refunded, status_mismatch, amount_mismatch, approval_expired, capture_expired, capture_at_risk, missing_at_provider, unknown_order.';
-COMMENT ON COLUMN reporting.reconciliation.lifecycle IS 'new (an exception first seen in this run), persisting (an exception seen in an earlier run too), resolved (the first run where an earlier exception no longer is one), or null.';
+COMMENT ON COLUMN reporting.reconciliation.lifecycle IS 'As the latest run that judged the order gave it: new (an exception that run saw first), persisting (an exception seen in an earlier run too), resolved (that run found an earlier exception no longer is one), or null.';
 COMMENT ON COLUMN reporting.reconciliation.expected_minor IS 'What the order should have settled, in minor units of currency (0 for an unknown ORDERID).';
 COMMENT ON COLUMN reporting.reconciliation.settled_minor IS 'What the service settled (succeeded payments and captures minus refunds), in minor units of currency.';
 COMMENT ON COLUMN reporting.reconciliation.delta_minor IS 'settled_minor - expected_minor (for an authorized order: authorized - amount), in minor units of currency.';

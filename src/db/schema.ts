@@ -211,6 +211,11 @@ export interface VerdictsTable {
   explanation: ColumnType<unknown, string | null, string | null>;
   /** When the passing of time alone may change the verdict ('-infinity': at the next run); null: never. */
   recheck_at: Timestamp | null;
+  /**
+   * The first finished run after this version's own that judged the order again (and so found it unchanged), set
+   * only where that moves the lifecycle on: new becomes persisting, resolved becomes nothing. Null otherwise.
+   */
+  rejudged_run_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A verdict that no longer holds, from its run until the run that replaced or removed it (until_run_id). */
@@ -414,8 +419,11 @@ export interface ReconciliationView {
   at_risk: UnitAmount | null;
 }
 
-/** recon.current_verdicts (migration 0019), a view: each order's current verdict as finished runs gave it. */
-export type CurrentVerdictsView = Omit<VerdictsTable, 'recheck_at'>;
+/**
+ * recon.current_verdicts (sql/recon/current_verdicts.sql), a view: each order's current verdict as finished runs gave
+ * it, its lifecycle as the latest run that judged the order gave it.
+ */
+export type CurrentVerdictsView = Omit<VerdictsTable, 'recheck_at' | 'rejudged_run_id'>;
 
 /** recon.verdict_versions, a view: every version; it holds from run_id up to, not including, until_run_id. */
 export interface VerdictVersionsView extends CurrentVerdictsView {

@@ -4,6 +4,7 @@ import { VERDICT_STATUSES, type RunKind, type Schema, type VerdictStatus } from 
 import { describeRun, scopeToJson, type ReconcileScope, type RunOrigin } from './reconcile-scope.ts';
 import { WHOLE_RANGE, type OrderIdRange } from './order-facts-sql.ts';
 import { inTurns } from './in-turns.ts';
+import { markJudgedAgain } from './judged-again.ts';
 import { sliceRanges } from './slice-ranges.ts';
 import { currentGroups, planRun, type RunPlan } from './run-plan.ts';
 import { RECONCILE_LOCK } from './reconcile-lock.ts';
@@ -249,6 +250,7 @@ async function finishRun(
       )
       .execute();
   }
+  await markJudgedAgain(trx, runId, options.scope);
   const notFound =
     options.scope.kind === 'orders' ? await findNotFound(trx, options.scope.orderIds) : { first: [], count: 0 };
   await trx

@@ -17,4 +17,5 @@ export const VERDICT_COLUMNS = [
   'transaction_ids',
   'warnings',
   'explanation',
+  'rejudged_run_id',
 ] as const;

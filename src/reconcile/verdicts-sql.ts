@@ -219,10 +219,16 @@ function alone(): RawBuilder<unknown> {
 
 const VERDICT_COLUMN_LIST = sql.join(VERDICT_COLUMNS.map((column) => sql.ref(column)));
 
-/** The new verdict of a row of w, in the order of VERDICT_COLUMN_LIST and recheck_at. */
-function newVerdictValues(runId: RawBuilder<unknown>): RawBuilder<unknown> {
+/**
+ * The new verdict of a row of w, in the order of VERDICT_COLUMN_LIST and recheck_at. A new version has not been
+ * judged again by any run yet; one whose only news is when to look again keeps what it had (`rejudged`).
+ */
+function newVerdictValues(
+  runId: RawBuilder<unknown>,
+  rejudged: RawBuilder<unknown> = sql`NULL::bigint`,
+): RawBuilder<unknown> {
   return sql`${runId}, w.order_id, w.known, w.verdict, w.lifecycle, w.first_seen_run_id, w.first_seen_at, w.expected,
-    w.settled, w.delta, w.currency, w.transaction_ids, w.warnings, w.explanation, w.recheck_at`;
+    w.settled, w.delta, w.currency, w.transaction_ids, w.warnings, w.explanation, ${rejudged}, w.recheck_at`;
 }
 
 /**
@@ -260,7 +266,10 @@ function compareTail(runId: RawBuilder<unknown>): RawBuilder<unknown> {
   SELECT ${newVerdictValues(runId)} FROM w WHERE w.change = 'new'
 ), updated AS (
   UPDATE recon.verdicts v
-  SET (${VERDICT_COLUMN_LIST}, recheck_at) = (${newVerdictValues(sql`CASE WHEN w.change = 'changed' THEN ${runId} ELSE v.run_id END`)})
+  SET (${VERDICT_COLUMN_LIST}, recheck_at) = (${newVerdictValues(
+    sql`CASE WHEN w.change = 'changed' THEN ${runId} ELSE v.run_id END`,
+    sql`CASE WHEN w.change = 'changed' THEN NULL ELSE v.rejudged_run_id END`,
+  )})
   FROM w WHERE w.change IN ('changed', 'recheck') AND v.order_id = w.order_id
 ), removed AS (
   DELETE FROM recon.verdicts v USING w WHERE w.change = 'removed' AND v.order_id = w.order_id

@@ -107,6 +107,36 @@ describe.each(BACKENDS)('recon reconcile on %s', (backend) => {
     },
   );
 
+  it.skipIf(skip)(
+    'the views count each lifecycle as the last run over all orders printed it, at the same as_of or months later',
+    async () => {
+      const viewLifecycles = async () => {
+        const database = await testDb.reopen();
+        try {
+          const rows = await database.db
+            .selectFrom('reporting.reconciliation')
+            .select(['lifecycle', (eb) => eb.fn.countAll<number>().as('n')])
+            .where('lifecycle', 'is not', null)
+            .groupBy('lifecycle')
+            .execute();
+          return {
+            new: 0,
+            persisting: 0,
+            resolved: 0,
+            ...Object.fromEntries(rows.map((row) => [row.lifecycle, Number(row.n)])),
+          };
+        } finally {
+          await testDb.close();
+        }
+      };
+      for (const asOf of ['2026-11-22', '2026-11-22', '2027-02-22']) {
+        const result = await reconcileCli('--all', '--as-of', asOf, '--json');
+        expect(result.code).toBe(0);
+        expect(await viewLifecycles()).toEqual(JSON.parse(result.stdout).lifecycle);
+      }
+    },
+  );
+
   it.skipIf(skip)('says a suspect run loudly and exits 2, keeping the run', async () => {
     const result = await reconcileCli('--order-id', 'cli-lonely', '--as-of', AS_OF);
     expect(result.code).toBe(2);

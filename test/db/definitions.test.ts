@@ -148,8 +148,9 @@ describe.each(BACKENDS)('views and functions defined as code on %s', (backend) =
           await c.exec(`INSERT INTO recon.accounts (identifier, payment_methods) VALUES ('shop-a', '{wallet}')`);
         });
         const applied = await migrate(upgraded.database);
-        // Every migration was applied already: only the definitions are new to it.
-        expect(applied).toEqual((await readDefinitions()).map((definition) => definition.file));
+        // The migrations after 0028, then every definition, are new to it.
+        const later = (await readdir(migrationsDir())).filter((name) => name.endsWith('.sql') && name >= '0029').sort();
+        expect(applied).toEqual([...later, ...(await readDefinitions()).map((definition) => definition.file)]);
         expect(await catalog(upgraded.database)).toEqual(freshCatalog);
         const { rows } = await upgraded.database.transaction((c) =>
           c.query<{ identifier: string }>('SELECT identifier FROM reporting.accounts'),
