@@ -32,15 +32,20 @@ const keptForAcknowledgement = sql<boolean>`(EXISTS (SELECT 1 FROM recon.excepti
     AND a.run_id < recon.verdict_history.run_id AND a.status <> recon.verdict_history.status))`;
 
 /**
- * Removes what only runs older than the cutoff need. The first run kept is the oldest finished one started at or
- * after the cutoff; a version that held only before it goes (its until_run_id is no later than that run), so every
- * retained run still reports exactly; a current verdict stays whatever its age, and so does its first_seen, which
- * it carries itself. An old run's bridge and named orders go; its row goes too unless a remaining version holds from
- * it (reporting.reconciliation reads its as_of), in which case it is marked pruned. Batches run in turns with
- * reconciliation (its lock), each in its own short transaction.
+ * Removes what only runs older than the cutoff need. Which runs those are is decided once, at the start, in one
+ * snapshot, from finished runs only: the first run kept is the oldest run that is unfinished or started at or after
+ * the cutoff. A run in flight (a sliced run's row is committed before it finishes) and every run after it are kept,
+ * with the versions they replaced, however long the prune then waits for its turn; a run that starts later has a
+ * higher id. A version that held only before the first kept run goes (its until_run_id is no later than that run,
+ * or earlier than it when that run is still in flight), so every retained run still reports exactly; a current
+ * verdict stays whatever its age, and so does its first_seen, which it carries itself. An old run's bridge and named
+ * orders go; its row goes too unless a remaining version holds from it (reporting.reconciliation reads its as_of), in
+ * which case it is marked pruned. Batches run in turns with reconciliation (its lock), each in its own short
+ * transaction.
  */
 export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): Promise<RunPruneCounts> {
-  const firstKept = await firstKeptRun(db, options.cutoff);
+  const { firstKept, lastVersionRun } = await firstKeptRun(db, options.cutoff);
+  // Every run below firstKept had finished when it was decided; none can start below it afterwards.
   const oldRuns = (executor: Kysely<Schema> = db) =>
     executor
       .selectFrom('recon.reconciliation_runs')
@@ -57,7 +62,7 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
         db
           .selectFrom('recon.verdict_history')
           .select(n)
-          .where('until_run_id', '<=', firstKept)
+          .where('until_run_id', '<=', lastVersionRun)
           .where((eb) => eb.not(keptForAcknowledgement))
           .executeTakeFirst(),
       ),
@@ -84,7 +89,7 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
   const versionBatch = options.batchSize * 100;
   const verdictVersions = await inBatches(versionBatch, async (trx) => {
     const { numAffectedRows } = await sql`DELETE FROM recon.verdict_history WHERE ctid IN (
-        SELECT ctid FROM recon.verdict_history WHERE until_run_id <= ${firstKept}::bigint
+        SELECT ctid FROM recon.verdict_history WHERE until_run_id <= ${lastVersionRun}::bigint
           AND NOT ${keptForAcknowledgement} LIMIT ${versionBatch})`.execute(trx);
     return Number(numAffectedRows ?? 0);
   });
@@ -117,10 +122,24 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
   return { runs, verdictVersions, runTotals, scopeOrders };
 }
 
-/** The oldest finished run started at or after the cutoff, or past the newest run when every run is older. */
-async function firstKeptRun(db: Kysely<Schema>, cutoff: Date): Promise<string> {
-  const { rows } = await sql<{ run_id: string }>`SELECT coalesce(
-      (SELECT min(run_id) FROM recon.reconciliation_runs WHERE finished_at IS NOT NULL AND started_at >= ${cutoff.toISOString()}::timestamptz),
-      (SELECT coalesce(max(run_id), 0) + 1 FROM recon.reconciliation_runs))::text AS run_id`.execute(db);
-  return rows[0]!.run_id;
+interface PruneBoundary {
+  /** Runs below it are old: the oldest run unfinished or started at or after the cutoff, or past the newest run. */
+  readonly firstKept: string;
+  /**
+   * A version whose until_run_id is at most this held only at old runs: firstKept itself when it is a finished run
+   * (what it replaced held before it), one below it otherwise (what a run in flight replaced is still current).
+   */
+  readonly lastVersionRun: string;
+}
+
+/** Decided in one statement, so in one snapshot of the runs. */
+async function firstKeptRun(db: Kysely<Schema>, cutoff: Date): Promise<PruneBoundary> {
+  const { rows } = await sql<{ first_kept: string; finished: boolean }>`SELECT k.run_id::text AS first_kept,
+      EXISTS (SELECT 1 FROM recon.reconciliation_runs r WHERE r.run_id = k.run_id AND r.finished_at IS NOT NULL) AS finished
+    FROM (SELECT coalesce(
+      (SELECT min(run_id) FROM recon.reconciliation_runs
+       WHERE finished_at IS NULL OR started_at >= ${cutoff.toISOString()}::timestamptz),
+      (SELECT coalesce(max(run_id), 0) + 1 FROM recon.reconciliation_runs)) AS run_id) k`.execute(db);
+  const { first_kept: firstKept, finished } = rows[0]!;
+  return { firstKept, lastVersionRun: finished ? firstKept : (BigInt(firstKept) - 1n).toString() };
 }

@@ -246,4 +246,112 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
       }
     },
   );
+
+  /** Every run of the history started long before the retention: all of them are old. */
+  async function allOld(): Promise<void> {
+    await sql`UPDATE recon.reconciliation_runs SET started_at = now() - make_interval(days => ${RETENTION_DAYS + 60})`.execute(
+      db(),
+    );
+  }
+
+  it.skipIf(skip)(
+    'keeps a run that was cut short, with the versions it replaced, so that the next run puts them back',
+    async () => {
+      testDb = await createTestDatabase(backend);
+      try {
+        await history('P4-');
+        await allOld();
+        const before = await current();
+        // What a run cut short in the middle leaves (its run row committed first, one slice written): an unfinished
+        // run, one verdict it replaced in recon.verdict_history.
+        await testDb.database.transaction((c) =>
+          c.exec(`
+            INSERT INTO recon.reconciliation_runs (as_of, scope, kind, description, tolerance_minor, grace_hours)
+            VALUES (now(), '{"kind": "all"}', 'manual', 'all orders and unknown ORDERIDs', 0, 24);
+            INSERT INTO recon.verdict_history (run_id, order_id, known_order, status, lifecycle, first_seen_run_id,
+              first_seen_at, expected_minor, settled_minor, delta_minor, currency, transaction_ids, warnings,
+              explanation, rejudged_run_id, until_run_id)
+            SELECT run_id, order_id, known_order, status, lifecycle, first_seen_run_id, first_seen_at, expected_minor,
+              settled_minor, delta_minor, currency, transaction_ids, warnings, explanation, rejudged_run_id,
+              (SELECT max(run_id) FROM recon.reconciliation_runs)
+            FROM recon.verdicts WHERE order_id = 'P4-1';
+            UPDATE recon.verdicts SET run_id = (SELECT max(run_id) FROM recon.reconciliation_runs), status = 'matched',
+              lifecycle = 'resolved', first_seen_run_id = NULL, first_seen_at = NULL, explanation = NULL
+            WHERE order_id = 'P4-1';`),
+        );
+        const pruned = await pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 2 });
+        expect(pruned.runs).toBe(6);
+        const { rows } = await sql<{ unfinished: number; replaced: number }>`SELECT
+            (SELECT count(*)::integer FROM recon.reconciliation_runs WHERE finished_at IS NULL) AS unfinished,
+            (SELECT count(*)::integer FROM recon.verdict_history h JOIN recon.reconciliation_runs r
+               ON r.run_id = h.until_run_id AND r.finished_at IS NULL) AS replaced`.execute(db());
+        expect(rows[0]).toEqual({ unfinished: 1, replaced: 1 });
+        // The next run removes the one cut short and finds every verdict as it was, first seen included.
+        await reconcile(testDb.database, {
+          scope: { kind: 'all' },
+          asOf: new Date(START.getTime() + 5 * DAY),
+          toleranceMinor: 0n,
+          graceHours: 24,
+        });
+        expect((await current()).map(({ run_id: _, lifecycle: __, ...verdict }) => verdict)).toEqual(
+          before.map(({ run_id: _, lifecycle: __, ...verdict }) => verdict),
+        );
+      } finally {
+        await testDb.drop();
+      }
+    },
+  );
+
+  it.skipIf(skip || backend === 'pglite')(
+    'never removes a run in flight when it decides, even when that run finishes while the prune waits its turn',
+    async () => {
+      testDb = await createTestDatabase(backend);
+      try {
+        await history('P5-');
+        await allOld();
+        // A run over all orders on two connections (a sliced run, whose row is committed first, unfinished) that finds
+        // nothing changed, held in the middle: its slices wait to write recon.verdicts.
+        // Statistics of the ORDERIDs, which the run cuts its slices at.
+        await sql`ANALYZE recon.orders`.execute(db());
+        const held = await holdTransaction(testDb.env.DATABASE_URL!, ['LOCK TABLE recon.verdicts IN SHARE MODE']);
+        let prune: Promise<unknown> | undefined;
+        const run = reconcile(testDb.database, {
+          scope: { kind: 'all' },
+          asOf: new Date(START.getTime() + 6 * DAY),
+          toleranceMinor: 0n,
+          graceHours: 24,
+          connections: 2,
+          minOrdersPerSlice: 1,
+          full: true,
+        });
+        try {
+          await waitUntil('the run to wait for recon.verdicts', async () =>
+            (await lockWaiters(db())).some((waiter) => waiter.relation === 'recon.verdicts'),
+          );
+          const { rows: unfinished } = await sql<{ n: number }>`SELECT count(*)::integer AS n
+            FROM recon.reconciliation_runs WHERE finished_at IS NULL`.execute(db());
+          expect(unfinished).toEqual([{ n: 1 }]);
+          prune = pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 2 });
+          await waitUntil('the prune to wait for its turn', async () =>
+            (await lockWaiters(db())).some((waiter) => waiter.query.includes('pg_advisory_xact_lock')),
+          );
+        } finally {
+          await held.release();
+        }
+        const summary = await run;
+        expect(await prune).toMatchObject({ runs: 6 });
+        expect(summary.verdictsChanged).toBe(0);
+        // The run is whole: its row, unpruned, and its bridge, which its report reads.
+        const { rows } = await sql<{ history_pruned_at: Date | null; totals: number }>`SELECT r.history_pruned_at,
+            (SELECT count(*)::integer FROM reporting.run_totals t WHERE t.run_id = r.run_id) AS totals
+          FROM reporting.runs r WHERE r.run_id = ${summary.runId}::bigint`.execute(db());
+        expect(rows).toEqual([{ history_pruned_at: null, totals: summary.totals.length }]);
+        const report = await loadRunReport(db(), summary.runId);
+        expect(reportWarnings(report)).toEqual([]);
+        expect(report.bridge.length).toBe(summary.totals.length);
+      } finally {
+        await testDb.drop();
+      }
+    },
+  );
 });
