@@ -29,10 +29,12 @@ export type ReconErrorCode =
   | 'ORDERS_SOURCE'
   // recon report: the run asked for (or any finished run) does not exist (exit 2)
   | 'RUN_NOT_FOUND'
-  // recon exceptions: no verdict for the ORDERID, not an open exception (ack), not acknowledged (reopen) (exit 2)
+  // recon exceptions: no verdict for the ORDERID, not an open exception (ack), not acknowledged (reopen), already
+  // acknowledged (ack) (exit 2)
   | 'EXCEPTION_NOT_FOUND'
   | 'EXCEPTION_NOT_OPEN'
   | 'EXCEPTION_NOT_ACKNOWLEDGED'
+  | 'EXCEPTION_ALREADY_ACKNOWLEDGED'
   // recon report --out: the report file cannot be written (exit 2, nothing left behind)
   | 'OUTPUT_UNWRITABLE'
   // stopped by SIGINT/SIGTERM (exit 2: the work was cut short, whatever was in flight rolled back)

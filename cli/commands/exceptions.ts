@@ -4,6 +4,7 @@ import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { VERDICT_STATUSES, type ExceptionActionKind, type VerdictStatus } from '../../src/db/schema.ts';
 import { ReconError } from '../../src/errors.ts';
+import { actedBy } from '../../src/exceptions/acted-by.ts';
 import { actOnException, type ExceptionAction } from '../../src/exceptions/exception-action.ts';
 import { listExceptions } from '../../src/exceptions/exception-list.ts';
 import { formatExceptionJson, formatExceptionTable } from '../../src/terminal/exception-list-output.ts';
@@ -113,7 +114,7 @@ async function withDatabase(
 
 function describeAction(done: ExceptionAction): string {
   const verb = { ack: 'acknowledged', note: 'noted', reopen: 'reopened' }[done.action];
-  return `${verb} ${done.orderId} (${done.status}, verdict of run ${done.runId}) as ${done.actedBy}: action ${done.actionId}`;
+  return `${verb} ${done.orderId} (${done.status}, verdict of run ${done.runId}) as ${actedBy(done.actedBy, done.login)}: action ${done.actionId}`;
 }
 
 function parseStatus(text: string | undefined): VerdictStatus | undefined {

@@ -35,11 +35,14 @@ SELECT
   n.note AS last_note,
   n.acted_by AS last_note_by,
   n.acted_at AS last_note_at,
-  floor(extract(epoch FROM now() - c.first_seen) / 86400)::integer AS open_days
+  floor(extract(epoch FROM now() - c.first_seen) / 86400)::integer AS open_days,
+  CASE WHEN k.holds THEN a.login END AS acknowledged_login,
+  n.login AS last_note_login
 FROM reporting.reconciliation c
 LEFT JOIN recon.orders o ON o.order_id = c.order_id
 LEFT JOIN (
-  SELECT DISTINCT ON (x.order_id) x.order_id, x.action, x.status, x.run_id, x.first_seen, x.acted_by, x.acted_at
+  SELECT DISTINCT ON (x.order_id) x.order_id, x.action, x.status, x.run_id, x.first_seen, x.acted_by, x.login,
+    x.acted_at
   FROM recon.exception_actions x
   WHERE x.action IN ('ack', 'reopen')
   ORDER BY x.order_id, x.action_id DESC
@@ -52,7 +55,7 @@ CROSS JOIN LATERAL (
     ELSE false END AS holds
 ) k
 LEFT JOIN (
-  SELECT DISTINCT ON (x.order_id) x.order_id, x.note, x.acted_by, x.acted_at
+  SELECT DISTINCT ON (x.order_id) x.order_id, x.note, x.acted_by, x.login, x.acted_at
   FROM recon.exception_actions x
   WHERE x.note IS NOT NULL
   ORDER BY x.order_id, x.action_id DESC
@@ -90,9 +93,11 @@ COMMENT ON COLUMN reporting.exceptions.at_risk IS 'at_risk_minor in the currency
 COMMENT ON COLUMN reporting.exceptions.order_amount IS 'order_amount_minor in the currency''s unit (the order''s currency), exact (numeric); null for an unknown ORDERID.';
 COMMENT ON COLUMN reporting.exceptions.acknowledged IS
   'Whether an accountant marked the exception as handled (reporting.exception_action) and that still holds: it lapses when the status changes or the exception resolves, even if it comes back with the same status, and when it is reopened.';
-COMMENT ON COLUMN reporting.exceptions.acknowledged_by IS 'Who acknowledged it (reporting.exception_actions.acted_by); null when not acknowledged.';
+COMMENT ON COLUMN reporting.exceptions.acknowledged_by IS 'The name the acknowledgement was given under (reporting.exception_actions.acted_by: the actor named, or the login); null when not acknowledged. A name anybody may type: acknowledged_login says who did it.';
 COMMENT ON COLUMN reporting.exceptions.acknowledged_at IS 'When it was acknowledged, timestamptz; null when not acknowledged.';
 COMMENT ON COLUMN reporting.exceptions.last_note IS 'The latest note on the order (of an ack, a note or a reopen), even from an acknowledgement that lapsed; null when none.';
-COMMENT ON COLUMN reporting.exceptions.last_note_by IS 'Who wrote the latest note.';
+COMMENT ON COLUMN reporting.exceptions.last_note_by IS 'The name the latest note was written under (the actor named, or the login); last_note_login says who wrote it.';
 COMMENT ON COLUMN reporting.exceptions.last_note_at IS 'When the latest note was written, timestamptz.';
 COMMENT ON COLUMN reporting.exceptions.open_days IS 'Whole days (24-hour periods, rounded down) since recon first saw the exception (first_seen) to now: how long it has been open. The same as age_days, by the name that tells it apart from order_age_days.';
+COMMENT ON COLUMN reporting.exceptions.acknowledged_login IS 'The database login that acknowledged it, whatever name it gave; null when not acknowledged.';
+COMMENT ON COLUMN reporting.exceptions.last_note_login IS 'The database login that wrote the latest note, whatever name it gave.';

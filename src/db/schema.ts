@@ -527,6 +527,9 @@ export interface ExceptionsView {
   last_note_at: Timestamp | null;
   /** Whole days since first_seen: the same as age_days, by the name that tells it apart from order_age_days. */
   open_days: number;
+  /** The logins behind acknowledged_by and last_note_by, which are names anybody may type. */
+  acknowledged_login: string | null;
+  last_note_login: string | null;
 }
 
 /**

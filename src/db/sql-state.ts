@@ -10,6 +10,8 @@ export const SQL_STATE = {
   exceptionNotOpen: 'RC002',
   exceptionNotAcknowledged: 'RC003',
   exceptionNoteRequired: 'RC004',
+  exceptionTextTooLong: 'RC005',
+  exceptionAlreadyAcknowledged: 'RC006',
 } as const;
 
 /** The SQLSTATE a database error carries, if it is one. */

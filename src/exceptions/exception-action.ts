@@ -18,7 +18,10 @@ export interface ExceptionAction {
   readonly orderId: string;
   readonly action: ExceptionActionKind;
   readonly note: string | null;
+  /** The name given, or the login. */
   readonly actedBy: string;
+  /** The database login that acted: what a name given cannot change. */
+  readonly login: string;
   readonly actedAt: Date;
   /** The verdict's status when the action was taken, and the run that verdict held from. */
   readonly status: VerdictStatus;
@@ -30,7 +33,9 @@ const ERROR_CODES: Readonly<Record<string, ReconErrorCode>> = {
   [SQL_STATE.exceptionNoVerdict]: 'EXCEPTION_NOT_FOUND',
   [SQL_STATE.exceptionNotOpen]: 'EXCEPTION_NOT_OPEN',
   [SQL_STATE.exceptionNotAcknowledged]: 'EXCEPTION_NOT_ACKNOWLEDGED',
+  [SQL_STATE.exceptionAlreadyAcknowledged]: 'EXCEPTION_ALREADY_ACKNOWLEDGED',
   [SQL_STATE.exceptionNoteRequired]: 'USAGE',
+  [SQL_STATE.exceptionTextTooLong]: 'USAGE',
   [SQL_STATE.invalidParameterValue]: 'USAGE',
 };
 
@@ -51,7 +56,7 @@ export async function actOnException(db: Kysely<Schema>, request: ExceptionActio
   }
   const row = await db
     .selectFrom('reporting.exception_actions')
-    .select(['action_id', 'order_id', 'action', 'note', 'acted_by', 'acted_at', 'status', 'run_id'])
+    .select(['action_id', 'order_id', 'action', 'note', 'acted_by', 'login', 'acted_at', 'status', 'run_id'])
     .where('action_id', '=', actionId)
     .executeTakeFirstOrThrow();
   return {
@@ -60,6 +65,7 @@ export async function actOnException(db: Kysely<Schema>, request: ExceptionActio
     action: row.action,
     note: row.note,
     actedBy: row.acted_by,
+    login: row.login,
     actedAt: row.acted_at,
     status: row.status,
     runId: String(row.run_id),

@@ -29,6 +29,9 @@ export interface ExceptionListItem {
   readonly lastNote: string | null;
   readonly lastNoteBy: string | null;
   readonly lastNoteAt: Date | null;
+  /** The logins that acknowledged and noted, whatever names they gave. */
+  readonly acknowledgedLogin: string | null;
+  readonly lastNoteLogin: string | null;
 }
 
 export interface ExceptionList {
@@ -56,6 +59,8 @@ const COLUMNS = [
   'last_note',
   'last_note_by',
   'last_note_at',
+  'acknowledged_login',
+  'last_note_login',
 ] as const;
 type ExceptionRow = Pick<Selectable<ExceptionsView>, (typeof COLUMNS)[number]>;
 
@@ -98,5 +103,7 @@ function rowToItem(row: ExceptionRow): ExceptionListItem {
     lastNote: row.last_note,
     lastNoteBy: row.last_note_by,
     lastNoteAt: row.last_note_at,
+    acknowledgedLogin: row.acknowledged_login,
+    lastNoteLogin: row.last_note_login,
   };
 }

@@ -1,3 +1,4 @@
+import { actedBy } from '../exceptions/acted-by.ts';
 import { decodeExplanation, describeConflict, describeSource, type Explanation } from './explanation.ts';
 import { exceptionGroups, type ExceptionGroup } from './exception-groups.ts';
 import { html, type Html } from './html-template.ts';
@@ -87,8 +88,9 @@ ${acknowledgement(exception)}
 /** Who acknowledged it and the last note, under the exception's figures; nothing for an exception without either. */
 function acknowledgement(exception: OpenException): Html | null {
   if (!exception.acknowledged && exception.lastNote === null) return null;
-  const by = (name: string | null, at: Date | null) => html`${name ?? ''}${at === null ? '' : `, ${humanInstant(at)}`}`;
-  return html`<tr class="note-row"><td colspan="9">${exception.acknowledged ? html`<span class="badge acknowledged">acknowledged</span> by ${by(exception.acknowledgedBy, exception.acknowledgedAt)}` : null}${exception.lastNote === null ? null : html`<div class="last-note">“${exception.lastNote}” <span class="muted">— ${by(exception.lastNoteBy, exception.lastNoteAt)}</span></div>`}</td></tr>`;
+  const by = (name: string | null, login: string | null, at: Date | null) =>
+    html`${actedBy(name, login)}${at === null ? '' : `, ${humanInstant(at)}`}`;
+  return html`<tr class="note-row"><td colspan="9">${exception.acknowledged ? html`<span class="badge acknowledged">acknowledged</span> by ${by(exception.acknowledgedBy, exception.acknowledgedLogin, exception.acknowledgedAt)}` : null}${exception.lastNote === null ? null : html`<div class="last-note">“${exception.lastNote}” <span class="muted">— ${by(exception.lastNoteBy, exception.lastNoteLogin, exception.lastNoteAt)}</span></div>`}</td></tr>`;
 }
 
 function explanationDetails(explanation: Explanation, currency: string | null): Html {

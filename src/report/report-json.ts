@@ -125,9 +125,11 @@ function exceptionJson(exception: OpenException) {
     orderAgeDays: exception.orderAgeDays,
     acknowledged: exception.acknowledged,
     acknowledgedBy: exception.acknowledgedBy,
+    acknowledgedLogin: exception.acknowledgedLogin,
     acknowledgedAt: exception.acknowledgedAt === null ? null : isoInstant(exception.acknowledgedAt),
     lastNote: exception.lastNote,
     lastNoteBy: exception.lastNoteBy,
+    lastNoteLogin: exception.lastNoteLogin,
     lastNoteAt: exception.lastNoteAt === null ? null : isoInstant(exception.lastNoteAt),
     explanation: exception.explanation,
   };

@@ -186,9 +186,11 @@ async function exceptionsOf(db: Kysely<Schema>, runId: string) {
       orderAgeDaysSql.as('order_age_days'),
       acknowledgedSql.as('acknowledged'),
       'ack.acted_by as ack_by',
+      'ack.login as ack_login',
       'ack.acted_at as ack_at',
       'note.note as last_note',
       'note.acted_by as last_note_by',
+      'note.login as last_note_login',
       'note.acted_at as last_note_at',
       // The transactions considered, read from their ids as reporting.reconciliation reads them (migration 0009).
       sql<unknown>`v.explanation || jsonb_build_object('transactions', (
@@ -220,9 +222,11 @@ function toOpenException(row: ExceptionRow): OpenException {
     orderAgeDays: row.order_age_days,
     acknowledged: row.acknowledged,
     acknowledgedBy: row.acknowledged ? row.ack_by : null,
+    acknowledgedLogin: row.acknowledged ? row.ack_login : null,
     acknowledgedAt: row.acknowledged ? row.ack_at : null,
     lastNote: row.last_note,
     lastNoteBy: row.last_note_by,
+    lastNoteLogin: row.last_note_login,
     lastNoteAt: row.last_note_at,
     explanation: row.explanation,
   };

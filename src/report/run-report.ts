@@ -176,11 +176,14 @@ export interface OpenException {
   readonly orderAgeDays: number | null;
   /** Marked as handled by an accountant, and still so when the run finished; by whom and when. */
   readonly acknowledged: boolean;
+  /** The name given (anybody may type any), and the database login that acted. */
   readonly acknowledgedBy: string | null;
+  readonly acknowledgedLogin: string | null;
   readonly acknowledgedAt: Date | null;
   /** The latest note on the order before the run finished, even of an acknowledgement that lapsed. */
   readonly lastNote: string | null;
   readonly lastNoteBy: string | null;
+  readonly lastNoteLogin: string | null;
   readonly lastNoteAt: Date | null;
   /** The stored jsonb, as reconcile wrote it (see decodeExplanation). */
   readonly explanation: unknown;

@@ -1,3 +1,4 @@
+import { actedBy } from '../exceptions/acted-by.ts';
 import type { ExceptionList } from '../exceptions/exception-list.ts';
 import { printable } from '../report/report-table.ts';
 import { formatTextTable } from './text-table.ts';
@@ -20,7 +21,7 @@ export function formatExceptionTable(list: ExceptionList): string {
       item.currency === null ? null : printable(item.currency),
       item.orderAgeDays === null ? null : `${item.orderAgeDays} d`,
       item.firstSeen === null ? null : item.firstSeen.toISOString().slice(0, 10),
-      item.acknowledged ? `by ${printable(item.acknowledgedBy ?? '?')}` : 'no',
+      item.acknowledged ? `by ${printable(actedBy(item.acknowledgedBy, item.acknowledgedLogin))}` : 'no',
       item.lastNote === null ? null : shorten(printable(item.lastNote)),
     ]),
     [2, 4],

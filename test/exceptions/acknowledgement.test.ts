@@ -216,6 +216,17 @@ describe.each(BACKENDS)('acknowledging exceptions on %s', (backend) => {
       'USAGE',
       'needs a note',
     );
+    // Bounded: a note and a name reach every report, spreadsheet and page.
+    await expectReconError(
+      () => actOnException(db(), { orderId: 'C-1', action: 'note', note: 'x'.repeat(4001) }),
+      'USAGE',
+      'the note is 4001 characters long; at most 4000',
+    );
+    await expectReconError(
+      () => actOnException(db(), { orderId: 'C-1', action: 'note', note: 'fine', actor: 'm'.repeat(101) }),
+      'USAGE',
+      'the name is 101 characters long; at most 100',
+    );
     // Nothing refused was recorded.
     const { items } = await listExceptions(db(), { limit: 1000 });
     expect(items.find((item) => item.orderId === 'C-1')).toMatchObject({ acknowledged: false, lastNote: null });
@@ -226,6 +237,41 @@ describe.each(BACKENDS)('acknowledging exceptions on %s', (backend) => {
       .execute();
     expect(refused).toEqual([]);
   });
+
+  it.skipIf(skip)(
+    'refuses to acknowledge again what someone acknowledged, keeping its author; shows the login beside any name',
+    async () => {
+      await insertOrders(testDb.database, [paid('K-1', 2000n)]);
+      await ingestTransactions(testDb.database, tmp, [payment('K-1-P', 'K-1', '19.00')]);
+      await nextRun();
+      await actOnException(db(), { orderId: 'K-1', action: 'ack', note: 'the shop refunded it', actor: 'alice' });
+      const refusal = await expectReconError(
+        () => actOnException(db(), { orderId: 'K-1', action: 'ack', note: 'mine now', actor: 'mallory' }),
+        'EXCEPTION_ALREADY_ACKNOWLEDGED',
+      );
+      expect(refusal).toMatch(
+        /^order K-1 is already acknowledged by alice \(login \S+\) since \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: add a note, or reopen it first$/,
+      );
+      // A note may claim any name: the login that wrote it stays beside it.
+      await actOnException(db(), { orderId: 'K-1', action: 'note', note: 'approved by the CFO', actor: 'the CFO' });
+      const { rows } = await sql<{ me: string }>`SELECT session_user AS me`.execute(db());
+      const me = rows[0]!.me;
+      expect(
+        await db()
+          .selectFrom('reporting.exceptions')
+          .select(['acknowledged_by', 'acknowledged_login', 'last_note_by', 'last_note_login'])
+          .where('order_id', '=', 'K-1')
+          .executeTakeFirst(),
+      ).toEqual({ acknowledged_by: 'alice', acknowledged_login: me, last_note_by: 'the CFO', last_note_login: me });
+      const { items } = await listExceptions(db(), { limit: 1000 });
+      expect(items.find((item) => item.orderId === 'K-1')).toMatchObject({
+        acknowledgedBy: 'alice',
+        acknowledgedLogin: me,
+        lastNoteBy: 'the CFO',
+        lastNoteLogin: me,
+      });
+    },
+  );
 
   it.skipIf(skip)('keeps the trail append-only, for recon itself too', async () => {
     await insertOrders(testDb.database, [paid('D-1', 2000n)]);

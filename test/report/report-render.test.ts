@@ -192,9 +192,11 @@ function exception(orderId: string, overrides: Partial<OpenException> = {}): Ope
     orderAgeDays: 12,
     acknowledged: false,
     acknowledgedBy: null,
+    acknowledgedLogin: null,
     acknowledgedAt: null,
     lastNote: null,
     lastNoteBy: null,
+    lastNoteLogin: null,
     lastNoteAt: null,
     explanation: {
       rule: 'missing_at_provider',
@@ -442,11 +444,11 @@ describe('csv report', () => {
     expect(rows).toContain('KWD,1,0,1.234,0.000,-1.234');
     const exceptions = rows.slice(
       rows.indexOf(
-        'order_id,known_order,status,lifecycle,first_seen_at,first_seen_run_id,currency,expected,settled,delta,at_risk,order_age_days,acknowledged,acknowledged_by,acknowledged_at,last_note,last_note_by,last_note_at,rule,reason,transactions,warnings,figures,conflicts',
+        'order_id,known_order,status,lifecycle,first_seen_at,first_seen_run_id,currency,expected,settled,delta,at_risk,order_age_days,acknowledged,acknowledged_by,acknowledged_login,acknowledged_at,last_note,last_note_by,last_note_login,last_note_at,rule,reason,transactions,warnings,figures,conflicts',
       ) + 1,
     );
     expect(exceptions[0]).toBe(
-      '<script>alert(1)</script>,yes,missing_at_provider,new,2026-11-20T12:00:00Z,7,EUR,42.00,0.00,-42.00,42.00,12,no,,,,,,missing_at_provider,' +
+      '<script>alert(1)</script>,yes,missing_at_provider,new,2026-11-20T12:00:00Z,7,EUR,42.00,0.00,-42.00,42.00,12,no,,,,,,,,missing_at_provider,' +
         `'=cmd|' /C calc'!A0 <b onmouseover=alert(3)>,` +
         `"<svg onload=alert(4)> payment 0002 42.00 EUR 2026-11-19 10:00 UTC (""><script>alert(5)</script>.zip!day.csv:3)",` +
         `'-2+3 <i>abandoned</i>,"expected=42.00; settled=0.00","<u>T9</u>: export 0000 42.00, notification 0000 43.00"`,
@@ -758,9 +760,11 @@ describe('acknowledged exceptions', () => {
     lifecycle: 'persisting',
     acknowledged: true,
     acknowledgedBy: 'alice',
+    acknowledgedLogin: 'alice',
     acknowledgedAt,
     lastNote: 'refund promised <b>by phone</b>',
-    lastNoteBy: 'alice',
+    lastNoteBy: 'Alice Martin',
+    lastNoteLogin: 'alice',
     lastNoteAt: acknowledgedAt,
   });
   const acknowledgedReport = (): RunReport => ({
@@ -804,7 +808,9 @@ describe('acknowledged exceptions', () => {
     expect(acknowledgedGroup).toContain(
       '<span class="badge acknowledged">acknowledged</span> by alice, 2026-11-20 09:15 UTC',
     );
-    expect(acknowledgedGroup).toContain('“refund promised &lt;b&gt;by phone&lt;/b&gt;”');
+    expect(acknowledgedGroup).toContain(
+      '“refund promised &lt;b&gt;by phone&lt;/b&gt;” <span class="muted">— Alice Martin (login alice), 2026-11-20 09:15 UTC',
+    );
     expect(page.slice(0, page.indexOf('<details class="group acknowledged"'))).not.toContain('ACK-1');
   });
 
@@ -814,7 +820,7 @@ describe('acknowledged exceptions', () => {
     ).split('\r\n');
     expect(csv).toContain('missing_at_provider,yes,EUR,8-30,1,42.00,0');
     expect(csv.find((row) => row.startsWith('ACK-1,'))).toContain(
-      ',42.00,12,yes,alice,2026-11-20T09:15:00Z,refund promised <b>by phone</b>,alice,2026-11-20T09:15:00Z,',
+      ',42.00,12,yes,alice,alice,2026-11-20T09:15:00Z,refund promised <b>by phone</b>,Alice Martin,alice,2026-11-20T09:15:00Z,',
     );
     const json = JSON.parse(
       await collect(renderJson(acknowledgedReport(), pages([handled], 1), { generatedAt: GENERATED_AT })),

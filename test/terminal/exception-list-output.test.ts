@@ -22,6 +22,8 @@ const item: ExceptionListItem = {
   lastNote: 'refunded\u001b[31m by hand\u009b2J',
   lastNoteBy: 'mallory',
   lastNoteAt: new Date('2026-11-02T00:00:00Z'),
+  acknowledgedLogin: 'recon',
+  lastNoteLogin: 'recon',
 };
 
 describe('recon exceptions list as a table', () => {
@@ -30,7 +32,8 @@ describe('recon exceptions list as a table', () => {
     // eslint-disable-next-line no-control-regex
     expect(table).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(table).toContain('ORD-\uFFFD[2J1');
-    expect(table).toContain('by mallory\uFFFD]0;owned\uFFFD');
+    // The name given beside the login that gave it: a name alone could claim anybody.
+    expect(table).toContain('by mallory\uFFFD]0;owned\uFFFD (login recon)');
     expect(table).toContain('refunded\uFFFD[31m by hand\uFFFD2J');
   });
 });
