@@ -133,8 +133,14 @@ export interface NotificationsTable {
   invalid_reason: NotificationInvalidReason | null;
   /** NUL characters written as the six characters `\u0000`. */
   params: ColumnType<Record<string, string>, string, string>;
-  /** The query string or body as received; null for notifications stored before it was kept. */
+  /** The query string or body as first received; null for notifications stored before it was kept. */
   raw: Uint8Array | null;
+  /** sha256 of `params` as jsonb text: with hash_valid, what makes a copy the same notification (unique). */
+  params_digest: Uint8Array;
+  /** How many times it was received, copies the service sent again and replays included (bigint as text). */
+  receipts: Generated<string>;
+  /** When it was last received; received_at is the first time. */
+  last_received_at: DefaultedTimestamp;
 }
 
 export const VERDICT_STATUSES = [
