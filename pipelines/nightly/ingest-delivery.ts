@@ -95,7 +95,13 @@ async function recordOutcome(
 ): Promise<void> {
   const delivery = await db
     .updateTable('recon.deliveries')
-    .set({ state: failure ? 'failed' : 'ingested', file_id: fileId, attempt_open: false, failure })
+    .set({
+      state: failure ? 'failed' : 'ingested',
+      file_id: fileId,
+      attempt_open: false,
+      failure,
+      failed_at: failure ? sql<Date>`now()` : null,
+    })
     .where('delivery_id', '=', deliveryId)
     .returning('request_id')
     .executeTakeFirstOrThrow();

@@ -24,8 +24,8 @@ export interface DeliveredFiles {
   deliver(content: Buffer): Promise<string>;
   /** Posted, stored and ingested: state ingested (or failed, for a file that cannot load). */
   deliverAndIngest(content: Buffer): Promise<string>;
-  /** Sets when the delivery arrived, and when its file (if any) finished loading. */
-  age(deliveryId: string, times: { receivedAt: Date; finishedAt?: Date }): Promise<void>;
+  /** Sets when the delivery arrived, when its file (if any) finished loading, and when it failed (if it did). */
+  age(deliveryId: string, times: { receivedAt: Date; finishedAt?: Date; failedAt?: Date }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,10 +47,10 @@ export async function startDeliveredFiles(database: Database): Promise<Delivered
       await ingestDelivery(database, deliveryId, INGEST);
       return deliveryId;
     },
-    async age(deliveryId, { receivedAt, finishedAt }) {
+    async age(deliveryId, { receivedAt, finishedAt, failedAt }) {
       await database.db
         .updateTable('recon.deliveries')
-        .set({ received_at: receivedAt })
+        .set({ received_at: receivedAt, ...(failedAt ? { failed_at: failedAt } : {}) })
         .where('delivery_id', '=', deliveryId)
         .execute();
       if (finishedAt === undefined) return;
