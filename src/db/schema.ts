@@ -327,11 +327,11 @@ export interface DeliveriesTable {
   failure: string | null;
   /** When it was given up after two attempts that died or failed the same way. */
   quarantined_at: Timestamp | null;
-  /** When it failed, quarantined or not; set exactly when state is failed (migration 0032). */
+  /** When it failed, quarantined or not; set exactly when state is failed (migration 0031). */
   failed_at: Timestamp | null;
   /**
    * When its chunks were deleted: RECON_DELIVERY_RETENTION_DAYS after its file was ingested (migration 0020), or
-   * RECON_FAILED_DELIVERY_RETENTION_DAYS after it failed (migration 0032).
+   * RECON_FAILED_DELIVERY_RETENTION_DAYS after it failed (migration 0031).
    */
   bytes_pruned_at: Timestamp | null;
 }

@@ -39,7 +39,7 @@ export async function recordNotification(
       hash_valid: invalidReason === null,
       invalid_reason: invalidReason,
       params,
-      // As migration 0031 computed it for the notifications stored before: jsonb text is the same for the same fields.
+      // As migration 0030 computed it for the notifications stored before: jsonb text is the same for the same fields.
       params_digest: sql<Uint8Array>`sha256(convert_to(${params}::jsonb::text, 'UTF8'))`,
       raw: options.raw ?? null,
       received_at: receivedAt,

@@ -110,7 +110,7 @@ async function countPrunable(db: Kysely<Schema>, which: DeliveriesToPrune, cutof
 
 /**
  * Deliveries whose bytes are still stored and due: ingested ones that arrived and whose file finished loading before
- * `cutoff`, or failed ones that failed before it. Each read through its partial index (migrations 0020 and 0032).
+ * `cutoff`, or failed ones that failed before it. Each read through its partial index (migrations 0020 and 0031).
  */
 function prunable(db: Kysely<Schema>, which: DeliveriesToPrune, cutoff: Date) {
   const stored = db.selectFrom('recon.deliveries as d').select('d.delivery_id').where('d.bytes_pruned_at', 'is', null);

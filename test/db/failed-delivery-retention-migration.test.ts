@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, migrationsDir } from '../../src/db/migrate.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
-const MIGRATION = '0032_failed_delivery_retention.sql';
+const MIGRATION = '0031_failed_delivery_retention.sql';
 
 /**
  * Deliveries that failed before recon recorded when: the migration dates each by what it has, so that the bytes of

@@ -8,7 +8,7 @@ import { migrate, migrationsDir } from '../../src/db/migrate.ts';
 import { recordNotification } from '../../src/notifications/record-notification.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
-const RECEIPTS_MIGRATION = '0031_notification_receipts.sql';
+const RECEIPTS_MIGRATION = '0030_notification_receipts.sql';
 const ACCOUNT = { identifier: 'SHOP', secret: 'shop-secret' };
 
 function signed(transactionId: string): Record<string, string> {
