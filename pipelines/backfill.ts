@@ -178,7 +178,7 @@ async function loadAnswer(connection: Connection, identity: FileIdentity, answer
     if (encoded.rejected) rejected++;
   }
   if (text !== '') await stageEntry(connection, entry, once(text));
-  const merged = await mergeStaged(connection, fileId, [entry], staged);
+  const merged = await mergeStaged(connection, fileId, [entry], staged, undefined, undefined);
   return recordLoadedFile(connection, fileId, identity, { rows: answer.records.length, rejected }, merged);
 }
 
