@@ -46,6 +46,11 @@ export function requestScope(request: {
   };
 }
 
+/** `recon ingest`'s scope: none when no account is configured, and every row is taken as before accounts. */
+export function configuredScope(identifiers: readonly string[]): ConfiguredScope | undefined {
+  return identifiers.length === 0 ? undefined : { kind: 'configured', accounts: new Set(identifiers) };
+}
+
 /** Why a row of an account outside the scope is rejected. */
 function accountReason(scope: RowScope): string {
   return scope.kind === 'request' ? ACCOUNT_NOT_ASKED : ACCOUNT_NOT_CONFIGURED;
