@@ -8,10 +8,13 @@ import { send, startTestReceiver, type TestReceiver } from '../receive/receiver-
 
 const INGEST = { timezone: 'UTC', limits: loadConfig({}).limits };
 
+/** The ORDERID every delivery's request asks for, and every payment of exportFile is for. */
+const ORDER_ID = 'O-DELIVERED';
+
 /** A gzip export of one payment per id, as the service delivers it. */
 export function exportFile(...ids: string[]): Buffer {
   return gzipSync(
-    `TRANSACTIONID;ORDERID;OPERATIONTYPE;AMOUNT;CURRENCY;EXECCODE\n${ids.map((id) => `${id};O-${id};payment;1.00;EUR;0000\n`).join('')}`,
+    `TRANSACTIONID;ORDERID;OPERATIONTYPE;AMOUNT;CURRENCY;EXECCODE\n${ids.map((id) => `${id};${ORDER_ID};payment;1.00;EUR;0000\n`).join('')}`,
   );
 }
 
@@ -32,7 +35,7 @@ export interface DeliveredFiles {
 export async function startDeliveredFiles(database: Database): Promise<DeliveredFiles> {
   const receiver: TestReceiver = await startTestReceiver(database);
   const deliver = async (content: Buffer) => {
-    const issued = await receiver.issue();
+    const issued = await receiver.issue({ orderIds: [ORDER_ID] });
     const answer = await send(issued.callbackUrl, {
       headers: { 'content-type': 'application/gzip' },
       body: content,
