@@ -168,9 +168,10 @@ describe.each(BACKENDS)('what a delivery on a token may write, on %s', (backend)
         { line: 3, raw: forged, reason: ACCOUNT_NOT_ASKED },
         { line: 4, raw: unknown, reason: ACCOUNT_NOT_ASKED },
       ]);
-      // The worker's summary of the ingest says so too.
-      const record = parseLogRecords(logs.text()).find(
-        (each) => each.msg === 'delivery ingested' && each.delivery === deliveryId,
+      // The worker's summary of the ingest says so too: written once the file's transaction committed, which the
+      // delivery's state shows a moment before.
+      const record = await waitUntil('the worker to log the ingest', () =>
+        parseLogRecords(logs.text()).find((each) => each.msg === 'delivery ingested' && each.delivery === deliveryId),
       );
       expect(record).toMatchObject({ rows: 3, inserted: 1, rejected: 2 });
     },
