@@ -8,6 +8,7 @@ import { describeError, ReconError } from '../src/errors.ts';
 import { NulCharacterError } from '../src/ingest/copy-text.ts';
 import type { LoadedFile } from '../src/ingest/file-result.ts';
 import {
+  askedAt,
   findLoadedFileId,
   insertFailedFile,
   insertLoadingFile,
@@ -213,6 +214,7 @@ async function loadAnswer(
       reason: ACCOUNT_NOT_ASKED,
       rawLines: async (wanted) => new Map([[0, rawRecords(answer, wanted.get(0))]]),
     },
+    askedAt(identity.arrival),
   );
   return recordLoadedFile(connection, fileId, identity, { rows: answer.records.length, rejected }, merged);
 }

@@ -69,7 +69,7 @@ async function ingestOnce(
   const facts = await readDeliveryFacts(database.db, deliveryId);
   const started = performance.now();
   const scope = await deliveryScope(database.db, deliveryId);
-  const result = await ingestSpooled(database, deliveryId, deliveryFileName(facts), scope, options);
+  const result = await ingestSpooled(database, facts, deliveryFileName(facts), scope, options);
   logIngest(options.log ?? silentLogger, facts, result, (performance.now() - started) / 1000);
   const failure = result.status === 'failed' ? result : undefined;
   // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
@@ -120,7 +120,7 @@ async function recordOutcome(
  */
 async function ingestSpooled(
   database: Database,
-  deliveryId: string,
+  { deliveryId, askedAt }: DeliveryFacts,
   name: string,
   { scope, soleAccount }: DeliveryScope,
   options: IngestDeliveryOptions,
@@ -129,7 +129,7 @@ async function ingestSpooled(
   try {
     return await ingestExportFile(
       database,
-      { path: spooled.path, name, arrival: { kind: 'delivery', deliveryId } },
+      { path: spooled.path, name, arrival: { kind: 'delivery', deliveryId, askedAt } },
       {
         ...options,
         scope,

@@ -25,7 +25,9 @@ SELECT
   r.batch,
   r.attempt AS batch_attempt,
   CASE WHEN d.delivery_id IS NOT NULL THEN d.bytes_pruned_at IS NOT NULL END AS bytes_pruned,
-  d.bytes_pruned_at
+  d.bytes_pruned_at,
+  f.asked_at,
+  f.rows_outdated
 FROM recon.files f
 LEFT JOIN recon.deliveries d ON d.delivery_id = f.delivery_id
 LEFT JOIN recon.export_requests r ON r.request_id = d.request_id
@@ -56,3 +58,5 @@ COMMENT ON COLUMN reporting.files.batch IS 'The nightly run''s batch of ORDERIDs
 COMMENT ON COLUMN reporting.files.batch_attempt IS 'Which request for that batch the file answers: 1 for the first, 2 when the batch was asked for again; null unless arrival is delivery.';
 COMMENT ON COLUMN reporting.files.bytes_pruned IS 'Whether recon deleted the delivered file''s bytes (RECON_DELIVERY_RETENTION_DAYS after it was ingested): its row, name, sha256, size and transactions stay. False while they are kept; null unless arrival is delivery (recon never keeps the bytes of other files).';
 COMMENT ON COLUMN reporting.files.bytes_pruned_at IS 'When the delivered file''s bytes were deleted, timestamptz; null while they are kept, and unless arrival is delivery.';
+COMMENT ON COLUMN reporting.files.asked_at IS 'When recon asked the service for what the file holds (a delivery''s request sent, a backfill''s request made), timestamptz; null for a file given to recon ingest. A row of a file asked for earlier never replaces one a file asked for later wrote.';
+COMMENT ON COLUMN reporting.files.rows_outdated IS 'Rows of transactions that a file asked for later had written already: left as that file wrote them (exports can arrive out of order).';

@@ -17,7 +17,7 @@ export function backfillFileIdentity(
 ): FileIdentity {
   return {
     name: backfillFileName(orderIds, requestedAt, account),
-    arrival: { kind: 'backfill' },
+    arrival: { kind: 'backfill', askedAt: requestedAt },
     sha256: createHash('sha256').update(answer.text).digest('hex'),
     sizeBytes: Buffer.byteLength(answer.text),
     compression: 'none',

@@ -25,6 +25,10 @@ export interface FilesTable {
   rows_updated: number | null;
   rows_unchanged: number | null;
   rows_rejected: number | null;
+  /** Rows of transactions a file asked for later had written already: left as they were (migration 0032). */
+  rows_outdated: number | null;
+  /** When recon asked the service for what the file holds; null for a file given to recon ingest. */
+  asked_at: Timestamp | null;
   error_code: string | null;
   error: string | null;
   /** How the file reached recon (migration 0015); required on insert: there is no default. */

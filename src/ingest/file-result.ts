@@ -2,8 +2,9 @@ import type { Compression } from '../decompress/detect-compression.ts';
 
 /**
  * What became of one file given to ingest. Counts of a loaded file:
- * rows = data records read = inserted + updated + unchanged + superseded + rejected, where superseded
- * counts the earlier rows of a transaction id that the same file carries again later (the last wins).
+ * rows = data records read = inserted + updated + unchanged + outdated + superseded + rejected, where superseded
+ * counts the earlier rows of a transaction id that the same file carries again later (the last wins), and outdated
+ * the rows of transactions a file asked for later has written already (they stay as that file wrote them).
  */
 export type FileResult = LoadedFile | DuplicateFile | FailedFile;
 
@@ -22,6 +23,7 @@ export interface LoadedFile extends FileFacts {
   readonly inserted: number;
   readonly updated: number;
   readonly unchanged: number;
+  readonly outdated: number;
   readonly superseded: number;
   readonly rejected: number;
 }

@@ -17,10 +17,13 @@ export interface FileContent {
 export type FileArrival =
   /** A path given to recon ingest. */
   | { readonly kind: 'ingest' }
-  /** A backfill's synchronous answer, recorded as a file. */
-  | { readonly kind: 'backfill' }
-  /** A delivery to recon serve's receiver, spooled out of recon.delivery_chunks for its ingest. */
-  | { readonly kind: 'delivery'; readonly deliveryId: string };
+  /** A backfill's synchronous answer, recorded as a file; asked for at `askedAt`. */
+  | { readonly kind: 'backfill'; readonly askedAt: Date }
+  /**
+   * A delivery to recon serve's receiver, spooled out of recon.delivery_chunks for its ingest; `askedAt` is when its
+   * request was sent.
+   */
+  | { readonly kind: 'delivery'; readonly deliveryId: string; readonly askedAt: Date };
 
 /** recon.files: one row per export file recon has read, loaded or failed. */
 export interface FileIdentity extends FileContent {
@@ -28,8 +31,24 @@ export interface FileIdentity extends FileContent {
   readonly arrival: FileArrival;
 }
 
-function arrivalColumns(arrival: FileArrival): { arrival: FileArrivalKind; delivery_id: string | null } {
-  return { arrival: arrival.kind, delivery_id: arrival.kind === 'delivery' ? arrival.deliveryId : null };
+function arrivalColumns(arrival: FileArrival): {
+  arrival: FileArrivalKind;
+  delivery_id: string | null;
+  asked_at: Date | null;
+} {
+  return {
+    arrival: arrival.kind,
+    delivery_id: arrival.kind === 'delivery' ? arrival.deliveryId : null,
+    asked_at: askedAt(arrival),
+  };
+}
+
+/**
+ * When recon asked the service for what the file holds: a row of it never replaces one written by a file asked for
+ * later (staged-file.ts). Null for a file given to recon ingest, which always applies.
+ */
+export function askedAt(arrival: FileArrival): Date | null {
+  return arrival.kind === 'ingest' ? null : arrival.askedAt;
 }
 
 export async function findLoadedFileId(db: Kysely<Schema>, sha256: string): Promise<string | undefined> {
@@ -80,9 +99,14 @@ export async function recordLoadedFile(
     inserted: merged.inserted,
     updated: merged.updated,
     unchanged: merged.unchanged,
+    outdated: merged.outdated,
     rejected: read.rejected + merged.rejected,
   };
-  await connection.db.updateTable('recon.files').set(finishedCounts(counts)).where('file_id', '=', fileId).execute();
+  await connection.db
+    .updateTable('recon.files')
+    .set({ ...finishedCounts(counts), rows_outdated: counts.outdated })
+    .where('file_id', '=', fileId)
+    .execute();
   return {
     file: identity.name,
     sha256: identity.sha256,
@@ -91,7 +115,7 @@ export async function recordLoadedFile(
     status: 'loaded',
     fileId,
     ...counts,
-    superseded: read.rows - counts.rejected - merged.distinct,
+    superseded: read.rows - counts.rejected - counts.outdated - merged.distinct,
   };
 }
 

@@ -10,7 +10,7 @@ import { copyChunkRows, type CopiedRows } from './copy-chunk-rows.ts';
 import { copyItemBytes, type ChunkEnd, type CopyItem, type EntryEnd } from './copy-item.ts';
 import { entryCopyItems } from './entry-copy-items.ts';
 import type { ExportFile } from './export-file.ts';
-import type { FileIdentity } from './files-repository.ts';
+import { askedAt, type FileIdentity } from './files-repository.ts';
 import { EntryError } from './ingest-failure.ts';
 import type { IngestOptions } from './ingest-options.ts';
 import { FIRST_CHUNK_WAY, nextChunkWay, type LoadStep } from './load-plan.ts';
@@ -134,7 +134,15 @@ export async function loadRecords(
     const chunks = chunk.merged && (await mergeChunk(connection, fileId, entries, staged, chunk)).merged;
     return {
       read,
-      merged: await mergeStaged(connection, fileId, entries, staged, chunks, storedAccountGuard(file, options)),
+      merged: await mergeStaged(
+        connection,
+        fileId,
+        entries,
+        staged,
+        chunks,
+        storedAccountGuard(file, options),
+        askedAt(identity.arrival),
+      ),
     };
   } catch (error) {
     throw new EntryError(file.name, error);

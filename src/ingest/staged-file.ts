@@ -17,6 +17,7 @@ import { analyzeStaged, planBulkJoins } from './bulk-plans.ts';
 import { moveRejectedRows } from './rejected-rows.ts';
 import { createRepeatedIdFilter, type RepeatedIdFilter } from './repeated-id-filter.ts';
 import { createStagingTable, SET_ASIDE_TABLE, STAGING_TABLE, stagingCopySql, withStaging } from './staging-table.ts';
+import { dropOutdatedRows } from './outdated-rows.ts';
 import { rejectRowsOfOtherAccounts, type StoredAccountGuard } from './stored-accounts.ts';
 
 /**
@@ -57,6 +58,8 @@ export interface MergeCounts {
   readonly unchanged: number;
   /** Rows the normalizer accepted and the merge rejected: rows of another account's stored transactions. */
   readonly rejected: number;
+  /** Rows of transactions a file asked for later wrote already (outdated-rows.ts): left as they are. */
+  readonly outdated: number;
 }
 
 /** The transaction columns an entry's COPY stream carries, in order. */
@@ -102,7 +105,8 @@ export async function takeMergeTurn(connection: Connection): Promise<void> {
 /**
  * The file's last merge: all its staged rows when it loaded whole; else the last chunk's with the rows earlier chunks
  * set aside (`chunks`, what merge-chunk.ts left). Every stored row a file changes is changed here, so `guard` (a
- * request's file) rejects here the rows of other accounts' stored transactions (stored-accounts.ts).
+ * request's file) rejects here the rows of other accounts' stored transactions (stored-accounts.ts), and the rows
+ * older than what a file asked for later wrote go here (`askedAt`, outdated-rows.ts).
  */
 export async function mergeStaged(
   connection: Connection,
@@ -111,6 +115,7 @@ export async function mergeStaged(
   staged: StagedRows,
   chunks: ChunksMerged | undefined,
   guard: StoredAccountGuard | undefined,
+  askedAt: Date | null,
 ): Promise<MergeCounts> {
   await takeMergeTurn(connection);
   const entryNames = entries.map((entry) => entry.name);
@@ -126,7 +131,9 @@ export async function mergeStaged(
   }
   const rejected = guard ? await rejectRowsOfOtherAccounts(connection, guard) : 0;
   await moveRejectedRows(connection, fileId, entryNames);
-  const acceptedByEntry = chunks || rejected > 0 ? await countAcceptedByEntry(connection) : staged.acceptedByEntry;
+  const outdated = await dropOutdatedRows(connection, askedAt);
+  const acceptedByEntry =
+    chunks || rejected > 0 || outdated > 0 ? await countAcceptedByEntry(connection) : staged.acceptedByEntry;
   let distinct = chunks?.inserted ?? 0;
   let inserted = chunks?.inserted ?? 0;
   let updated = 0;
@@ -146,7 +153,7 @@ export async function mergeStaged(
     inserted += await insertNew(connection.db, shape, target, options);
     distinct += accepted - repeated - writtenBefore;
   }
-  return { distinct, inserted, updated, unchanged: distinct - inserted - updated, rejected };
+  return { distinct, inserted, updated, unchanged: distinct - inserted - updated, rejected, outdated };
 }
 
 /** The rows earlier chunks set aside, back into the staging table for the last merge. */

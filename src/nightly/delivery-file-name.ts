@@ -13,6 +13,8 @@ export interface DeliveryFacts {
   readonly attempt: number;
   /** The multipart filename as the service sent it; null for a raw body. */
   readonly filename: string | null;
+  /** When recon sent the request (when it made it, for a request never marked sent): what the export answers to. */
+  readonly askedAt: Date;
 }
 
 /** Characters of the service's filename kept in the name: enough for any export's name, short in a report. */
@@ -52,6 +54,7 @@ export async function readDeliveryFacts(db: Kysely<Schema>, deliveryId: string):
       'r.request_id',
       'r.batch',
       'r.attempt',
+      sql<Date>`coalesce(r.sent_at, r.requested_at)`.as('asked_at'),
       sql<string | null>`to_char(n.run_date, 'YYYY-MM-DD')`.as('run_date'),
     ])
     .where('d.delivery_id', '=', deliveryId)
@@ -64,5 +67,6 @@ export async function readDeliveryFacts(db: Kysely<Schema>, deliveryId: string):
     batch: row.batch,
     attempt: row.attempt,
     filename: row.filename,
+    askedAt: row.asked_at,
   };
 }

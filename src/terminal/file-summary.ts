@@ -4,10 +4,12 @@ import type { FileResult } from '../ingest/file-result.ts';
 export function formatFileSummary(result: FileResult): string {
   switch (result.status) {
     case 'loaded': {
-      const { rows, inserted, updated, unchanged, rejected, superseded } = result;
-      // Superseded rows are rare (an id twice in one file); the line names them only when there are some.
+      const { rows, inserted, updated, unchanged, rejected, superseded, outdated } = result;
+      // Superseded rows (an id twice in one file) and outdated ones (a file older than what a later one wrote) are
+      // rare; the line names them only when there are some.
       const supersededPart = superseded > 0 ? ` superseded=${superseded}` : '';
-      return `${result.file}: loaded rows=${rows} inserted=${inserted} updated=${updated} unchanged=${unchanged}${supersededPart} rejected=${rejected}`;
+      const outdatedPart = outdated > 0 ? ` outdated=${outdated}` : '';
+      return `${result.file}: loaded rows=${rows} inserted=${inserted} updated=${updated} unchanged=${unchanged}${outdatedPart}${supersededPart} rejected=${rejected}`;
     }
     case 'duplicate':
       return `${result.file}: duplicate of file ${result.fileId}, nothing changed`;
@@ -37,6 +39,7 @@ export function fileJson(result: FileResult): Record<string, unknown> {
     inserted: result.status === 'loaded' ? result.inserted : null,
     updated: result.status === 'loaded' ? result.updated : null,
     unchanged: result.status === 'loaded' ? result.unchanged : null,
+    outdated: result.status === 'loaded' ? result.outdated : null,
     superseded: result.status === 'loaded' ? result.superseded : null,
     rejected: result.status === 'loaded' ? result.rejected : null,
     errorCode: result.status === 'failed' ? result.errorCode : null,

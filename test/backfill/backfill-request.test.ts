@@ -28,7 +28,7 @@ describe('backfillFileIdentity', () => {
     const answer = readExportAnswer(['ORD-1'], [{ TRANSACTIONID: 't1', AMOUNT: '1.00 €' }], []);
     expect(backfillFileIdentity(answer, ['ORD-1'], AT)).toEqual({
       name: 'backfill:getTransactions 2026-11-20T15:00:03Z ORD-1',
-      arrival: { kind: 'backfill' },
+      arrival: { kind: 'backfill', askedAt: AT },
       sha256: createHash('sha256').update(answer.text, 'utf8').digest('hex'),
       sizeBytes: Buffer.byteLength(answer.text, 'utf8'),
       compression: 'none',

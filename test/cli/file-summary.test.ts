@@ -11,6 +11,7 @@ const loaded: FileResult = {
   inserted: 4,
   updated: 1,
   unchanged: 1,
+  outdated: 0,
   superseded: 0,
   rejected: 7,
 };
@@ -78,6 +79,7 @@ describe('formatFileJson', () => {
       inserted: 4,
       updated: 1,
       unchanged: 1,
+      outdated: 0,
       superseded: 0,
       rejected: 7,
       errorCode: null,

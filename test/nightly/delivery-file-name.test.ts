@@ -8,6 +8,7 @@ const NIGHTLY: DeliveryFacts = {
   batch: 3,
   attempt: 2,
   filename: 'transactions.csv.gz',
+  askedAt: new Date('2026-11-26T02:00:00Z'),
 };
 
 describe('deliveryFileName', () => {

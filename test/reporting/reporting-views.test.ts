@@ -693,6 +693,8 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         batch_attempt: null,
         bytes_pruned: null,
         bytes_pruned_at: null,
+        asked_at: null,
+        rows_outdated: null,
       };
       expect(files[2]).toEqual({
         file_id: seed.fileC,
@@ -740,6 +742,8 @@ describe.each(BACKENDS)('reporting views on %s', (backend) => {
         batch_attempt: 2,
         bytes_pruned: false,
         bytes_pruned_at: null,
+        asked_at: null,
+        rows_outdated: null,
       });
       expect(files[4]).toMatchObject({ arrival: 'backfill', arrived_at: '2026-03-05 10:00:01+00', ...notDelivered });
 
