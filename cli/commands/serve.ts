@@ -1,15 +1,20 @@
-import { z } from 'zod';
 import { alertSecrets } from '../../src/alerts/alert-secrets.ts';
 import { startAlertMonitor, type AlertMonitor } from '../../src/alerts/alert-monitor.ts';
 import { redactUrl } from '../../src/alerts/redact.ts';
-import { alertsEnabled, loadConfig, requireService, type AlertConfig } from '../../src/config/config.ts';
+import {
+  alertsEnabled,
+  decimalWholeNumber,
+  loadConfig,
+  requireCallbackBase,
+  requireService,
+  type AlertConfig,
+} from '../../src/config/config.ts';
 import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
 import { startAdminListener, type AdminListener } from '../../src/admin/admin-listener.ts';
 import { registerServiceRequestMetrics } from '../../src/client/service-request-metrics.ts';
 import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
-import { requireCallbackBase } from '../../src/nightly/callback-base.ts';
 import { describeProbe, probeCallbackBase } from '../../src/nightly/callback-probe.ts';
 import { registerNightlyMetrics } from '../../src/nightly/nightly-metrics.ts';
 import { startNightlyScheduler } from '../../src/nightly/nightly-scheduler.ts';
@@ -58,7 +63,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(USAGE);
     return EXIT.ok;
   }
-  const config = loadConfig(ctx.env);
+  const config = loadConfig(ctx.env, ['service', 'callbackBase']);
   const port = values.port === undefined ? config.serve.port : parsePort(values.port);
   const host = values.host ?? config.serve.host;
   const log = serviceLogger(ctx, config, 'recon serve');
@@ -154,9 +159,10 @@ export async function run(ctx: CommandContext): Promise<number> {
 }
 
 function parsePort(text: string): number {
-  const parsed = z.coerce.number().int().min(0).max(65535).safeParse(text);
-  if (!parsed.success) throw new ReconError('USAGE', `--port: expected 0-65535, got '${text}'`);
-  return parsed.data;
+  const port = decimalWholeNumber(text);
+  if (port === undefined || port > 65_535)
+    throw new ReconError('USAGE', `--port: expected a whole number from 0 to 65535, in decimal digits, got '${text}'`);
+  return port;
 }
 
 /** Where alerts go, for the log: the webhook by its origin only (its path may be its token). */
