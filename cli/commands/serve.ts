@@ -66,6 +66,14 @@ export async function run(ctx: CommandContext): Promise<number> {
   const config = loadConfig(ctx.env, ['service', 'callbackBase']);
   const port = values.port === undefined ? config.serve.port : parsePort(values.port);
   const host = values.host ?? config.serve.host;
+  // The admin listener binds first and would take the port, leaving the receiver a bare EADDRINUSE to explain.
+  if (port !== 0 && port === config.admin.port) {
+    const portSetting = values.port === undefined ? 'RECON_PORT' : '--port';
+    throw new ReconError(
+      'CONFIG',
+      `RECON_ADMIN_PORT and ${portSetting} are the same port, ${port}: the admin listener and the receiver need one each: set RECON_ADMIN_PORT to another port (8091 unless set)`,
+    );
+  }
   const log = serviceLogger(ctx, config, 'recon serve');
   // One registry for the whole process: the receiver, the worker and the client count on it.
   const metrics = createMetricsRegistry();
