@@ -26,7 +26,7 @@ import { registerPruneMetrics } from '../../src/retention/prune-metrics.ts';
 import { startPruneScheduler } from '../../src/retention/prune-scheduler.ts';
 import { removeStaleTempFolders } from '../../src/temp/temp-folder.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
-import { serviceLogger } from '../service-logger.ts';
+import { serviceLogger, withDatabaseOutageLog } from '../service-logger.ts';
 import { EXIT } from '../exit-codes.ts';
 import { untilAborted, workerSettings } from './worker.ts';
 import { syncAccounts } from '../../src/reconcile/sync-accounts.ts';
@@ -74,13 +74,13 @@ export async function run(ctx: CommandContext): Promise<number> {
       `RECON_ADMIN_PORT and ${portSetting} are the same port, ${port}: the admin listener and the receiver need one each: set RECON_ADMIN_PORT to another port (8091 unless set)`,
     );
   }
-  const log = serviceLogger(ctx, config, 'recon serve');
+  const database = await openDatabase(config);
+  const outage = withDatabaseOutageLog(serviceLogger(ctx, config, 'recon serve'), database);
+  const log = outage.log;
   // One registry for the whole process: the receiver, the worker and the client count on it.
   const metrics = createMetricsRegistry();
   const accounts = accountClients(config.service, log, { onAttempt: registerServiceRequestMetrics(metrics) });
   const callbackBaseUrl = requireCallbackBase(config.serve);
-
-  const database = await openDatabase(config);
   let admin: AdminListener | undefined;
   try {
     await removeStaleTempFolders();
@@ -117,7 +117,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       schedule: config.nightly.schedule,
       timezone: config.nightly.scheduleTimezone,
       onRunCreated: advanceSender(services.boss),
-      onError: (message) => log.error(message),
+      onError: (error) => log.error({ err: error }, 'scheduler failed'),
       log,
     });
     // The first record, and the one a supervisor or a test waits for: everything is started. Then where operators
@@ -162,6 +162,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   } finally {
     // The admin listener last: /healthz says `shutting down` and /metrics answers while the rest drains.
     await admin?.close();
+    outage.stop();
     await database.close();
   }
 }

@@ -8,7 +8,7 @@ import { accountClients, type AccountClient } from '../../src/client/service-cli
 import { createMetricsRegistry, type MetricsRegistry } from '../../src/metrics/metrics-registry.ts';
 import { removeStaleTempFolders } from '../../src/temp/temp-folder.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
-import { serviceLogger } from '../service-logger.ts';
+import { serviceLogger, withDatabaseOutageLog } from '../service-logger.ts';
 import { EXIT } from '../exit-codes.ts';
 import { syncAccounts } from '../../src/reconcile/sync-accounts.ts';
 
@@ -35,12 +35,13 @@ export async function run(ctx: CommandContext): Promise<number> {
     return EXIT.ok;
   }
   const config = loadConfig(ctx.env, ['service', 'callbackBase']);
-  const log = serviceLogger(ctx, config, 'recon worker');
+  const database = await openDatabase(config);
+  const outage = withDatabaseOutageLog(serviceLogger(ctx, config, 'recon worker'), database);
+  const log = outage.log;
   // The worker's own figures: what the database says of the whole deployment is on recon serve's /metrics.
   const metrics = createMetricsRegistry();
   const accounts = accountClients(config.service, log, { onAttempt: registerServiceRequestMetrics(metrics) });
   const callbackBaseUrl = requireCallbackBase(config.serve);
-  const database = await openDatabase(config);
   let admin: AdminListener | undefined;
   try {
     await removeStaleTempFolders();
@@ -64,6 +65,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     return EXIT.ok;
   } finally {
     await admin?.close();
+    outage.stop();
     await database.close();
   }
 }

@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
-import { describeError } from '../errors.ts';
 import { checkAlerts, type AlertCheck, type AlertCheckOptions } from './alert-check.ts';
-import { scrubSecrets } from './redact.ts';
 
 /**
  * How long a drain waits for alerts being sent before it cuts them: an alert usually goes in well under a second,
@@ -41,7 +39,9 @@ export function startAlertMonitor(
       },
       (error: unknown) => {
         if (running === check) running = undefined;
-        options.log?.error(`alert check failed: ${scrubSecrets(describeError(error), options.secrets)}`);
+        // As `err`, so that a database outage is told as one (outage-logger.ts); the service's logger scrubs the
+        // alerts' secrets from every line (service-logger.ts).
+        options.log?.error({ err: error }, 'alert check failed');
       },
     );
     return check;
