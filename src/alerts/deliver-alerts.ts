@@ -148,10 +148,9 @@ async function sendAlert(db: Kysely<Schema>, alert: AlertRow, options: DeliveryO
   }
   const outcomes = await Promise.allSettled(sends.map((entry) => entry.sent));
   const now = options.now();
-  const deliveredOn = (channel: Channel) =>
-    sends.some((entry, index) => entry.channel === channel && outcomes[index]!.status === 'fulfilled');
+  const delivered = deliveredFields(sends, outcomes, now);
   const cut = outcomes.some((outcome) => outcome.status === 'rejected' && isReconError(outcome.reason, 'INTERRUPTED'));
-  if (cut) return handBack(db, alert, sends, outcomes, options);
+  if (cut) return handBack(db, alert, delivered, options);
   const failures = outcomes.flatMap((outcome) =>
     outcome.status === 'rejected' ? [scrub(describeError(outcome.reason), options)] : [],
   );
@@ -160,8 +159,7 @@ async function sendAlert(db: Kysely<Schema>, alert: AlertRow, options: DeliveryO
   await db
     .updateTable('recon.alerts')
     .set({
-      ...(deliveredOn('webhook') ? { webhook_delivered_at: now } : {}),
-      ...(deliveredOn('email') ? { email_delivered_at: now } : {}),
+      ...delivered,
       ...(failures.length > 0 ? { last_error: failures.join('; '), next_attempt_at: nextAttemptAt } : {}),
       ...(givingUp ? { given_up_at: now } : {}),
     })
@@ -197,20 +195,15 @@ async function sendAlert(db: Kysely<Schema>, alert: AlertRow, options: DeliveryO
 async function handBack(
   db: Kysely<Schema>,
   alert: AlertRow,
-  sends: readonly { channel: Channel }[],
-  outcomes: readonly PromiseSettledResult<void>[],
+  delivered: DeliveredFields,
   options: DeliveryOptions,
 ): Promise<'unsent'> {
-  const now = options.now();
-  const deliveredOn = (channel: Channel) =>
-    sends.some((entry, index) => entry.channel === channel && outcomes[index]!.status === 'fulfilled');
   await db
     .updateTable('recon.alerts')
     .set({
-      ...(deliveredOn('webhook') ? { webhook_delivered_at: now } : {}),
-      ...(deliveredOn('email') ? { email_delivered_at: now } : {}),
+      ...delivered,
       attempts: sql<number>`greatest(attempts - 1, 0)`,
-      next_attempt_at: now,
+      next_attempt_at: options.now(),
     })
     .where('alert_id', '=', alert.alert_id)
     .execute();
@@ -219,6 +212,22 @@ async function handBack(
     `alert ${alert.alert_id} not sent before the drain, left pending for the next process: ${scrub(alert.title, options)}`,
   );
   return 'unsent';
+}
+
+type DeliveredFields = { webhook_delivered_at?: Date; email_delivered_at?: Date };
+
+/** The delivery time of each channel whose send succeeded: a channel delivered is never sent again. */
+function deliveredFields(
+  sends: readonly { channel: Channel }[],
+  outcomes: readonly PromiseSettledResult<void>[],
+  now: Date,
+): DeliveredFields {
+  const on = (channel: Channel) =>
+    sends.some((entry, index) => entry.channel === channel && outcomes[index]!.status === 'fulfilled');
+  return {
+    ...(on('webhook') ? { webhook_delivered_at: now } : {}),
+    ...(on('email') ? { email_delivered_at: now } : {}),
+  };
 }
 
 function scrub(text: string, options: DeliveryOptions): string {
