@@ -1,5 +1,5 @@
 /** The command line: each command's module is loaded only when that command runs. */
-import { DEFAULT_DRAIN_SECONDS } from '../src/config/config.ts';
+import { decimalWholeNumber, DEFAULT_DRAIN_SECONDS } from '../src/config/config.ts';
 import { describeError, ReconError } from '../src/errors.ts';
 import type { CommandContext } from './command.ts';
 import { EXIT } from './exit-codes.ts';
@@ -111,7 +111,7 @@ function defaultContext(): Omit<CommandContext, 'argv'> {
  */
 function shutdownSignal(): AbortSignal {
   const controller = new AbortController();
-  const drainMs = (Number(process.env.RECON_DRAIN_SECONDS) || DEFAULT_DRAIN_SECONDS) * 1000 + 2_000;
+  const drainMs = (decimalWholeNumber(process.env.RECON_DRAIN_SECONDS) || DEFAULT_DRAIN_SECONDS) * 1000 + 2_000;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       controller.abort(new ReconError('INTERRUPTED', `interrupted by ${signal}`));

@@ -1,6 +1,5 @@
-import type { OrdersSourceConfig } from '../src/config/config.ts';
+import { requireOrdersSource, type OrdersSourceConfig } from '../src/config/config.ts';
 import type { Database } from '../src/db/database.ts';
-import { ReconError } from '../src/errors.ts';
 import type { OrderImportResult } from '../src/orders/order-import-result.ts';
 import type { ImportIdentity } from '../src/orders/order-imports-repository.ts';
 import { createQueryRowNormalizer, type OrderQueryRow } from '../src/orders/order-query-row.ts';
@@ -24,28 +23,6 @@ export interface SyncOrdersOptions {
    * nothing is committed nor recorded, and syncOrders rejects with the signal's reason.
    */
   readonly signal?: AbortSignal;
-}
-
-/** Both variables are required: a missing one is a CONFIG error naming it, before anything is opened. */
-export function requireOrdersSource(config: OrdersSourceConfig): {
-  readonly databaseUrl: string;
-  readonly query: string;
-} {
-  const { databaseUrl, query } = config;
-  if (databaseUrl === undefined) {
-    throw new ReconError(
-      'CONFIG',
-      "environment variable RECON_ORDERS_DATABASE_URL is not set: the merchant's orders database (postgres://...)",
-    );
-  }
-  if (query === undefined) {
-    throw new ReconError(
-      'CONFIG',
-      'environment variable RECON_ORDERS_QUERY is not set: the SQL query that returns the orders',
-    );
-  }
-  describeOrdersSource(databaseUrl);
-  return { databaseUrl, query };
 }
 
 export async function syncOrders(

@@ -60,12 +60,17 @@ export function isReconError(error: unknown, code?: ReconErrorCode): error is Re
   return error instanceof ReconError && (code === undefined || error.code === code);
 }
 
-/** One line for humans: the message, then the causes' messages, without stack traces. */
+/**
+ * One line for humans: the message, then the causes' messages, without stack traces. A plain object with a message
+ * (pg-boss emits copies of errors so, their stack among the fields) is read as the error it copies.
+ */
 export function describeError(error: unknown): string {
   if (error instanceof ReconError) return error.message;
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
     return `${error.message}${cause}`.replace(/\s*\n\s*/g, ' ');
   }
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  if (typeof message === 'string') return message.replace(/\s*\n\s*/g, ' ');
   return String(error);
 }

@@ -56,7 +56,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     );
   }
   const orderIds = await chooseOrderIds(given, values['orders-file']);
-  const config = loadConfig(ctx.env);
+  const config = loadConfig(ctx.env, ['service']);
   const accounts = accountClients(config.service);
 
   const database = await openDatabase(config);

@@ -3,7 +3,7 @@ import { dateInZone, isCalendarDate } from '@recon/protocol';
 import { loadConfig } from '../../src/config/config.ts';
 import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
-import { isTransientDatabaseError } from '../../src/db/sql-state.ts';
+import { trackDatabaseOutage } from '../../src/db/database-outage.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
 import {
   describeLateExport,
@@ -66,14 +66,24 @@ export async function run(ctx: CommandContext): Promise<number> {
     const lateAfterSeconds = config.nightly.exportLateSeconds;
     let report = await current(database.db, started.nightlyRunId, lateAfterSeconds);
     // The run goes on in the workers whatever happens to this process's connection: a database that goes away for a
-    // while is waited out, and the exit code says how the run ended, not how the wait went.
-    let outage: string | undefined;
+    // while (killed connections, a server down, restarting or not accepting connections) is waited out, told once
+    // when it starts, counted every 30 s and told when it ends; the exit code says how the run ended, not how the
+    // wait went.
+    const outage = trackDatabaseOutage({
+      started: (error) =>
+        ctx.stderr.write(`recon nightly: the database is unreachable (${describeError(error)}); still waiting\n`),
+      lasting: (seconds, errors) =>
+        ctx.stderr.write(
+          `recon nightly: the database is still unreachable after ${seconds} s (${errors} failed look(s)); still waiting\n`,
+        ),
+      ended: (seconds) => ctx.stderr.write(`recon nightly: the database is back after ${seconds} s\n`),
+    });
     const waitStarted = Date.now();
     let told: WorkerNotice | undefined;
     const saidLate = new Set<string>();
     let saidProbe = false;
     while (values.wait && report.state !== 'reconciled' && report.state !== 'failed') {
-      if (outage === undefined) {
+      if (!outage.ongoing) {
         const live = await liveWorkers(database.db).catch(() => undefined);
         const notice = live && workerNotice(report.state, Date.now() - waitStarted, live);
         if (live && notice !== told) {
@@ -91,14 +101,10 @@ export async function run(ctx: CommandContext): Promise<number> {
       try {
         report = await current(database.db, started.nightlyRunId, lateAfterSeconds);
       } catch (error) {
-        if (!isTransientDatabaseError(error)) throw error;
-        if (outage === undefined)
-          ctx.stderr.write(`recon nightly: the database is unreachable (${describeError(error)}); still waiting\n`);
-        outage = describeError(error);
-        continue;
+        if (outage.failed(error, 'the run')) continue;
+        throw error;
       }
-      if (outage !== undefined) ctx.stderr.write('recon nightly: the database is back\n');
-      outage = undefined;
+      outage.answered();
       if (report.callbackProbe && !report.callbackProbe.reachable && !saidProbe) {
         saidProbe = true;
         const probe = report.callbackProbe;

@@ -1,15 +1,20 @@
-import { z } from 'zod';
 import { alertSecrets } from '../../src/alerts/alert-secrets.ts';
 import { startAlertMonitor, type AlertMonitor } from '../../src/alerts/alert-monitor.ts';
 import { redactUrl } from '../../src/alerts/redact.ts';
-import { alertsEnabled, loadConfig, requireService, type AlertConfig } from '../../src/config/config.ts';
+import {
+  alertsEnabled,
+  decimalWholeNumber,
+  loadConfig,
+  requireCallbackBase,
+  requireService,
+  type AlertConfig,
+} from '../../src/config/config.ts';
 import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
 import { startAdminListener, type AdminListener } from '../../src/admin/admin-listener.ts';
 import { registerServiceRequestMetrics } from '../../src/client/service-request-metrics.ts';
 import { createMetricsRegistry } from '../../src/metrics/metrics-registry.ts';
-import { requireCallbackBase } from '../../src/nightly/callback-base.ts';
 import { describeProbe, probeCallbackBase } from '../../src/nightly/callback-probe.ts';
 import { registerNightlyMetrics } from '../../src/nightly/nightly-metrics.ts';
 import { startNightlyScheduler } from '../../src/nightly/nightly-scheduler.ts';
@@ -21,7 +26,7 @@ import { registerPruneMetrics } from '../../src/retention/prune-metrics.ts';
 import { startPruneScheduler } from '../../src/retention/prune-scheduler.ts';
 import { removeStaleTempFolders } from '../../src/temp/temp-folder.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
-import { serviceLogger } from '../service-logger.ts';
+import { serviceLogger, withDatabaseOutageLog } from '../service-logger.ts';
 import { EXIT } from '../exit-codes.ts';
 import { untilAborted, workerSettings } from './worker.ts';
 import { syncAccounts } from '../../src/reconcile/sync-accounts.ts';
@@ -59,16 +64,24 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(USAGE);
     return EXIT.ok;
   }
-  const config = loadConfig(ctx.env);
+  const config = loadConfig(ctx.env, ['service', 'callbackBase']);
   const port = values.port === undefined ? config.serve.port : parsePort(values.port);
   const host = values.host ?? config.serve.host;
-  const log = serviceLogger(ctx, config, 'recon serve');
+  // The admin listener binds first and would take the port, leaving the receiver a bare EADDRINUSE to explain.
+  if (port !== 0 && port === config.admin.port) {
+    const portSetting = values.port === undefined ? 'RECON_PORT' : '--port';
+    throw new ReconError(
+      'CONFIG',
+      `RECON_ADMIN_PORT and ${portSetting} are the same port, ${port}: the admin listener and the receiver need one each: set RECON_ADMIN_PORT to another port (8091 unless set)`,
+    );
+  }
+  const database = await openDatabase(config);
+  const outage = withDatabaseOutageLog(serviceLogger(ctx, config, 'recon serve'), database);
+  const log = outage.log;
   // One registry for the whole process: the receiver, the worker and the client count on it.
   const metrics = createMetricsRegistry();
   const accounts = accountClients(config.service, log, { onAttempt: registerServiceRequestMetrics(metrics) });
   const callbackBaseUrl = requireCallbackBase(config.serve);
-
-  const database = await openDatabase(config);
   let admin: AdminListener | undefined;
   try {
     await removeStaleTempFolders();
@@ -105,7 +118,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       schedule: config.nightly.schedule,
       timezone: config.nightly.scheduleTimezone,
       onRunCreated: advanceSender(services.boss),
-      onError: (message) => log.error(message),
+      onError: (error) => log.error({ err: error }, 'scheduler failed'),
       log,
     });
     // The first record, and the one a supervisor or a test waits for: everything is started. Then where operators
@@ -150,14 +163,16 @@ export async function run(ctx: CommandContext): Promise<number> {
   } finally {
     // The admin listener last: /healthz says `shutting down` and /metrics answers while the rest drains.
     await admin?.close();
+    outage.stop();
     await database.close();
   }
 }
 
 function parsePort(text: string): number {
-  const parsed = z.coerce.number().int().min(0).max(65535).safeParse(text);
-  if (!parsed.success) throw new ReconError('USAGE', `--port: expected 0-65535, got '${text}'`);
-  return parsed.data;
+  const port = decimalWholeNumber(text);
+  if (port === undefined || port > 65_535)
+    throw new ReconError('USAGE', `--port: expected a whole number from 0 to 65535, in decimal digits, got '${text}'`);
+  return port;
 }
 
 /** Where alerts go, for the log: the webhook by its origin only (its path may be its token). */

@@ -1,4 +1,4 @@
-import { requireOrdersSource, syncOrders } from '../../pipelines/sync-orders.ts';
+import { syncOrders } from '../../pipelines/sync-orders.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
@@ -34,9 +34,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(USAGE);
     return EXIT.ok;
   }
-  const config = loadConfig(ctx.env);
-  // A missing or malformed variable is a configuration error: say so before opening anything.
-  requireOrdersSource(config.orders);
+  // A missing or malformed variable is a configuration error, said with any other before opening anything.
+  const config = loadConfig(ctx.env, ['ordersSource']);
 
   const database = await openDatabase(config);
   try {

@@ -1,15 +1,14 @@
 import { startAdminListener, type AdminListener } from '../../src/admin/admin-listener.ts';
 import { registerServiceRequestMetrics } from '../../src/client/service-request-metrics.ts';
-import { loadConfig, type Config } from '../../src/config/config.ts';
+import { loadConfig, requireCallbackBase, type Config } from '../../src/config/config.ts';
 import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { startReconServices, type ReconServicesOptions } from '../../pipelines/nightly/recon-services.ts';
 import { accountClients, type AccountClient } from '../../src/client/service-client.ts';
 import { createMetricsRegistry, type MetricsRegistry } from '../../src/metrics/metrics-registry.ts';
-import { requireCallbackBase } from '../../src/nightly/callback-base.ts';
 import { removeStaleTempFolders } from '../../src/temp/temp-folder.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
-import { serviceLogger } from '../service-logger.ts';
+import { serviceLogger, withDatabaseOutageLog } from '../service-logger.ts';
 import { EXIT } from '../exit-codes.ts';
 import { syncAccounts } from '../../src/reconcile/sync-accounts.ts';
 
@@ -35,13 +34,14 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.stdout.write(USAGE);
     return EXIT.ok;
   }
-  const config = loadConfig(ctx.env);
-  const log = serviceLogger(ctx, config, 'recon worker');
+  const config = loadConfig(ctx.env, ['service', 'callbackBase']);
+  const database = await openDatabase(config);
+  const outage = withDatabaseOutageLog(serviceLogger(ctx, config, 'recon worker'), database);
+  const log = outage.log;
   // The worker's own figures: what the database says of the whole deployment is on recon serve's /metrics.
   const metrics = createMetricsRegistry();
   const accounts = accountClients(config.service, log, { onAttempt: registerServiceRequestMetrics(metrics) });
   const callbackBaseUrl = requireCallbackBase(config.serve);
-  const database = await openDatabase(config);
   let admin: AdminListener | undefined;
   try {
     await removeStaleTempFolders();
@@ -65,6 +65,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     return EXIT.ok;
   } finally {
     await admin?.close();
+    outage.stop();
     await database.close();
   }
 }

@@ -83,7 +83,8 @@ export async function startReconServices(options: ReconServicesOptions): Promise
       throw new Error('startReconServices: a worker without a receiver needs RECON_CALLBACK_BASE_URL');
     boss = await openJobQueue(database, {
       heartbeatSeconds: options.heartbeatSeconds,
-      onError: (message) => log.error(message),
+      // An error as `err: {code, message}`, never the stack pg-boss copies into its plain objects.
+      onError: (error) => log.error({ err: error }, 'job queue error'),
     });
     queueReady(boss);
     const callbackBaseUrl = options.callbackBaseUrl ?? `${receiver!.url}/`;

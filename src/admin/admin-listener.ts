@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import { createBoundedServer, listen, type ListenerLimits } from '@recon/protocol';
 import type { Schema } from '../db/schema.ts';
-import { ReconError } from '../errors.ts';
+import { listenFailure } from '../config/listen-failure.ts';
 import type { MetricsRegistry } from '../metrics/metrics-registry.ts';
 import { answer, answerEarly } from '../receive/respond.ts';
 import { checkDatabase } from './health-check.ts';
@@ -74,11 +74,13 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
   }
 
   await listen(server, options.port, options.host).catch((error: unknown) => {
-    throw new ReconError(
-      'CONFIG',
-      `admin listener: cannot listen on ${options.host}:${options.port} (RECON_ADMIN_HOST, RECON_ADMIN_PORT): ${(error as Error).message}`,
-      { cause: error },
-    );
+    throw listenFailure(error, {
+      label: 'admin listener: ',
+      host: options.host,
+      port: options.port,
+      hostVariable: 'RECON_ADMIN_HOST',
+      portVariable: 'RECON_ADMIN_PORT',
+    });
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;

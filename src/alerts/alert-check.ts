@@ -7,6 +7,7 @@ import { deliverPendingAlerts, type DeliveryReport } from './deliver-alerts.ts';
 import { findNightlyAlerts } from './nightly-alerts.ts';
 import { pruneAlerts } from './prune-alerts.ts';
 import { raiseAlert } from './raise-alert.ts';
+import { quoteForAlert } from './channel-safe-text.ts';
 import { scrubSecrets } from './redact.ts';
 
 export interface AlertCheckOptions {
@@ -21,6 +22,8 @@ export interface AlertCheckOptions {
   readonly log?: Logger;
   readonly webhookTimeoutMs?: number;
   readonly smtpTimeoutMs?: number;
+  /** A drain: the sends in flight are cut and handed back (deliver-alerts.ts). */
+  readonly stop?: AbortSignal;
 }
 
 export interface AlertCheck extends DeliveryReport {
@@ -38,13 +41,15 @@ export async function checkAlerts(db: Kysely<Schema>, options: AlertCheckOptions
   const now = options.now ?? (() => new Date());
   const log = options.log ?? silentLogger;
   let raised = 0;
+  const quote = (text: string) => quoteForAlert(text, options.secrets);
   const due = [
     ...(await findNightlyAlerts(
       db,
       { schedule: options.schedule, timezone: options.timezone, lateHours: options.alerts.lateHours },
       now(),
+      quote,
     )),
-    ...(await findCallbackAlerts(db, options.timezone, now())),
+    ...(await findCallbackAlerts(db, options.timezone, now(), quote)),
   ];
   for (const alert of due) {
     const { alertId } = await raiseAlert(db, alert, now());
@@ -62,6 +67,7 @@ export async function checkAlerts(db: Kysely<Schema>, options: AlertCheckOptions
     log,
     ...(options.webhookTimeoutMs === undefined ? {} : { webhookTimeoutMs: options.webhookTimeoutMs }),
     ...(options.smtpTimeoutMs === undefined ? {} : { smtpTimeoutMs: options.smtpTimeoutMs }),
+    ...(options.stop === undefined ? {} : { stop: options.stop }),
   });
   await pruneAlerts(db, now());
   return { raised, ...report };

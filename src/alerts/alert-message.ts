@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { AlertsTable } from '../db/schema.ts';
 import type { AlertMail } from './email-channel.ts';
+import { channelSafe } from './channel-safe-text.ts';
 import { scrubSecrets } from './redact.ts';
 
 type AlertRow = Pick<
@@ -9,8 +10,16 @@ type AlertRow = Pick<
 >;
 
 /**
+ * Bounds on what one field of an alert may send. The text is recon's sentences and one short quote; an alert raised
+ * by an earlier version may hold a failure quoted whole, many times over, and is cut here.
+ */
+const TEXT_CHARS = 1_000;
+const FIELD_CHARS = 400;
+
+/**
  * The webhook's JSON body: `text` first, which Slack's and Mattermost's incoming webhooks post as the message, then
- * the alert's fields for whatever else reads it. Every string passes the secrets' scrub on the way out.
+ * the alert's fields for whatever else reads it. Every string passes the secrets' scrub on the way out, then the
+ * channels' guard (channel-safe-text.ts): no mention or link syntax, and a bound.
  */
 export function webhookBody(alert: AlertRow, secrets: readonly string[]): Record<string, string | null> {
   const { detail = '', nightlyDate = null, state = null, ...rest } = detailsOf(alert);
@@ -29,13 +38,19 @@ export function webhookBody(alert: AlertRow, secrets: readonly string[]): Record
     source: 'recon',
   };
   return Object.fromEntries(
-    Object.entries(body).map(([name, value]) => [name, value === null ? null : scrubSecrets(value, secrets)]),
+    Object.entries(body).map(([name, value]) => [
+      name,
+      value === null ? null : channelSafe(scrubSecrets(value, secrets), name === 'text' ? TEXT_CHARS : FIELD_CHARS),
+    ]),
   );
 }
 
-/** The e-mail: the title as subject, the text, then the same fields as the webhook's, one a line. */
+/**
+ * The e-mail: the title as subject, the text, then the same fields as the webhook's, one a line, but `detail`, which
+ * the text says already: what it quotes is quoted once. Plain text only, so no HTML in it is ever rendered.
+ */
 export function alertMail(alert: AlertRow, secrets: readonly string[]): AlertMail {
-  const { text, title, ...fields } = webhookBody(alert, secrets);
+  const { text, title, detail: _said, ...fields } = webhookBody(alert, secrets);
   const lines = Object.entries(fields)
     .filter(([, value]) => value !== null && value !== '')
     .map(([name, value]) => `${name}: ${value}`);

@@ -1,13 +1,21 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
-import { describeError } from '../errors.ts';
 import { checkAlerts, type AlertCheck, type AlertCheckOptions } from './alert-check.ts';
-import { scrubSecrets } from './redact.ts';
+
+/**
+ * How long a drain waits for alerts being sent before it cuts them: an alert usually goes in well under a second,
+ * and one not sent by then is handed back to recon.alerts for the next process (deliver-alerts.ts).
+ */
+export const ALERT_DRAIN_MS = 5_000;
 
 export interface AlertMonitor {
   /** Runs a check now, after the one in progress if any. */
   checkNow(): Promise<AlertCheck>;
-  /** Stops the timer and waits for a check in progress, so that the database may be closed after. */
+  /**
+   * Stops the timer and waits for a check in progress, at most `drainMs` (ALERT_DRAIN_MS) for its sends, which are
+   * then cut and handed back; so that the database may be closed after.
+   */
   stop(): Promise<void>;
 }
 
@@ -18,11 +26,12 @@ export interface AlertMonitor {
  */
 export function startAlertMonitor(
   db: Kysely<Schema>,
-  options: AlertCheckOptions & { readonly everyMs?: number },
+  options: AlertCheckOptions & { readonly everyMs?: number; readonly drainMs?: number },
 ): AlertMonitor {
+  const stopping = new AbortController();
   let running: Promise<AlertCheck> | undefined;
   const run = () => {
-    const check = checkAlerts(db, options);
+    const check = checkAlerts(db, { ...options, stop: stopping.signal });
     running = check;
     void check.then(
       () => {
@@ -30,7 +39,9 @@ export function startAlertMonitor(
       },
       (error: unknown) => {
         if (running === check) running = undefined;
-        options.log?.error(`alert check failed: ${scrubSecrets(describeError(error), options.secrets)}`);
+        // As `err`, so that a database outage is told as one (outage-logger.ts); the service's logger scrubs the
+        // alerts' secrets from every line (service-logger.ts).
+        options.log?.error({ err: error }, 'alert check failed');
       },
     );
     return check;
@@ -48,7 +59,17 @@ export function startAlertMonitor(
     },
     async stop() {
       clearInterval(timer);
-      await running?.catch(() => {});
+      const check = running?.catch(() => {});
+      if (check) {
+        const grace = new AbortController();
+        await Promise.race([
+          check,
+          sleep(options.drainMs ?? ALERT_DRAIN_MS, undefined, { signal: grace.signal }),
+        ]).catch(() => {});
+        grace.abort();
+      }
+      stopping.abort();
+      await check;
     },
   };
 }

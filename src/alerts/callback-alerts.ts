@@ -1,6 +1,7 @@
 import { dateInZone } from '@recon/protocol';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
+import type { Quote } from './nightly-alert-text.ts';
 import type { NewAlert } from './new-alert.ts';
 
 /** A probe's news is fresh for a day: an older failure was either alerted on then or is no longer the state. */
@@ -11,7 +12,12 @@ const PROBE_NEWS_MS = 24 * 3_600_000;
  * start and before each nightly run's requests) found that the base does not reach recon's receiver: the service's
  * exports cannot arrive. Later failing probes of that day are the same alert.
  */
-export async function findCallbackAlerts(db: Kysely<Schema>, timezone: string, now: Date): Promise<NewAlert[]> {
+export async function findCallbackAlerts(
+  db: Kysely<Schema>,
+  timezone: string,
+  now: Date,
+  quote: Quote,
+): Promise<NewAlert[]> {
   const probes = await db
     .selectFrom('recon.callback_probes')
     .select(['callback_base_url', 'reason', 'nightly_run_id', 'detail', 'checked_at'])
@@ -30,7 +36,8 @@ export async function findCallbackAlerts(db: Kysely<Schema>, timezone: string, n
     const base = probe.callback_base_url;
     const key = `${base} ${dateInZone(new Date(probe.checked_at!), timezone)}`;
     if (raised.has(key) || alerts.has(key)) continue;
-    const detail = probe.detail ?? 'no answer recorded';
+    // What answered (an error's message, a status line, a Location header) is whoever's is at the base: quoted.
+    const detail = quote(probe.detail ?? 'no answer recorded');
     const when = probe.nightly_run_id === null ? 'at recon serve start' : `for nightly run ${probe.nightly_run_id}`;
     alerts.set(key, {
       cause: 'callback_unreachable',

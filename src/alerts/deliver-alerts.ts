@@ -2,7 +2,7 @@ import { retryDelay, type RetryPolicy } from '@recon/protocol';
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { AlertEmailConfig } from '../config/config.ts';
 import type { AlertsTable, Schema } from '../db/schema.ts';
-import { describeError } from '../errors.ts';
+import { describeError, isReconError } from '../errors.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { alertMail, webhookBody } from './alert-message.ts';
 import { sendAlertMail } from './email-channel.ts';
@@ -24,6 +24,11 @@ export interface DeliveryOptions {
   /** Each send's bound, the whole exchange: 10 s for the webhook and 30 s for the relay by default. */
   readonly webhookTimeoutMs?: number;
   readonly smtpTimeoutMs?: number;
+  /**
+   * Aborted by a drain: nothing more is claimed, the sends in flight are cut, and an alert not sent is handed back
+   * (its claim and its try undone) for the next process to send at once.
+   */
+  readonly stop?: AbortSignal;
 }
 
 export interface DeliveryReport {
@@ -32,6 +37,8 @@ export interface DeliveryReport {
   /** Alerts a channel failed for this time (to be tried again, or given up). */
   readonly failed: number;
   readonly givenUp: number;
+  /** Alerts whose sends a drain cut short: pending again, for the next process. */
+  readonly unsent?: number;
 }
 
 /**
@@ -56,11 +63,13 @@ type Channel = 'webhook' | 'email';
  * lease, in one UPDATE of rows picked FOR UPDATE SKIP LOCKED: of processes claiming at once, each gets other alerts or
  * none, none waits, and no transaction stays open while a message is sent. Then each channel not yet delivered is
  * sent and its outcome recorded: a channel delivered is never sent again (a webhook that failed does not send the
- * e-mail twice), a failure is tried again after a backoff, until the alert is given up.
+ * e-mail twice), a failure is tried again after a backoff, until the alert is given up. The claimed alerts are sent
+ * at once, each bounded by its channels' timeouts: a webhook that hangs holds no other alert up.
  */
 export async function deliverPendingAlerts(db: Kysely<Schema>, options: DeliveryOptions): Promise<DeliveryReport> {
   const { channels } = options;
-  if (!channels.webhookUrl && !channels.email) return { delivered: 0, failed: 0, givenUp: 0 };
+  if ((!channels.webhookUrl && !channels.email) || options.stop?.aborted)
+    return { delivered: 0, failed: 0, givenUp: 0 };
   const pending: AlertFilter = (eb) =>
     eb.or([
       ...(channels.webhookUrl ? [eb('webhook_delivered_at', 'is', null)] : []),
@@ -85,15 +94,18 @@ export async function deliverPendingAlerts(db: Kysely<Schema>, options: Delivery
     )
     .returningAll()
     .execute();
-  let delivered = 0;
-  let failed = 0;
-  for (const alert of claimed.sort((a, b) => Number(a.alert_id) - Number(b.alert_id))) {
-    const outcome = await sendAlert(db, alert, options);
-    if (outcome === 'delivered') delivered++;
-    else failed++;
-    if (outcome === 'given up') givenUp++;
-  }
-  return { delivered, failed, givenUp };
+  const outcomes = await Promise.all(
+    claimed.sort((a, b) => Number(a.alert_id) - Number(b.alert_id)).map((alert) => sendAlert(db, alert, options)),
+  );
+  const count = (...wanted: Outcome[]) => outcomes.filter((outcome) => wanted.includes(outcome)).length;
+  givenUp += count('given up');
+  const unsent = count('unsent');
+  return {
+    delivered: count('delivered'),
+    failed: count('failed', 'given up'),
+    givenUp,
+    ...(unsent > 0 ? { unsent } : {}),
+  };
 }
 
 /** Alerts pending for more than a day are given up untried: news that stale helps no one (a channel set since). */
@@ -115,28 +127,30 @@ async function giveUpStale(db: Kysely<Schema>, options: DeliveryOptions, pending
   return stale.length;
 }
 
-async function sendAlert(
-  db: Kysely<Schema>,
-  alert: AlertRow,
-  options: DeliveryOptions,
-): Promise<'delivered' | 'failed' | 'given up'> {
+type Outcome = 'delivered' | 'failed' | 'given up' | 'unsent';
+
+async function sendAlert(db: Kysely<Schema>, alert: AlertRow, options: DeliveryOptions): Promise<Outcome> {
   const { channels, secrets } = options;
   const sends: { channel: Channel; sent: Promise<void> }[] = [];
   if (channels.webhookUrl && alert.webhook_delivered_at === null) {
     const body = webhookBody(alert, secrets);
     sends.push({
       channel: 'webhook',
-      sent: postAlertWebhook(channels.webhookUrl, body, options.webhookTimeoutMs ?? 10_000),
+      sent: postAlertWebhook(channels.webhookUrl, body, options.webhookTimeoutMs ?? 10_000, options.stop),
     });
   }
   if (channels.email && alert.email_delivered_at === null) {
     const mail = alertMail(alert, secrets);
-    sends.push({ channel: 'email', sent: sendAlertMail(channels.email, mail, options.smtpTimeoutMs ?? 30_000) });
+    sends.push({
+      channel: 'email',
+      sent: sendAlertMail(channels.email, mail, options.smtpTimeoutMs ?? 30_000, options.stop),
+    });
   }
   const outcomes = await Promise.allSettled(sends.map((entry) => entry.sent));
   const now = options.now();
-  const deliveredOn = (channel: Channel) =>
-    sends.some((entry, index) => entry.channel === channel && outcomes[index]!.status === 'fulfilled');
+  const delivered = deliveredFields(sends, outcomes, now);
+  const cut = outcomes.some((outcome) => outcome.status === 'rejected' && isReconError(outcome.reason, 'INTERRUPTED'));
+  if (cut) return handBack(db, alert, delivered, options);
   const failures = outcomes.flatMap((outcome) =>
     outcome.status === 'rejected' ? [scrub(describeError(outcome.reason), options)] : [],
   );
@@ -145,8 +159,7 @@ async function sendAlert(
   await db
     .updateTable('recon.alerts')
     .set({
-      ...(deliveredOn('webhook') ? { webhook_delivered_at: now } : {}),
-      ...(deliveredOn('email') ? { email_delivered_at: now } : {}),
+      ...delivered,
       ...(failures.length > 0 ? { last_error: failures.join('; '), next_attempt_at: nextAttemptAt } : {}),
       ...(givingUp ? { given_up_at: now } : {}),
     })
@@ -173,6 +186,48 @@ async function sendAlert(
       `alert ${alert.alert_id} not delivered (${title}), try ${alert.attempts} of ${ALERT_RETRY.attempts}, again from ${nextAttemptAt.toISOString()}: ${failures.join('; ')}`,
     );
   return givingUp ? 'given up' : 'failed';
+}
+
+/**
+ * An alert whose send a drain cut short: what was delivered is recorded, and the claim and its try are undone, so
+ * that the next process's first check sends the rest at once rather than after the lease.
+ */
+async function handBack(
+  db: Kysely<Schema>,
+  alert: AlertRow,
+  delivered: DeliveredFields,
+  options: DeliveryOptions,
+): Promise<'unsent'> {
+  await db
+    .updateTable('recon.alerts')
+    .set({
+      ...delivered,
+      attempts: sql<number>`greatest(attempts - 1, 0)`,
+      next_attempt_at: options.now(),
+    })
+    .where('alert_id', '=', alert.alert_id)
+    .execute();
+  (options.log ?? silentLogger).info(
+    { alert: alert.alert_id, cause: alert.cause, key: alert.key },
+    `alert ${alert.alert_id} not sent before the drain, left pending for the next process: ${scrub(alert.title, options)}`,
+  );
+  return 'unsent';
+}
+
+type DeliveredFields = { webhook_delivered_at?: Date; email_delivered_at?: Date };
+
+/** The delivery time of each channel whose send succeeded: a channel delivered is never sent again. */
+function deliveredFields(
+  sends: readonly { channel: Channel }[],
+  outcomes: readonly PromiseSettledResult<void>[],
+  now: Date,
+): DeliveredFields {
+  const on = (channel: Channel) =>
+    sends.some((entry, index) => entry.channel === channel && outcomes[index]!.status === 'fulfilled');
+  return {
+    ...(on('webhook') ? { webhook_delivered_at: now } : {}),
+    ...(on('email') ? { email_delivered_at: now } : {}),
+  };
 }
 
 function scrub(text: string, options: DeliveryOptions): string {

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import type { AlertEmailConfig } from '../config/config.ts';
 import { ReconError } from '../errors.ts';
 
@@ -11,9 +11,15 @@ export interface AlertMail {
  * Sends one alert e-mail to every address of RECON_ALERT_EMAIL through the relay of RECON_SMTP_URL: smtps:// is TLS
  * from the start, smtp:// upgrades with STARTTLS when the relay offers it. Every step has `timeoutMs` (connecting,
  * the greeting, each read) and so has the whole exchange. A failure is ReconError ALERT_DELIVERY naming the relay
- * by host and port, never with its user or password.
+ * by host and port, never with its user or password. `stop` (a drain) cuts the exchange short, its connection
+ * closed, as ReconError INTERRUPTED: not sent, not failed.
  */
-export async function sendAlertMail(email: AlertEmailConfig, mail: AlertMail, timeoutMs: number): Promise<void> {
+export async function sendAlertMail(
+  email: AlertEmailConfig,
+  mail: AlertMail,
+  timeoutMs: number,
+  stop?: AbortSignal,
+): Promise<void> {
   const relay = new URL(email.smtpUrl);
   const secure = relay.protocol === 'smtps:';
   const port = relay.port === '' ? (secure ? 465 : 587) : Number(relay.port);
@@ -30,23 +36,22 @@ export async function sendAlertMail(email: AlertEmailConfig, mail: AlertMail, ti
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
   });
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ReconError('ALERT_DELIVERY', `${where}: not done within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-  });
+  const timeout = AbortSignal.timeout(timeoutMs);
+  // nodemailer closes the connection when its signal aborts (its types do not say so yet).
+  const message: SendMailOptions & { signal: AbortSignal } = {
+    from: email.from,
+    to: [...email.to],
+    subject: mail.subject,
+    text: mail.text,
+    signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
+  };
   try {
-    await Promise.race([
-      transport.sendMail({ from: email.from, to: [...email.to], subject: mail.subject, text: mail.text }),
-      deadline,
-    ]);
+    await transport.sendMail(message);
   } catch (error) {
-    if (error instanceof ReconError) throw error;
+    if (timeout.aborted) throw new ReconError('ALERT_DELIVERY', `${where}: not done within ${timeoutMs} ms`);
+    if (stop?.aborted) throw new ReconError('INTERRUPTED', `${where}: not sent, recon is stopping`, { cause: error });
     throw new ReconError('ALERT_DELIVERY', `${where}: ${smtpFailure(error)}`, { cause: error });
   } finally {
-    clearTimeout(timer);
     transport.close();
   }
 }

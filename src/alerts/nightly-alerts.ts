@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { AlertCause, Schema } from '../db/schema.ts';
 import { listNightlyRuns } from '../nightly/nightly-run-report.ts';
 import { findLateRuns, type LatenessRule } from '../nightly/late-run.ts';
-import { failedRunAlert, lateRunAlert, suspectRunAlert, type FinishedRun } from './nightly-alert-text.ts';
+import { failedRunAlert, lateRunAlert, suspectRunAlert, type FinishedRun, type Quote } from './nightly-alert-text.ts';
 import type { NewAlert } from './new-alert.ts';
 
 export type NightlyAlertRules = LatenessRule;
@@ -20,7 +20,12 @@ const NIGHTLY_CAUSES: readonly AlertCause[] = ['nightly_failed', 'nightly_suspec
  * The nightly alerts due at `now` and not raised yet: a run failed; a run whose reconciliation is suspect; a late run
  * or a slot with no run (late-run.ts). Each is keyed by the run's date, so one run gives at most one alert per cause.
  */
-export async function findNightlyAlerts(db: Kysely<Schema>, rules: NightlyAlertRules, now: Date): Promise<NewAlert[]> {
+export async function findNightlyAlerts(
+  db: Kysely<Schema>,
+  rules: NightlyAlertRules,
+  now: Date,
+  quote: Quote,
+): Promise<NewAlert[]> {
   const horizon = new Date(now.getTime() - ALERT_HORIZON_DAYS * 24 * HOUR_MS);
   const raised = await raisedKeys(db);
   const alerts: NewAlert[] = [];
@@ -28,7 +33,8 @@ export async function findNightlyAlerts(db: Kysely<Schema>, rules: NightlyAlertR
     if (!raised.has(`${alert.cause} ${alert.key}`)) alerts.push(alert);
   };
   for (const run of await finishedRuns(db, horizon)) {
-    if (run.state === 'failed') add(failedRunAlert(run));
+    if (run.state === 'failed' && !raised.has(`nightly_failed ${run.runDate}`))
+      add(failedRunAlert({ ...run, givenUp: await givenUpBatches(db, run.nightlyRunId) }, quote));
     if (run.suspect) add(suspectRunAlert(run));
   }
   for (const late of await findLateRuns(db, rules, now, horizon)) {
@@ -53,8 +59,22 @@ async function raisedKeys(db: Kysely<Schema>): Promise<Set<string>> {
   return new Set(rows.map((row) => `${row.cause} ${row.key}`));
 }
 
+/** A failed run's batches given up, each with its latest request's failure: what the alert counts and quotes. */
+async function givenUpBatches(db: Kysely<Schema>, nightlyRunId: string): Promise<FinishedRun['givenUp']> {
+  return db
+    .selectFrom('recon.export_requests')
+    .select(['batch', 'failure'])
+    .where('nightly_run_id', '=', nightlyRunId)
+    .where('state', '=', 'given_up')
+    .orderBy('batch')
+    .execute();
+}
+
 /** Runs that ended (reconciled or failed) within the horizon, with their reconciliation's suspicion. */
-async function finishedRuns(db: Kysely<Schema>, horizon: Date): Promise<(FinishedRun & { suspect: boolean })[]> {
+async function finishedRuns(
+  db: Kysely<Schema>,
+  horizon: Date,
+): Promise<(Omit<FinishedRun, 'givenUp'> & { suspect: boolean })[]> {
   const rows = await db
     .selectFrom('recon.nightly_runs as n')
     .leftJoin('recon.reconciliation_runs as r', 'r.run_id', 'n.reconciliation_run_id')

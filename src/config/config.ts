@@ -1,16 +1,43 @@
 import path from 'node:path';
 import { canonicalTimeZone, isTimeZone } from '@recon/protocol';
 import { z } from 'zod';
-import { ReconError } from '../errors.ts';
+import { describeError, isReconError, ReconError } from '../errors.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/logger.ts';
+import { describeOrdersSource } from '../orders/orders-source-name.ts';
+import { callbackEndpoint } from '../receive/callback-url.ts';
 import { loadServiceAccounts, type ServiceAccount } from './service-accounts.ts';
 
 /**
  * Configuration is read once at start-up from the environment, validated, frozen and passed in.
  * Precedence: CLI flags (applied by each command) > environment > the defaults below.
  */
-const positiveInt = z.coerce.number().int().positive();
-const nonNegativeInt = z.coerce.number().int().min(0);
+/**
+ * A whole number in plain decimal digits, from `min` to `max`. Not `z.coerce.number()`: JavaScript's Number reads
+ * `1e3` as 1000, `0x10` as 16 and `` as 0, and a setting written so is a mistake to refuse, not a number to guess.
+ */
+function wholeNumber(min: number, max: number = Number.MAX_SAFE_INTEGER, message?: string) {
+  const said =
+    message ??
+    (max === Number.MAX_SAFE_INTEGER
+      ? `expected a whole number of ${min} or more, in decimal digits`
+      : `expected a whole number from ${min} to ${max}, in decimal digits`);
+  return z
+    .string({ error: said })
+    .trim()
+    .regex(/^\d{1,16}$/, said)
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, said);
+}
+
+/** A whole number of decimal digits, or undefined: for the few values read before the configuration is. */
+export function decimalWholeNumber(text: string | undefined): number | undefined {
+  const trimmed = text?.trim();
+  return trimmed !== undefined && /^\d{1,16}$/.test(trimmed) ? Number(trimmed) : undefined;
+}
+
+const positiveInt = wholeNumber(1);
+const nonNegativeInt = wholeNumber(0);
+const port = wholeNumber(0, 65_535);
 /** Money settings stay bigint from the digits on: never a float on the money path. */
 const minorUnits = z
   .string()
@@ -23,12 +50,7 @@ const minorUnits = z
  * cutoff before the first representable instant.
  */
 const DAYS_MESSAGE = 'expected a whole number of days from 1 to 36500';
-const retentionDays = z
-  .string()
-  .trim()
-  .regex(/^\d{1,5}$/, { error: DAYS_MESSAGE })
-  .transform(Number)
-  .pipe(z.number().min(1, { error: DAYS_MESSAGE }).max(36_500, { error: DAYS_MESSAGE }));
+const retentionDays = wholeNumber(1, 36_500, DAYS_MESSAGE);
 const timeZone = z.string().min(1).refine(isTimeZone, 'expected an IANA time zone such as Europe/Paris');
 /** A PostgreSQL role recon creates and grants to: a plain lower-case identifier, never one of PostgreSQL's own (pg_). */
 const roleName = z
@@ -100,7 +122,7 @@ const EnvSchema = z.object({
   RECON_MAX_ZIP_ENTRIES: positiveInt.default(10_000),
   RECON_AMOUNT_TOLERANCE_MINOR: minorUnits.default(0n),
   RECON_GRACE_HOURS: nonNegativeInt.default(24),
-  RECON_RECONCILE_CONNECTIONS: z.coerce.number().int().min(1).max(8).default(2),
+  RECON_RECONCILE_CONNECTIONS: wholeNumber(1, 8).default(2),
   RECON_ORDERS_DATABASE_URL: z.string().min(1).optional(),
   RECON_ORDERS_QUERY: z.string().trim().min(1).optional(),
   RECON_SERVICE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -109,10 +131,10 @@ const EnvSchema = z.object({
   RECON_ACCOUNTS: z.string().optional(),
   RECON_ACCOUNTS_FILE: z.string().optional(),
   RECON_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  RECON_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
+  RECON_PORT: port.default(8090),
   RECON_HOST: z.string().min(1).default('127.0.0.1'),
   // Not 9090: that is Prometheus's own port, often on the same host.
-  RECON_ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(8091),
+  RECON_ADMIN_PORT: port.default(8091),
   RECON_ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
   RECON_MAX_CONNECTIONS: positiveInt.default(256),
   RECON_MAX_CONNECTIONS_PER_CLIENT: nonNegativeInt.default(64),
@@ -135,7 +157,7 @@ const EnvSchema = z.object({
   RECON_EXPORT_LATE_SECONDS: positiveInt.default(DEFAULT_EXPORT_LATE_SECONDS),
   RECON_DRAIN_SECONDS: positiveInt.default(DEFAULT_DRAIN_SECONDS),
   // pg-boss refuses a heartbeat under 10 s.
-  RECON_JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).default(30),
+  RECON_JOB_HEARTBEAT_SECONDS: wholeNumber(10).default(30),
   RECON_LOG_LEVEL: z
     .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(LOG_LEVELS))
     .default('info'),
@@ -150,7 +172,7 @@ const EnvSchema = z.object({
     .trim()
     .refine(isMailAddress, 'expected an e-mail address, user@host')
     .default('recon@localhost'),
-  RECON_ALERT_LATE_HOURS: z.coerce.number().int().min(1).max(72).default(6),
+  RECON_ALERT_LATE_HOURS: wholeNumber(1, 72).default(6),
   RECON_DELIVERY_RETENTION_DAYS: retentionDays.default(90),
   // A month to look at what the service sent that recon could not load (recon runs lists each failed delivery).
   RECON_FAILED_DELIVERY_RETENTION_DAYS: retentionDays.default(30),
@@ -266,27 +288,113 @@ export interface ServiceAccess {
 
 /** A command that calls the service needs its URL and an account: a missing one is a CONFIG error naming the variable, before anything is opened. */
 export function requireService(service: ServiceConfig): ServiceAccess {
-  const { url, accounts } = service;
-  if (url === undefined) {
-    throw new ReconError(
-      'CONFIG',
-      "environment variable RECON_SERVICE_URL is not set: the payment service's base URL (https://...)",
-    );
-  }
-  const [first, ...rest] = accounts;
-  if (first === undefined) {
-    if (service.halfPair !== 'RECON_IDENTIFIER') {
-      throw new ReconError(
-        'CONFIG',
-        "environment variable RECON_IDENTIFIER is not set: the merchant account's IDENTIFIER at the service (or list accounts in RECON_ACCOUNTS)",
+  throwProblems(serviceProblems(service).map((problem) => problem.text));
+  const [first, ...rest] = service.accounts;
+  return { url: service.url!, accounts: [first!, ...rest] };
+}
+
+/** RECON_CALLBACK_BASE_URL, checked at start-up (it must leave room for a token in the 32 characters). */
+export function requireCallbackBase(serve: ServeConfig): string {
+  throwProblems(callbackBaseProblems(serve).map((problem) => problem.text));
+  return serve.callbackBaseUrl!;
+}
+
+/** RECON_ORDERS_DATABASE_URL and RECON_ORDERS_QUERY, both needed by `recon sync-orders`. */
+export function requireOrdersSource(orders: OrdersSourceConfig): {
+  readonly databaseUrl: string;
+  readonly query: string;
+} {
+  throwProblems(ordersSourceProblems(orders).map((problem) => problem.text));
+  return { databaseUrl: orders.databaseUrl!, query: orders.query! };
+}
+
+/** A setting a command needs and lacks: the variable, and the sentence that says what to set it to. */
+interface SettingProblem {
+  readonly variable: string;
+  readonly text: string;
+}
+
+const notSet = (variable: string, what: string): SettingProblem => ({
+  variable,
+  text: `environment variable ${variable} is not set: ${what}`,
+});
+
+/** What is missing for a command that calls the service: its URL, and an account (each half of the pair named). */
+function serviceProblems(service: ServiceConfig): SettingProblem[] {
+  const problems: SettingProblem[] = [];
+  if (service.url === undefined)
+    problems.push(notSet('RECON_SERVICE_URL', "the payment service's base URL (https://...)"));
+  if (service.accounts.length === 0) {
+    if (service.halfPair !== 'RECON_IDENTIFIER')
+      problems.push(
+        notSet(
+          'RECON_IDENTIFIER',
+          "the merchant account's IDENTIFIER at the service (or list accounts in RECON_ACCOUNTS)",
+        ),
       );
-    }
-    throw new ReconError(
-      'CONFIG',
-      "environment variable RECON_SECRET is not set: the account's secret, which signs every request (HASH)",
-    );
+    if (service.halfPair !== 'RECON_SECRET')
+      problems.push(notSet('RECON_SECRET', "the account's secret, which signs every request (HASH)"));
   }
-  return { url, accounts: [first, ...rest] };
+  return problems;
+}
+
+/** RECON_CALLBACK_BASE_URL set, and leaving room for a token in CALLBACKURL's 32 characters (callback-url.ts). */
+function callbackBaseProblems(serve: ServeConfig): SettingProblem[] {
+  const variable = 'RECON_CALLBACK_BASE_URL';
+  if (!serve.callbackBaseUrl)
+    return [
+      notSet(
+        variable,
+        "the public URL the service posts exports to, e.g. https://rc.shop.example/ (at most 24 characters, so that a token of 8 fits in CALLBACKURL's 32)",
+      ),
+    ];
+  try {
+    callbackEndpoint(serve.callbackBaseUrl);
+    return [];
+  } catch (error) {
+    return [{ variable, text: describeError(error) }];
+  }
+}
+
+/** `recon sync-orders` reads the merchant's database with its query: both are needed. */
+function ordersSourceProblems(orders: OrdersSourceConfig): SettingProblem[] {
+  const problems: SettingProblem[] = [];
+  const variable = 'RECON_ORDERS_DATABASE_URL';
+  if (orders.databaseUrl === undefined)
+    problems.push(notSet(variable, "the merchant's orders database (postgres://...)"));
+  else
+    try {
+      describeOrdersSource(orders.databaseUrl);
+    } catch (error) {
+      problems.push({ variable, text: describeError(error) });
+    }
+  if (orders.query === undefined) problems.push(notSet('RECON_ORDERS_QUERY', 'the SQL query that returns the orders'));
+  return problems;
+}
+
+/**
+ * What a command needs beyond what every command reads: checked by loadConfig with every other setting, so that one
+ * message names everything to fix.
+ */
+export type Requirement = 'service' | 'callbackBase' | 'ordersSource';
+
+const REQUIREMENTS: Record<Requirement, (config: Config) => SettingProblem[]> = {
+  service: (config) => serviceProblems(config.service),
+  callbackBase: (config) => callbackBaseProblems(config.serve),
+  ordersSource: (config) => ordersSourceProblems(config.orders),
+};
+
+/**
+ * One ReconError CONFIG for all the problems: a start names every setting to fix at once, rather than one per try.
+ * Each problem names its variable and says what it expects.
+ */
+function throwProblems(problems: readonly string[]): void {
+  if (problems.length === 0) return;
+  if (problems.length === 1) throw new ReconError('CONFIG', problems[0]!);
+  throw new ReconError(
+    'CONFIG',
+    `${problems.length} settings to fix: ${problems.map((problem, index) => `(${index + 1}) ${problem}`).join('; ')}`,
+  );
 }
 
 /** `recon serve`: where it listens, what a client may hold of it, and the public URL the service posts exports to. */
@@ -355,33 +463,65 @@ export interface IngestLimits {
   readonly maxZipEntries: number;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse(env);
+/**
+ * The configuration from `env`, with what `requirements` the command has. Every problem is found before any is
+ * said: an invalid variable, two that contradict each other, a missing one the command needs, all in one
+ * ReconError CONFIG.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, requirements: readonly Requirement[] = []): Config {
+  const problems: string[] = [];
+  const invalid = new Set<string>();
+  let parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const variable = issue.path.join('.');
-    throw new ReconError('CONFIG', `invalid environment variable ${variable}: ${issue.message}`);
+    for (const issue of parsed.error.issues) {
+      const variable = String(issue.path[0]);
+      if (invalid.has(variable)) continue;
+      invalid.add(variable);
+      problems.push(`invalid environment variable ${variable}: ${issue.message}`);
+    }
+    // The rest read without the invalid ones, so that what else is wrong is said in the same message.
+    parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([name]) => !invalid.has(name))));
+    if (!parsed.success) throwProblems(problems);
   }
-  const e = parsed.data;
-  if (e.RECON_ALERT_EMAIL && !e.RECON_SMTP_URL) {
-    throw new ReconError(
-      'CONFIG',
+  const e = parsed.data!;
+  if (e.RECON_ALERT_EMAIL && !e.RECON_SMTP_URL && !invalid.has('RECON_SMTP_URL')) {
+    problems.push(
       'RECON_ALERT_EMAIL is set but RECON_SMTP_URL is not: set RECON_SMTP_URL to the relay that sends the alerts (smtp://host:port or smtps://user:password@host)',
     );
   }
-  if (e.RECON_SMTP_URL && !e.RECON_ALERT_EMAIL) {
-    throw new ReconError(
-      'CONFIG',
+  if (e.RECON_SMTP_URL && !e.RECON_ALERT_EMAIL && !invalid.has('RECON_ALERT_EMAIL')) {
+    problems.push(
       'RECON_SMTP_URL is set but RECON_ALERT_EMAIL is not: set RECON_ALERT_EMAIL to the addresses alerts go to',
     );
   }
   if (e.RECON_READER_ROLE === e.RECON_ACCOUNTANT_ROLE) {
-    throw new ReconError(
-      'CONFIG',
+    problems.push(
       `RECON_READER_ROLE and RECON_ACCOUNTANT_ROLE are both ${e.RECON_READER_ROLE}: the reader may not write, so they need two names`,
     );
   }
-  const accounts = loadServiceAccounts(env);
+  let accounts: ServiceAccount[] = [];
+  let accountsUnread = false;
+  try {
+    accounts = loadServiceAccounts(env);
+  } catch (error) {
+    if (!isReconError(error, 'CONFIG')) throw error;
+    problems.push(error.message);
+    accountsUnread = true;
+  }
+  const config = buildConfig(e, accounts);
+  for (const requirement of new Set(requirements)) {
+    for (const problem of REQUIREMENTS[requirement](config)) {
+      // Said once: as invalid, or as the account list that could not be read.
+      if (invalid.has(problem.variable)) continue;
+      if (accountsUnread && (problem.variable === 'RECON_IDENTIFIER' || problem.variable === 'RECON_SECRET')) continue;
+      problems.push(problem.text);
+    }
+  }
+  throwProblems(problems);
+  return config;
+}
+
+function buildConfig(e: z.infer<typeof EnvSchema>, accounts: readonly ServiceAccount[]): Config {
   return Object.freeze({
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.RECON_DATA_DIR),

@@ -48,7 +48,11 @@ function openPostgres(connectionString: string): Database {
     db,
     async transaction(work) {
       const client = await pool.connect().catch((error: unknown) => {
-        throw new ReconError('DATABASE', `cannot connect to PostgreSQL: ${(error as Error).message}`, { cause: error });
+        throw new ReconError(
+          'DATABASE',
+          `cannot connect to PostgreSQL: ${(error as Error).message}: check that the server DATABASE_URL names is up and takes connections`,
+          { cause: error },
+        );
       });
       let broken = false;
       try {

@@ -39,6 +39,13 @@ const ERROR_CODES: Readonly<Record<string, ReconErrorCode>> = {
   [SQL_STATE.invalidParameterValue]: 'USAGE',
 };
 
+/** What to do after each refusal: the command that lists what can be acted on. */
+const NEXT_STEP: Readonly<Partial<Record<ReconErrorCode, string>>> = {
+  EXCEPTION_NOT_FOUND: '`recon exceptions list` lists the open exceptions, with their ORDERIDs',
+  EXCEPTION_NOT_OPEN: '`recon exceptions list` lists the open exceptions, with their ORDERIDs',
+  EXCEPTION_NOT_ACKNOWLEDGED: '`recon exceptions list --acknowledged yes` lists the acknowledged ones',
+};
+
 /**
  * Acts on an exception through reporting.exception_action, the same function an accountant calls from their SQL
  * tool: its rules (ack only an open exception, reopen only an acknowledged one) live there alone.
@@ -51,7 +58,10 @@ export async function actOnException(db: Kysely<Schema>, request: ExceptionActio
     actionId = rows[0]!.action_id;
   } catch (error) {
     const code = ERROR_CODES[sqlState(error) ?? ''];
-    if (code) throw new ReconError(code, (error as Error).message, { cause: error });
+    if (code) {
+      const next = NEXT_STEP[code];
+      throw new ReconError(code, `${(error as Error).message}${next ? `: ${next}` : ''}`, { cause: error });
+    }
     throw error;
   }
   const row = await db

@@ -18,8 +18,8 @@ import { findLateRuns, type LatenessRule } from './late-run.ts';
  * - recon_queue_depth{queue}, recon_jobs_failed{queue}: jobs waiting, and jobs whose retries ran out;
  * - recon_nightly_runs{state}, recon_nightly_runs_failed: runs by state;
  * - recon_nightly_run_lag_seconds: since the last nightly run that reconciled;
- * - recon_nightly_latest_run_failed, recon_nightly_latest_run_suspect, recon_nightly_run_late: what the alert
- *   rules of deploy/prometheus/alerts.yml watch, each 1 or 0.
+ * - recon_nightly_latest_run_failed, recon_nightly_latest_run_suspect (of the run that finished last, not the
+ *   latest date), recon_nightly_run_late: what the alert rules of deploy/prometheus/alerts.yml watch, each 1 or 0.
  * - recon_callback_base_reachable{callback_base}: the latest probe of the callback base (callback-probe.ts).
  */
 export function registerNightlyMetrics(
@@ -136,23 +136,26 @@ export function registerNightlyMetrics(
     help: 'Nightly runs that failed (the same as recon_nightly_runs{state="failed"}).',
     read: async () => (await runsByState()).get('failed') ?? 0,
   });
+  // The run that finished last, whatever its date: a re-run of an earlier date that fails after a later date's run
+  // reconciled is the news, and reading the latest date would hide it.
   const latestFinishedRun = () =>
     db
       .selectFrom('recon.nightly_runs as n')
       .leftJoin('recon.reconciliation_runs as r', 'r.run_id', 'n.reconciliation_run_id')
       .select(['n.state', 'r.suspect'])
       .where('n.state', 'in', ['reconciled', 'failed'])
-      .orderBy('n.run_date', 'desc')
+      .orderBy(sql`coalesce(n.finished_at, n.updated_at)`, 'desc')
+      .orderBy('n.nightly_run_id', 'desc')
       .limit(1)
       .executeTakeFirst();
   scrapeGauge(registry, {
     name: 'recon_nightly_latest_run_failed',
-    help: 'Whether the latest finished nightly run failed (1) or reconciled (0): an export batch was given up.',
+    help: 'Whether the nightly run that finished last (by finish time, not date) failed (1) or reconciled (0): an export batch was given up.',
     read: async () => ((await latestFinishedRun())?.state === 'failed' ? 1 : 0),
   });
   scrapeGauge(registry, {
     name: 'recon_nightly_latest_run_suspect',
-    help: 'Whether the reconciliation of the latest finished nightly run is suspect (1): orders expect money but no transaction was found.',
+    help: 'Whether the reconciliation of the nightly run that finished last is suspect (1): orders expect money but no transaction was found.',
     read: async () => ((await latestFinishedRun())?.suspect === true ? 1 : 0),
   });
   scrapeGauge(registry, {

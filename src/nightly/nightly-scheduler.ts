@@ -12,7 +12,7 @@ export interface NightlySchedulerOptions {
   readonly timezone: string;
   /** Sets a newly created run going (enqueues its first advance). */
   readonly onRunCreated: (nightlyRunId: string) => Promise<void>;
-  readonly onError: (message: string) => void;
+  readonly onError: (error: unknown) => void;
   /** Told of each run this scheduler starts. */
   readonly log?: Logger;
   readonly now?: () => Date;
@@ -47,7 +47,7 @@ export function startNightlyScheduler(
           await options.onRunCreated(nightlyRunId);
         });
       } catch (error) {
-        options.onError(`scheduler: ${(error as Error).message}`);
+        options.onError(error);
       }
     })();
     inFlight.add(tick);

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { fromPglite, PgBoss } from 'pg-boss';
 import type { Database } from '../db/database.ts';
-import { describeError } from '../errors.ts';
 
 /** The work between receiving and reconciling, each a pg-boss queue in the `recon_queue` schema. */
 export const QUEUES = {
@@ -28,7 +27,8 @@ export interface JobQueueOptions {
    * deployment should use the same value: the latest to start sets it on the queues.
    */
   readonly heartbeatSeconds: number;
-  readonly onError?: (message: string) => void;
+  /** Each error pg-boss emits: an Error, or a plain copy of one's fields (its stack among them) with the queue's. */
+  readonly onError?: (error: unknown) => void;
 }
 
 /**
@@ -65,10 +65,7 @@ export async function openJobQueue(database: Database, options: JobQueueOptions)
     superviseIntervalSeconds: heartbeatSeconds,
     monitorIntervalSeconds: heartbeatSeconds,
   });
-  // pg-boss also emits plain objects (a failed maintenance step with its context): say what they hold.
-  boss.on('error', (error: unknown) =>
-    options.onError?.(`job queue: ${error instanceof Error ? describeError(error) : JSON.stringify(error)}`),
-  );
+  boss.on('error', (error: unknown) => options.onError?.(error));
   try {
     await oneProcessAtATime(database, () => installQueues(boss, heartbeatSeconds));
   } catch (error) {

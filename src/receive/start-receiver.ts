@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { ReconError } from '../errors.ts';
+import { listenFailure } from '../config/listen-failure.ts';
 import { createBoundedServer, DEFAULT_LISTENER_LIMITS, listen, type ListenerLimits } from '@recon/protocol';
 import { createReceiver, type ReceiverOptions } from './receiver.ts';
 
@@ -28,8 +28,13 @@ export async function startReceiver(options: StartReceiverOptions): Promise<Runn
   const receiver = createReceiver(options);
   const server = createBoundedServer(receiver.handle, { ...DEFAULT_LISTENER_LIMITS, ...options.listenerLimits });
   await listen(server, options.port, options.host).catch((error: unknown) => {
-    throw new ReconError('CONFIG', `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, {
-      cause: error,
+    throw listenFailure(error, {
+      host: options.host,
+      port: options.port,
+      hostVariable: 'RECON_HOST',
+      portVariable: 'RECON_PORT',
+      hostFlag: '--host',
+      portFlag: '--port',
     });
   });
   const { port } = server.address() as AddressInfo;

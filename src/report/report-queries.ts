@@ -91,12 +91,22 @@ export async function findRun(db: Kysely<Schema>, runId?: string): Promise<RunFa
       choice = 'latest_over_all_orders';
     }
   }
-  if (!row) {
+  if (!row && runId === undefined) {
     throw new ReconError(
       'RUN_NOT_FOUND',
-      runId === undefined
-        ? 'no nightly run and no run over all orders has finished yet: run `recon nightly --wait` or `recon reconcile --all`, or name a run with --run'
-        : `no reconciliation run ${runId}`,
+      'no nightly run and no run over all orders has finished yet: run `recon nightly --wait` or `recon reconcile --all`, or name a run with --run',
+    );
+  }
+  if (!row) {
+    const latest = await db
+      .selectFrom('recon.reconciliation_runs')
+      .select(sql<string | null>`max(run_id)::text`.as('run_id'))
+      .executeTakeFirst();
+    const which = latest?.run_id ? ` (the latest is ${latest.run_id})` : ' (there is none yet)';
+    throw new ReconError(
+      'RUN_NOT_FOUND',
+      `no reconciliation run ${runId}${which}: \`recon runs\` lists the nightly runs with their reconciliation run, ` +
+        'and `SELECT run_id, started_at FROM reporting.runs ORDER BY run_id DESC` lists every run',
     );
   }
   return {

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkAlerts, type AlertCheckOptions } from '../../src/alerts/alert-check.ts';
+import { startAlertMonitor } from '../../src/alerts/alert-monitor.ts';
 import { alertSecrets } from '../../src/alerts/alert-secrets.ts';
 import { ALERT_RETRY } from '../../src/alerts/deliver-alerts.ts';
 import { raiseAlert } from '../../src/alerts/raise-alert.ts';
@@ -102,6 +103,8 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
     readonly finishedAt?: Date;
     readonly failure?: string;
     readonly suspectReason?: string;
+    /** Its export batches given up, each with its request's failure, as the state machine leaves them. */
+    readonly givenUp?: readonly { readonly batch: number; readonly failure: string }[];
   }
   /** A nightly run as the state machine leaves it, with its reconciliation when it has finished. */
   async function insertRun(run: RunRow): Promise<{ nightlyRunId: string; reconciliationRunId?: string }> {
@@ -120,6 +123,21 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
       .returning('nightly_run_id')
       .executeTakeFirstOrThrow();
     const nightlyRunId = String(nightly_run_id);
+    for (const { batch, failure } of run.givenUp ?? [])
+      await db
+        .insertInto('recon.export_requests')
+        .values({
+          token: `givenup${nightlyRunId}x${batch}`,
+          nightly_run_id: nightlyRunId,
+          order_ids: [`O${batch}`],
+          compression: 'gzip',
+          expires_at: startedAt,
+          batch,
+          attempt: 3,
+          state: 'given_up',
+          failure,
+        })
+        .execute();
     if (run.state !== 'reconciled' && run.state !== 'failed') return { nightlyRunId };
     const { run_id } = await db
       .insertInto('recon.reconciliation_runs')
@@ -162,6 +180,7 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
 
   const GIVEN_UP =
     '1 export batch(es) given up, their orders reconciled without them: batch 3 (no export delivered within 3600 s)';
+  const BATCH_3 = [{ batch: 3, failure: 'no export delivered within 3600 s' }];
 
   it.skipIf(skip)(
     'a failed run: one webhook POST and one e-mail that read well, and nothing more at the next checks',
@@ -170,6 +189,7 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
         date: '2026-11-24',
         state: 'failed',
         failure: GIVEN_UP,
+        givenUp: BATCH_3,
         finishedAt: at(5 * HOUR),
       });
       expect(await check(at(5 * HOUR + 60_000))).toEqual({ raised: 1, delivered: 1, failed: 0, givenUp: 0 });
@@ -178,9 +198,13 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
       const [request] = webhook.requests;
       expect(request!.path).toBe(`/hooks/${WEBHOOK_TOKEN}?channel=ops`);
       expect(request!.contentType).toMatch(/^application\/json/);
+      const detail =
+        '1 export batch given up (batch 3), its orders reconciled without it. ' +
+        'Its reason, as recorded: “no export delivered within 3600 s”';
       const text =
-        `recon: the nightly run of 2026-11-24 failed: ${GIVEN_UP}. Its reconciliation: ` +
-        `\`recon report --run ${reconciliationRunId}\`. See \`recon runs\` (nightly run ${nightlyRunId}).`;
+        `recon: the nightly run of 2026-11-24 failed: ${detail}. Its reconciliation: ` +
+        `\`recon report --run ${reconciliationRunId}\`. See \`recon runs\` (nightly run ${nightlyRunId}) for every ` +
+        'batch and reason.';
       expect(request!.body).toEqual({
         text,
         title: 'recon: the nightly run of 2026-11-24 failed',
@@ -189,7 +213,7 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
         nightlyDate: '2026-11-24',
         runId: nightlyRunId,
         state: 'failed',
-        detail: GIVEN_UP,
+        detail,
         reconciliationRunId,
         raisedAt: at(5 * HOUR + 60_000).toISOString(),
         alertId: expect.stringMatching(/^\d+$/),
@@ -438,9 +462,11 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
       expect(bodies[0]).toMatchObject({
         runId: String(finished.nightly_run_id),
         state: 'failed',
-        detail: finished.failure,
+        detail: expect.stringMatching(
+          /^1 export batch given up \(batch 1\), its orders reconciled without it\. Its reason, as recorded: “getTransactions answered EXECCODE 1003/,
+        ),
         text: expect.stringMatching(
-          /^recon: the nightly run of 2026-11-24 failed: 1 export batch\(es\) given up, their orders reconciled without them: batch 1 \(getTransactions answered EXECCODE 1003/,
+          /^recon: the nightly run of 2026-11-24 failed: 1 export batch given up \(batch 1\), its orders reconciled without it\. Its reason, as recorded: “getTransactions answered EXECCODE 1003/,
         ),
       });
       expect(bodies[1]!['text']).toBe(
@@ -587,7 +613,7 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
         probeReason: 'serve start',
         probedAt: at(HOUR).toISOString(),
         runId: null,
-        detail: expect.stringMatching(/^cannot connect: /),
+        detail: expect.stringMatching(/^“cannot connect: connect ECONNREFUSED 127\.0\.0\.1:\d+”$/),
       });
       expect(body!['text']).toBe(
         `recon: the callback base ${base} does not reach recon's receiver (probed at recon serve start): ` +
@@ -667,8 +693,143 @@ describe.each(BACKENDS)('the alert check on %s', (backend) => {
       expect(text).not.toContain(WEBHOOK_TOKEN);
       expect(text).not.toContain(mail.password);
     }
-    expect(webhook.requests[0]!.body['detail']).toBe('getTransactions answered EXECCODE 1003 for HASH key [redacted]');
+    expect(webhook.requests[0]!.body['detail']).toBe(
+      'Its reason, as recorded: “getTransactions answered EXECCODE 1003 for HASH key [redacted]”',
+    );
   });
+
+  it.skipIf(skip)(
+    'a run failed by a hostile header: no mention or link syntax anywhere, and one short quote, not one per batch',
+    async () => {
+      // What a stranger POSTed to the run's tokens as a csv header, and what quarantine recorded for each batch.
+      const header =
+        '<!channel> @here <a href="http://evil.example/">click</a> [click](http://evil.example/md) ' +
+        '<http://evil.example/x|details> <@U024BE7LH> <!subteam^S1|ops> &lt;!everyone&gt; @channel ' +
+        'www.evil.example \u202e\u200bhidden\ntext '.repeat(3) +
+        ';B';
+      const givenUp = Array.from({ length: 49 }, (_, index) => ({
+        batch: index + 1,
+        failure: `delivery ${index + 7} quarantined after 2 attempts failing the same way: delivery-${index + 7}.csv: line 1: unknown columns ${header}`,
+      }));
+      const failure = `49 export batch(es) given up, their orders reconciled without them: ${givenUp.map((b) => `batch ${b.batch} (${b.failure})`).join('; ')}`;
+      expect(failure.length).toBeGreaterThan(18_000);
+      await insertRun({ date: '2026-11-24', state: 'failed', failure, givenUp, finishedAt: at(5 * HOUR) });
+      expect(await check(at(6 * HOUR))).toMatchObject({ raised: 1, delivered: 1 });
+
+      const body = webhook.requests[0]!.body;
+      const mailText = mail.messages[0]!.mail.text!;
+      expect(mail.messages[0]!.mail.html).toBe(false);
+      for (const sent of [String(body['text']), String(body['detail']), mailText, JSON.stringify(body)]) {
+        for (const syntax of [
+          '<',
+          '>',
+          '@here',
+          '@channel',
+          '@everyone',
+          '<!',
+          '<@',
+          '<a ',
+          '](',
+          'http://evil',
+          'www.evil',
+        ])
+          expect(sent, syntax).not.toContain(syntax);
+        expect(sent).not.toMatch(/[\u202e\u200b\n]hidden/);
+      }
+      const text = String(body['text']);
+      // One quote of at most QUOTE_CHARS, in recon's own sentence.
+      const quotes = [...text.matchAll(/“([^”]*)”/g)].map((match) => match[1]!);
+      expect(quotes).toHaveLength(1);
+      expect(Array.from(quotes[0]!).length).toBeLessThanOrEqual(161);
+      expect(text).toMatch(
+        /^recon: the nightly run of 2026-11-24 failed: 49 export batches given up \(batches 1, 2, 3, 4, 5 and 44 more\), their orders reconciled without them\. The first one's reason, as recorded: “delivery 7 quarantined after 2 attempts failing the same way: delivery-7\.csv: line 1: unknown columns ‹!channel› ＠here ‹a href=/,
+      );
+      expect(text).toMatch(/…” \(\d+ more characters\) \(and 48 other reason\(s\)\)\./);
+      expect(text.length).toBeLessThan(700);
+      // The e-mail quotes it once too: the text, then the fields without the detail the text holds.
+      expect(mailText.split('click').length - 1).toBe(1);
+      expect(mailText.length).toBeLessThan(1_200);
+    },
+  );
+
+  it.skipIf(skip)(
+    'a webhook URL with credentials: sent as Basic authorization without them in the URL, never logged',
+    async () => {
+      const url = new URL(webhook.url);
+      url.username = 'recon-hooks';
+      url.password = 'pa55:w@rd';
+      const withCredentials = url.href;
+      expect(withCredentials).toContain('recon-hooks:pa55%3Aw%40rd@');
+      await insertRun({ date: '2026-11-24', state: 'failed', givenUp: BATCH_3, finishedAt: at(5 * HOUR) });
+      expect(await check(at(6 * HOUR), { RECON_ALERT_WEBHOOK: withCredentials })).toMatchObject({
+        raised: 1,
+        delivered: 1,
+      });
+      const [request] = webhook.requests;
+      expect(request!.path).toBe(`/hooks/${WEBHOOK_TOKEN}?channel=ops`);
+      expect(request!.authorization).toBe(`Basic ${Buffer.from('recon-hooks:pa55:w@rd').toString('base64')}`);
+      expect(logStream.text()).not.toContain('pa55');
+      expect(JSON.stringify(request!.body)).not.toContain('pa55');
+      // Without credentials, no Authorization header at all.
+      await db.deleteFrom('recon.alerts').execute();
+      await check(at(7 * HOUR));
+      expect(webhook.requests[1]!.authorization).toBeUndefined();
+    },
+  );
+
+  it.skipIf(skip)('alerts are sent at once: a webhook that hangs on one holds no other up', async () => {
+    await insertRun({ date: '2026-11-23', state: 'failed', givenUp: BATCH_3, finishedAt: at(-19 * HOUR) });
+    await insertRun({ date: '2026-11-24', state: 'failed', givenUp: BATCH_3, finishedAt: at(5 * HOUR) });
+    const held = webhook.holdNext();
+    const checking = check(at(6 * HOUR), { RECON_ALERT_EMAIL: undefined, RECON_SMTP_URL: undefined });
+    await held.arrived;
+    // The first alert's POST is held unanswered: the second arrives and is answered all the same.
+    await webhook.requestCount(1);
+    expect(webhook.requests.map((request) => request.body['nightlyDate'])).toHaveLength(1);
+    held.release();
+    expect(await checking).toMatchObject({ raised: 2, delivered: 2 });
+    expect(webhook.requests.map((request) => request.body['nightlyDate']).sort()).toEqual(['2026-11-23', '2026-11-24']);
+  });
+
+  it.skipIf(skip)(
+    'a drain waits its bound for a send, no more: the alert not sent is left pending, and the next process sends it',
+    async () => {
+      await insertRun({ date: '2026-11-24', state: 'failed', givenUp: BATCH_3, finishedAt: at(5 * HOUR) });
+      const held = webhook.holdNext();
+      const monitor = startAlertMonitor(db, {
+        ...options(() => at(6 * HOUR), { RECON_ALERT_EMAIL: undefined, RECON_SMTP_URL: undefined }),
+        // Far longer than the test: only the drain's bound can end this send.
+        webhookTimeoutMs: 600_000,
+        drainMs: 100,
+      });
+      try {
+        await held.arrived;
+        const stopping = Date.now();
+        await monitor.stop();
+        expect(Date.now() - stopping).toBeLessThan(5_000);
+      } finally {
+        held.release();
+      }
+      const [row] = await alertRows();
+      expect(row).toMatchObject({
+        attempts: 0,
+        webhook_delivered_at: null,
+        given_up_at: null,
+        last_error: null,
+        next_attempt_at: at(6 * HOUR),
+      });
+      expect(logs().at(-1)).toMatch(
+        /^alert \d+ not sent before the drain, left pending for the next process: recon: the nightly run of 2026-11-24 failed$/,
+      );
+      // The next process's first check sends it, without waiting for a lease or a backoff.
+      const delivered = webhook.requests.length;
+      expect(
+        await check(at(6 * HOUR + 1000), { RECON_ALERT_EMAIL: undefined, RECON_SMTP_URL: undefined }),
+      ).toMatchObject({ raised: 0, delivered: 1 });
+      expect(webhook.requests).toHaveLength(delivered + 1);
+      expect(await alertRows()).toEqual([expect.objectContaining({ attempts: 1, given_up_at: null })]);
+    },
+  );
 
   it.skipIf(skip)('keeps alerts 30 days: older ones are deleted by the check', async () => {
     const raise = (key: string, daysAgo: number) =>

@@ -127,14 +127,18 @@ describe.each(BACKENDS)('recon exceptions on %s', (backend) => {
       [
         ['ack', 'NOBODY', '--note', 'x'],
         2,
-        /^recon exceptions: no verdict for order NOBODY: recon has not judged it\n$/,
+        /^recon exceptions: no verdict for order NOBODY: recon has not judged it: `recon exceptions list` lists the open exceptions, with their ORDERIDs\n$/,
       ],
       [
         ['ack', 'E-OK', '--note', 'x'],
         2,
-        /^recon exceptions: order E-OK is not an open exception: its verdict is matched\n$/,
+        /^recon exceptions: order E-OK is not an open exception: its verdict is matched: `recon exceptions list` lists the open exceptions, with their ORDERIDs\n$/,
       ],
-      [['reopen', 'E-JPY'], 2, /^recon exceptions: order E-JPY is not acknowledged: nothing to reopen\n$/],
+      [
+        ['reopen', 'E-JPY'],
+        2,
+        /^recon exceptions: order E-JPY is not acknowledged: nothing to reopen: `recon exceptions list --acknowledged yes` lists the acknowledged ones\n$/,
+      ],
       [['ack', 'E-JPY'], 1, /^recon exceptions: ack needs --note TEXT/],
       [['list', '--acknowledged', 'maybe'], 1, /^recon exceptions: --acknowledged maybe: expected yes or no\n$/],
       [['list', '--limit', '0'], 1, /^recon exceptions: --limit 0: expected a whole number/],

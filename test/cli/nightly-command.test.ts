@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NightlyRunReport } from '../../src/nightly/nightly-run-report.ts';
 import { createSandbox, type Sandbox } from '@recon/sandbox';
@@ -227,6 +228,53 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
     }
   }, 120_000);
 
+  it('rides out a database that terminates its sessions and refuses new ones (57P01, then 55000)', async () => {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    const name = new URL(testDb.env.DATABASE_URL!).pathname.slice(1);
+    // No worker: the run stays requesting, and recon nightly waits on it.
+    const waiting = startRecon(['nightly', '--date', '2026-11-27', '--wait'], { ...testDb.env, ...service });
+    try {
+      await waitUntil('recon nightly waiting', () => waiting.stderrSoFar().includes('no worker is running'), {
+        timeoutMs: 30_000,
+      });
+      // What an operator's maintenance does: no new connection, and the open ones ended.
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [name],
+      );
+      await waitUntil('recon nightly to notice the outage', () =>
+        waiting.stderrSoFar().includes('the database is unreachable'),
+      );
+      expect(waiting.child.exitCode).toBeNull();
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      await waitUntil('recon nightly to see the database back', () =>
+        waiting.stderrSoFar().includes('the database is back'),
+      );
+      // The run ends as a worker would end it: recon nightly exits by its outcome.
+      await testDb.database.db
+        .updateTable('recon.nightly_runs')
+        .set({ state: 'failed', failure: 'given up by the test', finished_at: new Date() })
+        .where('run_date', '=', sql<Date>`'2026-11-27'::date`)
+        .execute();
+      const result = await waiting.done;
+      expect(result.code, result.stderr).toBe(2);
+      const told = result.stderr.split('\n').filter((line) => line.startsWith('recon nightly: the database'));
+      expect(told).toEqual([
+        expect.stringMatching(
+          /^recon nightly: the database is unreachable \((terminating connection due to administrator command|database "\w+" is not currently accepting connections|Connection terminated.*)\); still waiting$/,
+        ),
+        expect.stringMatching(/^recon nightly: the database is back after \d+ s$/),
+      ]);
+      expect(result.stdout).toMatch(/^2026-11-27 {2}run \d+ {2}failed \(given up by the test\)/);
+    } finally {
+      waiting.child.kill('SIGTERM');
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`).catch(() => {});
+      await admin.end();
+    }
+  }, 120_000);
+
   it("rides out a database outage while it waits, and exits by the run's outcome", async () => {
     const { baseUrl, port } = await refusingBaseUrl();
     const serveEnv = {
@@ -279,7 +327,7 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
       });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(
-        /recon nightly: the database is unreachable \(.+\); still waiting\nrecon nightly: the database is back\n$/,
+        /recon nightly: the database is unreachable \(.+\); still waiting\nrecon nightly: the database is back after \d+ s\n$/,
       );
       expect(result.stdout).toMatch(/^2026-11-24 {2}run \d+ {2}reconciled /);
     } finally {

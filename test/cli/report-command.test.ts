@@ -12,11 +12,12 @@ describe.each(BACKENDS)('recon report on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
   let testDb: TestDatabase;
   let tmp: string;
+  let latestRunId: string;
   beforeAll(async () => {
     if (skip) return;
     testDb = await createTestDatabase(backend);
     tmp = await mkdtemp(path.join(os.tmpdir(), 'recon-report-cli-'));
-    await twoRuns(testDb.database, tmp);
+    latestRunId = (await twoRuns(testDb.database, tmp)).second.runId;
     // A PGlite directory is opened by one process at a time: the CLI's, while it runs.
     await testDb.close();
   });
@@ -98,7 +99,10 @@ describe.each(BACKENDS)('recon report on %s', (backend) => {
       expect(await report('--run', '999')).toEqual({
         code: 2,
         stdout: '',
-        stderr: 'recon report: no reconciliation run 999\n',
+        stderr:
+          `recon report: no reconciliation run 999 (the latest is ${latestRunId}): ` +
+          '`recon runs` lists the nightly runs with their reconciliation run, and ' +
+          '`SELECT run_id, started_at FROM reporting.runs ORDER BY run_id DESC` lists every run\n',
       });
       const missing = path.join(tmp, 'no-such-folder', 'report.html');
       const result = await report('--format', 'html', '--out', missing);

@@ -95,7 +95,9 @@ describe.each(BACKENDS)('recon serve and its alerts, on %s', (backend) => {
         expect.objectContaining({
           cause: 'nightly_failed',
           nightlyDate: runDate,
-          text: expect.stringMatching(new RegExp(`^recon: the nightly run of ${runDate} failed: 1 export batch`)),
+          text: expect.stringMatching(
+            new RegExp(`^recon: the nightly run of ${runDate} failed\\. Its reason, as recorded: “1 export batch`),
+          ),
         }),
       );
       const origin = new URL(webhook.url).origin;

@@ -40,7 +40,9 @@ describe.each(BACKENDS)('recon serve that cannot start, on %s', (backend) => {
         expect(result).toEqual({
           code: 1,
           stdout: '',
-          stderr: `recon serve: cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`,
+          stderr:
+            `recon serve: cannot listen on 127.0.0.1:${port} (RECON_PORT): listen EADDRINUSE: address already in use ` +
+            `127.0.0.1:${port}: another process listens there: stop it, or set RECON_PORT (or --port) to a free port\n`,
         });
       } finally {
         await closeServer(occupant);
@@ -67,7 +69,10 @@ describe.each(BACKENDS)('recon serve that cannot start, on %s', (backend) => {
           expect(result).toEqual({
             code: 1,
             stdout: '',
-            stderr: `recon ${command}: admin listener: cannot listen on 127.0.0.1:${port} (RECON_ADMIN_HOST, RECON_ADMIN_PORT): listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`,
+            stderr:
+              `recon ${command}: admin listener: cannot listen on 127.0.0.1:${port} (RECON_ADMIN_PORT): listen ` +
+              `EADDRINUSE: address already in use 127.0.0.1:${port}: another process listens there: stop it, or set ` +
+              'RECON_ADMIN_PORT to a free port\n',
           });
         }
       } finally {
@@ -76,6 +81,28 @@ describe.each(BACKENDS)('recon serve that cannot start, on %s', (backend) => {
     },
     60_000,
   );
+});
+
+describe('recon serve with RECON_ADMIN_PORT equal to its own port', () => {
+  it('exit 1 and one line saying the two are the same, before opening anything', async () => {
+    const { baseUrl, port } = await refusingBaseUrl();
+    const env = {
+      RECON_DATA_DIR: '/nonexistent/recon-same-port',
+      ...SERVICE,
+      RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
+      RECON_ADMIN_PORT: String(port),
+    };
+    expect(await runRecon(['serve'], { ...env, RECON_PORT: String(port) })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        `recon serve: RECON_ADMIN_PORT and RECON_PORT are the same port, ${port}: the admin listener and the receiver ` +
+        'need one each: set RECON_ADMIN_PORT to another port (8091 unless set)\n',
+    });
+    expect((await runRecon(['serve', '--port', String(port)], env)).stderr).toMatch(
+      /^recon serve: RECON_ADMIN_PORT and --port are the same port, \d+: /,
+    );
+  });
 });
 
 describe('recon serve and recon worker without their database', () => {
@@ -91,7 +118,9 @@ describe('recon serve and recon worker without their database', () => {
       expect(result).toEqual({
         code: 2,
         stdout: '',
-        stderr: `recon ${command}: cannot connect to PostgreSQL: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+        stderr:
+          `recon ${command}: cannot connect to PostgreSQL: connect ECONNREFUSED 127.0.0.1:${port}: check that the ` +
+          'server DATABASE_URL names is up and takes connections\n',
       });
     }
   });

@@ -35,7 +35,7 @@ describe('recon serve and recon worker refuse to start without their settings', 
       for (const [change, message] of [
         [{ RECON_SERVICE_URL: undefined }, /^environment variable RECON_SERVICE_URL is not set: /],
         [{ RECON_SECRET: undefined }, /^environment variable RECON_SECRET is not set: /],
-        [{ RECON_CALLBACK_BASE_URL: undefined }, /^set RECON_CALLBACK_BASE_URL \(/],
+        [{ RECON_CALLBACK_BASE_URL: undefined }, /^environment variable RECON_CALLBACK_BASE_URL is not set: /],
         [
           { RECON_CALLBACK_BASE_URL: 'https://callbacks.shop.example/c/' },
           /^invalid RECON_CALLBACK_BASE_URL: .* leaves 0 of CALLBACKURL's 32 for the token/,
@@ -48,6 +48,34 @@ describe('recon serve and recon worker refuse to start without their settings', 
         expect(result.stderr).toMatch(new RegExp(`^recon ${command}: ${message.source.slice(1)}`));
         expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
       }
+    });
+
+    it.runIf(command === 'serve')('recon serve --port: decimal digits only, 0x10 refused (exit 1)', async () => {
+      const result = await runRecon(['serve', '--port', '0x10'], base);
+      expect(result).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: "recon serve: --port: expected a whole number from 0 to 65535, in decimal digits, got '0x10'\n",
+      });
+    });
+
+    it(`recon ${command}: every missing or invalid setting named in the one line of one start`, async () => {
+      const result = await runRecon([command], {
+        RECON_DATA_DIR: '/nonexistent/recon-signals',
+        RECON_SECRET: SECRET,
+        RECON_DELIVERY_RETENTION_DAYS: '1e3',
+      });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^recon ${command}: 4 settings to fix: \\(1\\) invalid environment variable RECON_DELIVERY_RETENTION_DAYS: .*; ` +
+            '\\(2\\) environment variable RECON_SERVICE_URL is not set: .*; ' +
+            '\\(3\\) environment variable RECON_IDENTIFIER is not set: .*; ' +
+            '\\(4\\) environment variable RECON_CALLBACK_BASE_URL is not set: ',
+        ),
+      );
     });
   }
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isTransientDatabaseError, isUniqueViolation, SQL_STATE, sqlState } from '../../src/db/sql-state.ts';
+import {
+  isDatabaseUnavailable,
+  isTransientDatabaseError,
+  isUniqueViolation,
+  SQL_STATE,
+  sqlState,
+} from '../../src/db/sql-state.ts';
 
 /** An error shaped as node-postgres and PGlite throw them: the SQLSTATE in `code`. */
 function databaseError(code: string, message = 'database error'): Error {
@@ -39,5 +45,63 @@ describe('isTransientDatabaseError', () => {
     expect(isTransientDatabaseError(databaseError(SQL_STATE.uniqueViolation))).toBe(false);
     expect(isTransientDatabaseError(new Error('load failed', { cause: databaseError('22P02') }))).toBe(false);
     expect(isTransientDatabaseError(new TypeError('x is undefined'))).toBe(false);
+  });
+});
+
+describe('isDatabaseUnavailable', () => {
+  it('takes every way a server refuses or drops connections as an outage', () => {
+    for (const state of [
+      '08000',
+      '08001',
+      '08003',
+      '08004',
+      '08006',
+      '08P01',
+      '57P01',
+      '57P02',
+      '57P03',
+      '57P05',
+      '53300',
+    ])
+      expect(isDatabaseUnavailable(databaseError(state)), state).toBe(true);
+    expect(
+      isDatabaseUnavailable(databaseError('55000', 'database "recon" is not currently accepting connections')),
+    ).toBe(true);
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+      expect(isDatabaseUnavailable(databaseError(code)), code).toBe(true);
+    for (const message of [
+      'Connection terminated unexpectedly',
+      'Connection terminated due to connection timeout',
+      'timeout exceeded when trying to connect',
+      'Client has encountered a connection error and is not queryable',
+    ])
+      expect(isDatabaseUnavailable(new Error(message)), message).toBe(true);
+  });
+
+  it('reads what any library reported: a cause, an aggregate, or the plain copy pg-boss emits', () => {
+    expect(
+      isDatabaseUnavailable(new Error('cannot connect to PostgreSQL', { cause: databaseError('ECONNREFUSED') })),
+    ).toBe(true);
+    expect(isDatabaseUnavailable(new AggregateError([databaseError('ECONNREFUSED')], 'all failed'))).toBe(true);
+    // pg-boss: `{ ...error, message, stack, queue, worker }`.
+    const copied = { code: '57P01', message: 'terminating connection due to administrator command', stack: 'at ...' };
+    expect(isDatabaseUnavailable({ ...copied, queue: 'recon-delivery-ingest', worker: 'w1' })).toBe(true);
+    expect(isDatabaseUnavailable({ message: 'Connection terminated unexpectedly', stack: 'at ...' })).toBe(true);
+  });
+
+  it('takes the work failing, a deadlock or another 55000 as no outage', () => {
+    for (const state of ['23505', '22P02', '40001', '40P01', '42P01', '57014', '53100'])
+      expect(isDatabaseUnavailable(databaseError(state)), state).toBe(false);
+    expect(isDatabaseUnavailable(databaseError('55000', 'cannot refresh materialized view concurrently'))).toBe(false);
+    expect(isDatabaseUnavailable(new TypeError('x is undefined'))).toBe(false);
+    expect(isDatabaseUnavailable(undefined)).toBe(false);
+    expect(isDatabaseUnavailable('ECONNREFUSED')).toBe(false);
+  });
+
+  it('is transient too, as are deadlocks and serialization failures', () => {
+    expect(
+      isTransientDatabaseError(databaseError('55000', 'database "x" is not currently accepting connections')),
+    ).toBe(true);
+    expect(isTransientDatabaseError(databaseError('57P03'))).toBe(true);
   });
 });

@@ -167,7 +167,8 @@ describe.each(BACKENDS)('/metrics of the worker and the nightly runs on %s', (ba
           as_of: new Date('2026-11-22T01:30:00Z'),
           state: 'reconciled',
           reconciliation_run_id: run_id,
-          finished_at: new Date('2026-11-22T03:00:00Z'),
+          // Finished after the runs of the test before (this machine's clock): the latest to finish.
+          finished_at: new Date(),
         })
         .execute();
       now = new Date('2026-11-22T09:00:00Z');
@@ -193,6 +194,47 @@ describe.each(BACKENDS)('/metrics of the worker and the nightly runs on %s', (ba
       expect(sample(text, 'recon_nightly_run_late')).toBe(1);
       // An unfinished run is neither failed nor suspect: the latest finished one is what those say.
       expect(sample(text, 'recon_nightly_latest_run_suspect')).toBe(1);
+    },
+  );
+
+  it.skipIf(skip)(
+    'follows the run that finished last, not the latest date: a re-run of an earlier date that failed after',
+    async () => {
+      const db = testDb.database.db;
+      await db.deleteFrom('recon.nightly_runs').execute();
+      const finished = (iso: string) => new Date(iso);
+      // The run of 2026-11-25 reconciled at 03:00 on the 25th; the re-run of 2026-11-24, started by hand later that
+      // day, failed at 14:00: the news is the failure, though its date is the earlier one.
+      await db
+        .insertInto('recon.nightly_runs')
+        .values([
+          {
+            run_date: '2026-11-25',
+            as_of: finished('2026-11-25T01:30:00Z'),
+            state: 'reconciled',
+            finished_at: finished('2026-11-25T03:00:00Z'),
+          },
+          {
+            run_date: '2026-11-24',
+            as_of: finished('2026-11-25T10:00:00Z'),
+            state: 'failed',
+            finished_at: finished('2026-11-25T14:00:00Z'),
+          },
+        ])
+        .execute();
+      expect(sample(await registry.metrics(), 'recon_nightly_latest_run_failed')).toBe(1);
+
+      // The next night's run reconciles after it: the failure is no longer the latest news.
+      await db
+        .insertInto('recon.nightly_runs')
+        .values({
+          run_date: '2026-11-26',
+          as_of: finished('2026-11-26T01:30:00Z'),
+          state: 'reconciled',
+          finished_at: finished('2026-11-26T03:00:00Z'),
+        })
+        .execute();
+      expect(sample(await registry.metrics(), 'recon_nightly_latest_run_failed')).toBe(0);
     },
   );
 });

@@ -38,7 +38,7 @@ describe.each(BACKENDS)('the scheduler on the spring-forward day, on %s', (backe
 
   it.skipIf(skip)('starts the run of the skipped 02:30 slot once, however often the gap check fires', async () => {
     const created: string[] = [];
-    const errors: string[] = [];
+    const errors: unknown[] = [];
     let clockReads = 0;
     // Its clock reads 03:10 CEST on 2027-03-28; the gap check fires every second instead of every 15 minutes.
     const scheduler = startNightlyScheduler(testDb.database.db, {
@@ -50,7 +50,7 @@ describe.each(BACKENDS)('the scheduler on the spring-forward day, on %s', (backe
       },
       gapCheckSchedule: '* * * * * *',
       onRunCreated: async (nightlyRunId) => void created.push(nightlyRunId),
-      onError: (message) => errors.push(message),
+      onError: (error) => errors.push(error),
     });
     try {
       await waitUntil('the skipped slot started', () => created.length === 1);

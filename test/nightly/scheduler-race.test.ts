@@ -49,7 +49,7 @@ describe.skipIf(!hasPostgres)('schedulers racing for one slot (PostgreSQL only)'
     const handles: Database[] = [];
     const schedulers: { stop: () => Promise<void> }[] = [];
     const created: string[] = [];
-    const errors: string[] = [];
+    const errors: unknown[] = [];
     // How often each scheduler's ticks have read the clock: a tick reads it before it asks for the run.
     const ticks = [0, 0];
     try {
@@ -71,7 +71,7 @@ describe.skipIf(!hasPostgres)('schedulers racing for one slot (PostgreSQL only)'
             onRunCreated: async (nightlyRunId) => {
               created.push(nightlyRunId);
             },
-            onError: (message) => errors.push(message),
+            onError: (error) => errors.push(error),
           }),
         );
       }

@@ -9,6 +9,13 @@ export interface TcpProxy {
   /** `url` with its host and port replaced by the proxy's. */
   through(url: string): string;
   cut(): Promise<void>;
+  /**
+   * Closes every connection and takes each new one only to close it at once, counting them in `refused`: a
+   * server that drops whatever comes, whose every attempt the test can count.
+   */
+  refuse(): void;
+  readonly refused: number;
+  /** Back to forwarding, on the same port, after `cut` or `refuse`. */
   restore(): Promise<void>;
   close(): Promise<void>;
 }
@@ -20,6 +27,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     socket.on('error', () => {});
     socket.once('close', () => sockets.delete(socket));
   };
+  let refusing = false;
+  let refused = 0;
   let server = listening();
   const port = await new Promise<number>((resolve) =>
     server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)),
@@ -27,6 +36,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
 
   function listening(): net.Server {
     return net.createServer((client) => {
+      if (refusing) {
+        refused++;
+        client.on('error', () => {});
+        client.destroy();
+        return;
+      }
       const upstream = net.connect(target.port, target.host);
       track(client);
       track(upstream);
@@ -51,7 +66,16 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       return proxied.toString();
     },
     cut,
+    refuse() {
+      refusing = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    get refused() {
+      return refused;
+    },
     async restore() {
+      refusing = false;
+      if (server.listening) return;
       server = listening();
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
     },

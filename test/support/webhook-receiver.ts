@@ -5,6 +5,8 @@ import { closeServer, listenOnLoopback } from './loopback.ts';
 export interface WebhookRequest {
   readonly path: string;
   readonly contentType: string | undefined;
+  /** The Authorization header, if any: a webhook URL's credentials arrive there. */
+  readonly authorization: string | undefined;
   readonly body: Record<string, unknown>;
   /** The status it was answered. */
   readonly status: number;
@@ -47,6 +49,7 @@ export async function startWebhookReceiver(statuses: readonly number[] = []): Pr
       requests.push({
         path: request.url ?? '',
         contentType: request.headers['content-type'],
+        authorization: request.headers.authorization,
         body: JSON.parse(text) as Record<string, unknown>,
         status,
       });

@@ -398,6 +398,10 @@ describe('recon-sandbox (CLI)', () => {
     [['--drop-callbacks=-2'], /invalid --drop-callbacks/],
     [['--drop-callbacks', '1.5'], /invalid --drop-callbacks/],
     [['--export-lag-seconds', 'soon'], /invalid --export-lag-seconds/],
+    // Decimal digits only: JavaScript's Number would read these as 1000, 16 and 7.
+    [['--port', '1e3'], /invalid --port "1e3": expected a whole number from 0 to 65535, in decimal digits/],
+    [['--seed', '0x10'], /invalid --seed/],
+    [['--drop-callbacks', '7.0'], /invalid --drop-callbacks/],
     [['--colour'], /Unknown option/],
   ])('refuses %j with exit 1 and a one-line message', async (args, message) => {
     const { code, stderr } = await run(args);
@@ -413,9 +417,20 @@ describe('recon-sandbox (CLI)', () => {
     ['RECON_SANDBOX_DROP_CALLBACKS', 'some'],
     ['RECON_SANDBOX_DUPLICATE_CALLBACKS', 'twice'],
     ['RECON_SANDBOX_EXPORT_LAG_SECONDS', '-5'],
+    ['RECON_SANDBOX_EXPORT_LAG_SECONDS', '0x10'],
+    ['RECON_SANDBOX_SEED', '1e3'],
   ])('refuses a bad %s naming it', async (variable, value) => {
     const { code, stderr } = await run([], { [variable]: value });
     expect(code).toBe(1);
     expect(stderr).toContain(variable);
+  });
+
+  it('names every bad variable in the one line of one start', async () => {
+    const { code, stderr } = await run([], { RECON_SANDBOX_PORT: '0x10', RECON_SANDBOX_SEED: '1e3' });
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(
+      /2 settings to fix: \(1\) invalid environment variable RECON_SANDBOX_PORT: expected a whole number from 0 to 65535, in decimal digits; \(2\) invalid environment variable RECON_SANDBOX_SEED: /,
+    );
   });
 });

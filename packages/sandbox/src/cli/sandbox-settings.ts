@@ -31,19 +31,32 @@ export interface SandboxSettings {
   readonly exportLagSeconds: number;
 }
 
-const port = z.coerce.number().int().min(0).max(65535);
+/**
+ * A whole number in plain decimal digits from `min` to `max`: JavaScript's Number would read `1e3` as 1000 and
+ * `0x10` as 16, a mistake to refuse rather than a number to guess.
+ */
+function wholeNumber(min: number, max: number = Number.MAX_SAFE_INTEGER) {
+  const said =
+    max === Number.MAX_SAFE_INTEGER
+      ? `expected a whole number of ${min} or more, in decimal digits`
+      : `expected a whole number from ${min} to ${max}, in decimal digits`;
+  return z
+    .string({ error: said })
+    .trim()
+    .regex(/^\d{1,16}$/, said)
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, said);
+}
+
+const port = wholeNumber(0, 65_535);
 const host = z.string().min(1);
 const identifier = z.string().min(1).max(32);
 const secret = z.string().min(1);
 const notifyUrl = z.url({ protocol: /^https?$/ });
 const smtp = z.string().regex(/^[^:]+:\d+$/, 'expected HOST:PORT');
-const seed = z.coerce
-  .number()
-  .int()
-  .min(0)
-  .max(2 ** 32 - 1);
+const seed = wholeNumber(0, 2 ** 32 - 1);
 const callbackFormat = z.enum(CALLBACK_FORMATS);
-const count = z.coerce.number().int().min(0);
+const count = wholeNumber(0);
 const path = z.string().min(1);
 const accountList = z.string().trim().min(1);
 
@@ -101,8 +114,19 @@ export function readSandboxSettings(
   }
   const parsedEnv = ENV.safeParse(env);
   if (!parsedEnv.success) {
-    const issue = parsedEnv.error.issues[0]!;
-    throw new SandboxError('USAGE', `invalid environment variable ${issue.path.join('.')}: ${issue.message}`);
+    // Every variable to fix in the one line, not one per start.
+    const problems = new Map<string, string>();
+    for (const issue of parsedEnv.error.issues) {
+      const variable = issue.path.join('.');
+      if (!problems.has(variable)) problems.set(variable, `invalid environment variable ${variable}: ${issue.message}`);
+    }
+    const said = [...problems.values()];
+    throw new SandboxError(
+      'USAGE',
+      said.length === 1
+        ? said[0]!
+        : `${said.length} settings to fix: ${said.map((problem, index) => `(${index + 1}) ${problem}`).join('; ')}`,
+    );
   }
   const e = parsedEnv.data;
   const flag = <K extends keyof typeof FLAG_RULES>(name: K): z.infer<(typeof FLAG_RULES)[K]> | undefined => {
