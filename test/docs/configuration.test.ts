@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/package-root.ts';
 import { documentationFiles, readText } from './markdown.ts';
+import { productFiles } from './product-files.ts';
 
 const root = packageRoot();
 const source = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -12,23 +13,6 @@ const VARIABLE = /\b(DATABASE_URL|RECON_[A-Z0-9_]*[A-Z0-9])(_?\*)?(?![A-Za-z0-9_
 /** The keys of the zod object a settings module reads the environment with: `NAME: z...` or `NAME: rule.default(...)`. */
 function schemaKeys(file: string): string[] {
   return [...source(file).matchAll(/^\s+(DATABASE_URL|RECON_[A-Z0-9_]+):/gm)].map((match) => match[1]!);
-}
-
-/** The TypeScript files of recon and of its packages, tests aside. */
-function productFiles(): string[] {
-  const found: string[] = [];
-  const walk = (folder: string) => {
-    for (const entry of readdirSync(path.join(root, folder), { withFileTypes: true })) {
-      const relative = path.join(folder, entry.name);
-      if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules' && entry.name !== 'test') walk(relative);
-      } else if (entry.name.endsWith('.ts')) {
-        found.push(relative);
-      }
-    }
-  };
-  for (const folder of ['cli', 'src', 'pipelines', 'packages']) walk(folder);
-  return found;
 }
 
 /** Variables read straight from the environment, outside the settings modules: `env.RECON_...`, `env['RECON_...']`. */

@@ -8,7 +8,7 @@ import { packageRoot } from '../../src/package-root.ts';
 import { documentationFiles, readText } from './markdown.ts';
 
 const root = packageRoot();
-const codes = Object.values(EXIT).sort();
+const codes: number[] = Object.values(EXIT).sort();
 /** The codes main() itself gives any command: success, a usage error, a failure thrown. */
 const EVERY_COMMAND = new Set<keyof typeof EXIT>(['ok', 'usage', 'failed']);
 
