@@ -36,5 +36,5 @@ export {
 export { formatOrdersCsv } from './scenario/orders-csv.ts';
 export { CALLBACK_FORMATS } from './export/callback-switches.ts';
 export { formatExecCode, formatMinorUnits, formatPosition } from './export/format-export-value.ts';
-export { writeZip } from './export/zip-writer.ts';
+export { writeZip, type ZipOptions } from './export/zip-writer.ts';
 export { SandboxError } from './sandbox-error.ts';
