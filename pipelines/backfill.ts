@@ -25,6 +25,7 @@ import { loadCurrentVerdicts } from '../src/reconcile/current-verdicts.ts';
 import { reconcile } from '../src/reconcile/reconcile.ts';
 import { describeFailure, isConcurrentLoadOfSameBytes } from '../src/ingest/ingest-failure.ts';
 import { fillFileAccount } from '../src/ingest/file-account.ts';
+import { ACCOUNT_NOT_ASKED, guardedAccounts, requestScope, type RequestScope } from '../src/normalize/row-scope.ts';
 
 /**
  * `recon backfill`: an operator's few orders, now. For each batch of ORDERIDs one synchronous getTransactions, whose
@@ -75,7 +76,8 @@ export async function backfill(
     options.signal?.throwIfAborted();
     const account = accounts.find((each) => each.identifier === unit.identifier)!;
     try {
-      requests.push(await fetchAndLoad(database, account, unit, accounts.length > 1, orderIds, now()));
+      const scope = askedScope(accounts, unit, orderIds);
+      requests.push(await fetchAndLoad(database, account, unit, accounts.length > 1, orderIds, scope, now()));
     } catch (error) {
       throw requests.length === 0 ? error : afterSomeLoaded(error, requests.length, asks.length);
     }
@@ -109,6 +111,7 @@ async function fetchAndLoad(
   unit: ExportUnit,
   named: boolean,
   orderIds: string[],
+  scope: RequestScope,
   requestedAt: Date,
 ): Promise<BackfillRequest> {
   const data = await account.client.getTransactions({
@@ -132,7 +135,7 @@ async function fetchAndLoad(
   if (loadedBefore !== undefined) return { ...facts, status: 'duplicate', fileId: loadedBefore };
   try {
     const loaded = await database.transaction(async (connection) => {
-      const file = await loadAnswer(connection, identity, answer);
+      const file = await loadAnswer(connection, identity, answer, scope);
       // An answer without IDENTIFIER values for one account alone: they are that account's.
       if (unit.scope === 'CLIENT') await fillFileAccount(connection.db, file.fileId, unit.identifier);
       return file;
@@ -158,8 +161,28 @@ async function fetchAndLoad(
   }
 }
 
+/**
+ * What a request's answer may write: the rows of the account asked (or of its group's accounts) for the ORDERIDs
+ * asked. The service answers exactly that; anything else in DATA is rejected, as in a delivered file.
+ */
+function askedScope(accounts: BackfillAccounts, unit: ExportUnit, orderIds: readonly string[]): RequestScope {
+  const group = unit.scope === 'CLIENTSGROUP' && accounts.find((each) => each.identifier === unit.identifier)?.group;
+  return requestScope({
+    accounts: group
+      ? accounts.filter((each) => each.group === group).map((each) => each.identifier)
+      : [unit.identifier],
+    scope: unit.scope,
+    orderIds,
+  });
+}
+
 /** A `whole-file` load (src/ingest/load-records.ts) of one csv entry, fed by the answer's records: one COPY, one merge. */
-async function loadAnswer(connection: Connection, identity: FileIdentity, answer: ExportAnswer): Promise<LoadedFile> {
+async function loadAnswer(
+  connection: Connection,
+  identity: FileIdentity,
+  answer: ExportAnswer,
+  scope: RequestScope,
+): Promise<LoadedFile> {
   const fileId = await insertLoadingFile(connection, identity);
   const staged = await beginStaging(connection);
   const plan = planHeader(answer.header, identity.name);
@@ -168,7 +191,7 @@ async function loadAnswer(connection: Connection, identity: FileIdentity, answer
     columns: plan.presentColumns.filter((column) => column !== 'transaction_id'),
     withExtra: plan.extraHeaders.length > 0,
   };
-  const normalize = createRecordNormalizer(plan, { timezone: EXPORT_TIME_ZONE });
+  const normalize = createRecordNormalizer(plan, { timezone: EXPORT_TIME_ZONE, scope });
   const encoder = createStagingRowEncoder(0, entry, staged, recordDigestSeed(plan.header, EXPORT_TIME_ZONE));
   let text = '';
   let rejected = 0;
@@ -178,7 +201,19 @@ async function loadAnswer(connection: Connection, identity: FileIdentity, answer
     if (encoded.rejected) rejected++;
   }
   if (text !== '') await stageEntry(connection, entry, once(text));
-  const merged = await mergeStaged(connection, fileId, [entry], staged);
+  const accounts = guardedAccounts(scope);
+  const merged = await mergeStaged(
+    connection,
+    fileId,
+    [entry],
+    staged,
+    undefined,
+    accounts && {
+      accounts,
+      reason: ACCOUNT_NOT_ASKED,
+      rawLines: async (wanted) => new Map([[0, rawRecords(answer, wanted.get(0))]]),
+    },
+  );
   return recordLoadedFile(connection, fileId, identity, { rows: answer.records.length, rejected }, merged);
 }
 
@@ -204,6 +239,11 @@ function encodeRecord(
     }
   }
   return { text: encoder.rejected(record.line, record.raw, reason), rejected: true };
+}
+
+/** The answer's records at `lines`, as their rejected rows keep them. */
+function rawRecords(answer: ExportAnswer, lines: ReadonlySet<number> | undefined): Map<number, string> {
+  return new Map(answer.records.filter((record) => lines?.has(record.line)).map((record) => [record.line, record.raw]));
 }
 
 async function* once(text: string): AsyncGenerator<string> {

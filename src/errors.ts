@@ -42,7 +42,8 @@ export type ReconErrorCode =
   // recon serve: a stored delivery that is not there, or whose bytes no longer match its sha256
   | 'DELIVERY_NOT_FOUND'
   | 'DELIVERY_CORRUPT'
-  // a stored delivery whose bytes retention deleted (RECON_DELIVERY_RETENTION_DAYS): its rows stay, its bytes do not
+  // a stored delivery whose bytes retention deleted (RECON_DELIVERY_RETENTION_DAYS, or
+  // RECON_FAILED_DELIVERY_RETENTION_DAYS for a failed one): its rows stay, its bytes do not
   | 'DELIVERY_PRUNED'
   // database
   | 'DATABASE'

@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { describeError, ReconError } from '../../src/errors.ts';
+import { configuredScope } from '../../src/normalize/row-scope.ts';
 import { createWallTimeResolver } from '../../src/normalize/wall-time-resolver.ts';
 import type { FileResult } from '../../src/ingest/file-result.ts';
 import { formatFileJson, formatFileSummary } from '../../src/terminal/file-summary.ts';
@@ -14,6 +15,8 @@ const USAGE = `usage: recon ingest [--json] [--timezone ZONE] FILE...
 
 Loads export files (zip, gzip, bzip2 or plain csv, detected from the bytes) into recon.transactions.
 Each file loads whole or not at all; a file whose bytes were loaded before is skipped as a duplicate.
+Once accounts are configured (RECON_ACCOUNTS, RECON_ACCOUNTS_FILE, or RECON_IDENTIFIER and RECON_SECRET),
+a row naming another account is rejected ("account not configured").
 
 options:
   --json           one JSON object per file on stdout instead of a summary line
@@ -51,6 +54,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     const results = await ingestFiles(database, positionals, {
       timezone,
       limits: config.limits,
+      // Once accounts are configured, a row naming another account is rejected rather than kept as its money.
+      scope: configuredScope(config.service.accounts.map((account) => account.identifier)),
       signal: ctx.signal,
       onProgress: progress?.update,
       onWarning(message) {

@@ -15,6 +15,8 @@ Removes what recon keeps no longer, and says what it removed:
 - the stored bytes of delivered export files ingested more than RECON_DELIVERY_RETENTION_DAYS (90) days ago: their
   deliveries, their files' rows (name, sha256, size) and their transactions stay, and reporting.files says when the
   bytes were pruned;
+- the stored bytes of deliveries that failed to ingest (quarantined or not) more than
+  RECON_FAILED_DELIVERY_RETENTION_DAYS (30) days ago: their rows and why they failed stay;
 - reconciliation runs older than RECON_RUN_RETENTION_DAYS (800) days, with the history only they need.
 It works in short transactions of 100 deliveries (or runs), beside a nightly run, an ingest or a report, and skips
 what another transaction holds. recon serve prunes the same way once a day.
@@ -48,6 +50,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   let drawn = false;
   // Deliveries whose bytes are gone so far: what an interrupted prune says it did.
   let deliveriesPruned = 0;
+  let failedPruned = 0;
   const clear = () => {
     if (drawn) ctx.stderr.write('\r\x1b[K');
     drawn = false;
@@ -65,6 +68,7 @@ export async function run(ctx: CommandContext): Promise<number> {
         signal: ctx.signal,
         onProgress: (step) => {
           if (step.step === 'deliveries') deliveriesPruned = step.soFar.deliveries;
+          if (step.step === 'failedDeliveries') failedPruned = step.soFar.deliveries;
           if (!progress) return;
           ctx.stderr.write(`\r${formatPruneProgress(step)}\x1b[K`);
           drawn = true;
@@ -80,8 +84,8 @@ export async function run(ctx: CommandContext): Promise<number> {
       if (pruneId !== undefined) await failPrune(database.db, pruneId, describeError(reason)).catch(() => undefined);
       if (!ctx.signal.aborted) throw error;
       ctx.stderr.write(
-        `recon prune: ${describeError(reason)}: the bytes of ${plural(deliveriesPruned, 'delivery', 'deliveries')} were pruned` +
-          ` before it stopped, and stay so\n`,
+        `recon prune: ${describeError(reason)}: the bytes of ${plural(deliveriesPruned, 'delivery', 'deliveries')}` +
+          ` and of ${plural(failedPruned, 'failed delivery', 'failed deliveries')} were pruned before it stopped, and stay so\n`,
       );
       return EXIT.failed;
     }

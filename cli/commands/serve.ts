@@ -32,7 +32,8 @@ Runs recon's service until SIGTERM or SIGINT: the receiver (export deliveries on
 RECON_CALLBACK_BASE_URL, notifications on /notify), a worker (as recon worker), the nightly scheduler
 (RECON_SCHEDULE in RECON_SCHEDULE_TIMEZONE) and, with RECON_ALERT_WEBHOOK or RECON_ALERT_EMAIL set, the alert
 check every minute (a nightly run failed, suspect or late; the callback base unreachable), and once a day the
-prune of recon prune (RECON_DELIVERY_RETENTION_DAYS, RECON_RUN_RETENTION_DAYS). Operators' /healthz and
+prune of recon prune (RECON_DELIVERY_RETENTION_DAYS, RECON_FAILED_DELIVERY_RETENTION_DAYS,
+RECON_RUN_RETENTION_DAYS). Operators' /healthz and
 Prometheus /metrics are on the admin listener, RECON_ADMIN_HOST:RECON_ADMIN_PORT (127.0.0.1:8091). SIGTERM drains:
 /healthz answers 503, uploads in flight finish, the current job finishes, then exit 0. It logs on stdout: one JSON
 object a line (a readable line each on a terminal), from \`listening on URL\` then \`admin on URL\` on, at
@@ -45,7 +46,7 @@ options (each also read from the environment variable shown; flags win):
 settings: DATABASE_URL (or the embedded database under RECON_DATA_DIR), RECON_SERVICE_URL, RECON_IDENTIFIER,
 RECON_SECRET, RECON_CALLBACK_BASE_URL, RECON_MAX_FILE_BYTES, RECON_SCHEDULE*, RECON_EXPORT_*, RECON_LOOKBACK_DAYS,
 RECON_LOG_LEVEL, RECON_ADMIN_*, RECON_ALERT_*, RECON_SMTP_URL, RECON_DELIVERY_RETENTION_DAYS,
-RECON_RUN_RETENTION_DAYS (see docs/configuration.md).
+RECON_FAILED_DELIVERY_RETENTION_DAYS, RECON_RUN_RETENTION_DAYS (see docs/configuration.md).
 `;
 
 export const OPTIONS = {

@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { spoolDelivery } from '../../src/receive/spool-delivery.ts';
 import { endFailedAttempt, startIngestAttempt } from '../../src/nightly/delivery-attempts.ts';
 import { fillFileAccount } from '../../src/ingest/file-account.ts';
-import { deliverySoleAccount } from '../../src/nightly/delivery-account.ts';
+import { deliveryScope, type DeliveryScope } from '../../src/nightly/delivery-scope.ts';
 import { deliveryFileName, readDeliveryFacts, type DeliveryFacts } from '../../src/nightly/delivery-file-name.ts';
 
 export interface IngestDeliveryOptions {
@@ -68,8 +68,8 @@ async function ingestOnce(
 ): Promise<FileResult['status']> {
   const facts = await readDeliveryFacts(database.db, deliveryId);
   const started = performance.now();
-  const soleAccount = await deliverySoleAccount(database.db, deliveryId);
-  const result = await ingestSpooled(database, deliveryId, deliveryFileName(facts), soleAccount, options);
+  const scope = await deliveryScope(database.db, deliveryId);
+  const result = await ingestSpooled(database, deliveryId, deliveryFileName(facts), scope, options);
   logIngest(options.log ?? silentLogger, facts, result, (performance.now() - started) / 1000);
   const failure = result.status === 'failed' ? result : undefined;
   // The database failed, not the file: the job is retried (by pg-boss, or the worker's sweep) and loads it then.
@@ -95,7 +95,13 @@ async function recordOutcome(
 ): Promise<void> {
   const delivery = await db
     .updateTable('recon.deliveries')
-    .set({ state: failure ? 'failed' : 'ingested', file_id: fileId, attempt_open: false, failure })
+    .set({
+      state: failure ? 'failed' : 'ingested',
+      file_id: fileId,
+      attempt_open: false,
+      failure,
+      failed_at: failure ? sql<Date>`now()` : null,
+    })
     .where('delivery_id', '=', deliveryId)
     .returning('request_id')
     .executeTakeFirstOrThrow();
@@ -110,12 +116,13 @@ async function recordOutcome(
 /**
  * The delivery spooled to a temp folder of its own and ingested under its own name; the folder is gone before the
  * attempt's outcome is recorded, so that a delivery seen ingested, failed or waiting for its retry has left nothing.
+ * Only what its request asked for is written (`scope`): any other row is a rejected row of its file.
  */
 async function ingestSpooled(
   database: Database,
   deliveryId: string,
   name: string,
-  soleAccount: string | null,
+  { scope, soleAccount }: DeliveryScope,
   options: IngestDeliveryOptions,
 ): Promise<FileResult> {
   const spooled = await spoolDelivery(database.db, deliveryId);
@@ -125,6 +132,7 @@ async function ingestSpooled(
       { path: spooled.path, name, arrival: { kind: 'delivery', deliveryId } },
       {
         ...options,
+        scope,
         beforeCommit: async (connection, loaded) => {
           // The rows are read: the copy goes before the outcome commits, or a delivery seen ingested would still
           // have its file in the temp folder for a moment.

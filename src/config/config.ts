@@ -18,15 +18,17 @@ const minorUnits = z
   .regex(/^\d{1,18}$/, 'expected a whole number of minor units (0 or more)')
   .transform(BigInt);
 /**
- * A retention in whole days. At most a century: further back than that is no retention, and a larger number would
- * put the cutoff before the first representable instant.
+ * A retention in whole days, written in decimal digits: `1e3` or `0x10` is a typo to refuse, not 1000 or 16 days of
+ * data to delete. At most a century: further back than that is no retention, and a larger number would put the
+ * cutoff before the first representable instant.
  */
 const DAYS_MESSAGE = 'expected a whole number of days from 1 to 36500';
-const retentionDays = z.coerce
-  .number({ error: DAYS_MESSAGE })
-  .int({ error: DAYS_MESSAGE })
-  .min(1, { error: DAYS_MESSAGE })
-  .max(36_500, { error: DAYS_MESSAGE });
+const retentionDays = z
+  .string()
+  .trim()
+  .regex(/^\d{1,5}$/, { error: DAYS_MESSAGE })
+  .transform(Number)
+  .pipe(z.number().min(1, { error: DAYS_MESSAGE }).max(36_500, { error: DAYS_MESSAGE }));
 const timeZone = z.string().min(1).refine(isTimeZone, 'expected an IANA time zone such as Europe/Paris');
 /** A PostgreSQL role recon creates and grants to: a plain lower-case identifier, never one of PostgreSQL's own (pg_). */
 const roleName = z
@@ -150,6 +152,8 @@ const EnvSchema = z.object({
     .default('recon@localhost'),
   RECON_ALERT_LATE_HOURS: z.coerce.number().int().min(1).max(72).default(6),
   RECON_DELIVERY_RETENTION_DAYS: retentionDays.default(90),
+  // A month to look at what the service sent that recon could not load (recon runs lists each failed delivery).
+  RECON_FAILED_DELIVERY_RETENTION_DAYS: retentionDays.default(30),
   // Two fiscal years and a margin: an auditor's questions about last year's books still find their runs.
   RECON_RUN_RETENTION_DAYS: retentionDays.default(800),
   RECON_READER_ROLE: roleName.default('recon_reader'),
@@ -191,6 +195,8 @@ export interface ReportingRolesConfig {
 export interface RetentionConfig {
   /** A delivered file's bytes are deleted this many days after the file was ingested; its rows stay. */
   readonly deliveryDays: number;
+  /** The bytes of a delivery that failed to ingest (quarantined or not) are deleted this many days after it failed. */
+  readonly failedDeliveryDays: number;
   /** Reconciliation runs older than this many days are removed with the history only they need. */
   readonly runDays: number;
 }
@@ -447,7 +453,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           : undefined,
       lateHours: e.RECON_ALERT_LATE_HOURS,
     }),
-    retention: Object.freeze({ deliveryDays: e.RECON_DELIVERY_RETENTION_DAYS, runDays: e.RECON_RUN_RETENTION_DAYS }),
+    retention: Object.freeze({
+      deliveryDays: e.RECON_DELIVERY_RETENTION_DAYS,
+      failedDeliveryDays: e.RECON_FAILED_DELIVERY_RETENTION_DAYS,
+      runDays: e.RECON_RUN_RETENTION_DAYS,
+    }),
     reportingRoles: Object.freeze({ reader: e.RECON_READER_ROLE, accountant: e.RECON_ACCOUNTANT_ROLE }),
   });
 }

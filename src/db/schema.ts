@@ -133,8 +133,14 @@ export interface NotificationsTable {
   invalid_reason: NotificationInvalidReason | null;
   /** NUL characters written as the six characters `\u0000`. */
   params: ColumnType<Record<string, string>, string, string>;
-  /** The query string or body as received; null for notifications stored before it was kept. */
+  /** The query string or body as first received; null for notifications stored before it was kept. */
   raw: Uint8Array | null;
+  /** sha256 of `params` as jsonb text: with hash_valid, what makes a copy the same notification (unique). */
+  params_digest: Uint8Array;
+  /** How many times it was received, copies the service sent again and replays included (bigint as text). */
+  receipts: Generated<string>;
+  /** When it was last received; received_at is the first time. */
+  last_received_at: DefaultedTimestamp;
 }
 
 export const VERDICT_STATUSES = [
@@ -321,7 +327,12 @@ export interface DeliveriesTable {
   failure: string | null;
   /** When it was given up after two attempts that died or failed the same way. */
   quarantined_at: Timestamp | null;
-  /** When its chunks were deleted, RECON_DELIVERY_RETENTION_DAYS after its file was ingested (migration 0020). */
+  /** When it failed, quarantined or not; set exactly when state is failed (migration 0031). */
+  failed_at: Timestamp | null;
+  /**
+   * When its chunks were deleted: RECON_DELIVERY_RETENTION_DAYS after its file was ingested (migration 0020), or
+   * RECON_FAILED_DELIVERY_RETENTION_DAYS after it failed (migration 0031).
+   */
   bytes_pruned_at: Timestamp | null;
 }
 

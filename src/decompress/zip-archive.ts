@@ -2,7 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
-import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import yauzl, { type Entry } from 'yauzl';
 import type { IngestLimits } from '../config/config.ts';
 import { ReconError } from '../errors.ts';
 import { BoundedFileReader } from './bounded-file-reader.ts';
@@ -10,6 +10,7 @@ import { chainStreams } from './chain-streams.ts';
 import { Crc32Check } from './crc32-check.ts';
 import type { FileReadCounter } from './file-read-counter.ts';
 import { entryLabel, oneLine } from './archive-error.ts';
+import { zipEntryName } from './zip-entry-name.ts';
 import {
   checkZipDirectory,
   corrupt,
@@ -49,9 +50,9 @@ const READ_CHUNK_BYTES = 256 * 1024;
 const INFLATE_CHUNK_BYTES = 64 * 1024;
 
 /**
- * The entries of a zip's central directory, in order. The end records are checked first (zip-end-records.ts), so
- * the directory is within the file and within RECON_MAX_ZIP_ENTRIES before yauzl walks it, one entry at a time,
- * through a reader that refuses to leave the file. Each entry's local header and data must lie before the
+ * The entries of a zip's central directory, in order. The end records are read and checked first
+ * (zip-end-records.ts), so the directory is within the file and within RECON_MAX_ZIP_ENTRIES before yauzl walks it,
+ * one entry at a time, through a reader that refuses to leave the file. Each entry's local header and data must lie before the
  * directory. The sizes and crc come from the directory, never from local headers, which is what makes entries
  * written with data descriptors (zero sizes in the local header) readable.
  */
@@ -100,7 +101,11 @@ async function readExactly(handle: FileHandle, length: number, position: number)
   return buffer.subarray(0, bytesRead);
 }
 
-/** yauzl's entries (lazily: one read at a time), each checked against the directory's location. */
+/**
+ * yauzl's entries (lazily: one read at a time), each checked against the directory's location. yauzl is handed the
+ * directory located and checked here, and never reads the end records itself: it would take any zip64 locator's
+ * signature before the end record for zip64, where the end record says otherwise (see parseZipEndRecord).
+ */
 function walkDirectory(
   handle: FileHandle,
   location: ZipDirectoryLocation,
@@ -110,49 +115,41 @@ function walkDirectory(
   return new Promise((resolve, reject) => {
     const entries: ZipDirectoryEntry[] = [];
     let directoryBytes = 0;
-    let zip: ZipFile | undefined;
-    const fail = (error: Error) => {
-      zip?.close();
-      reject(error);
-    };
-    // yauzl sees the file up to the archive's end, so it finds the end record checked here (it refuses bytes after it).
-    const reader = new BoundedFileReader(handle, location.archiveEnd, fail);
-    // Sizes are checked against the bytes of every entry that is read (crc32-check.ts), not for the others.
-    const options = {
-      lazyEntries: true,
-      autoClose: false,
-      decodeStrings: true,
-      validateEntrySizes: false,
-      strictFileNames: false,
-    };
-    yauzl.fromRandomAccessReader(reader, location.archiveEnd, options, (error, opened) => {
-      if (error) return fail(error);
-      zip = opened;
-      if (zip.entryCount !== location.entryCount) return fail(corrupt(label, 'its end records read differently twice'));
-      zip.on('error', fail);
-      zip.on('end', () => {
-        zip?.close();
-        resolve(entries);
-      });
-      zip.on('entry', (entry: Entry) => {
-        try {
-          directoryBytes +=
-            CENTRAL_HEADER_BYTES + entry.fileNameLength + entry.extraFieldLength + entry.fileCommentLength;
-          if (directoryBytes > location.size)
-            throw corrupt(label, `the directory's entries run past its declared ${location.size} bytes`);
-          entries.push(directoryEntry(entry, location, label));
-          zip?.readEntry();
-        } catch (thrown) {
-          fail(thrown instanceof Error ? thrown : new Error(String(thrown)));
-        }
-      });
-      zip.readEntry();
+    // The reader holds nothing to release (the handle is the caller's): the zip file is never closed.
+    const reader = new BoundedFileReader(handle, location.archiveEnd, reject);
+    // Lazy entries; no auto-close; names decoded (and refused when absolute or climbing out with ..), then read
+    // again by zipEntryName; sizes checked against the bytes of every entry that is read (crc32-check.ts) only.
+    const zip = new yauzl.ZipFile(
+      reader,
+      location.offset,
+      location.archiveEnd,
+      location.entryCount,
+      '',
+      false,
+      true,
+      true,
+      false,
+    );
+    zip.on('error', reject);
+    zip.on('end', () => resolve(entries));
+    zip.on('entry', (entry: Entry) => {
+      try {
+        directoryBytes +=
+          CENTRAL_HEADER_BYTES + entry.fileNameLength + entry.extraFieldLength + entry.fileCommentLength;
+        if (directoryBytes > location.size)
+          throw corrupt(label, `the directory's entries run past its declared ${location.size} bytes`);
+        entries.push(directoryEntry(entry, location, label));
+        zip.readEntry();
+      } catch (thrown) {
+        reject(thrown instanceof Error ? thrown : new Error(String(thrown)));
+      }
     });
+    zip.readEntry();
   });
 }
 
 function directoryEntry(entry: Entry, location: ZipDirectoryLocation, label: string): ZipDirectoryEntry {
-  const name = entry.fileName;
+  const name = zipEntryName(entry);
   // A local header and its data must fit before the directory; the exact end is checked once the header is read.
   if (entry.relativeOffsetOfLocalHeader + LOCAL_HEADER_BYTES + entry.compressedSize > location.offset) {
     throw new ReconError(

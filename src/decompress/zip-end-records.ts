@@ -54,8 +54,13 @@ export const ZIP_TAIL_BYTES = ZIP64_LOCATOR_BYTES + END_BYTES + MAX_COMMENT_BYTE
 /**
  * Finds the end record in `tail` (the file's last bytes, starting at `tailStart`): the last signature whose comment
  * fits in the file, as Go's and Python's zip readers take it. Bytes after the comment (a transfer's padding) are
- * not part of the archive: `end` says where it ends, and the caller shows yauzl the file up to there, so both
- * read the same record. A zip64 locator right before the end record makes the archive zip64.
+ * not part of the archive: `end` says where it ends.
+ *
+ * The archive is zip64 when the end record says so, a field saturated (0xffff entries, 0xffffffff bytes or offset),
+ * and a zip64 locator precedes it, as Go and Info-ZIP read it. Bytes before an end record whose fields are all real
+ * are not looked at, whatever they hold: the last bytes of the directory (an entry's comment, say) may well start
+ * with the locator's signature and hold anything after it (Go's TestIssue12449 archive). A locator that says 0 disks
+ * in all, as some writers put it, means the one disk, as 1 does.
  */
 export function parseZipEndRecord(tail: Buffer, tailStart: number, label: string): ZipEndRecord {
   let at = tail.length - END_BYTES;
@@ -66,8 +71,6 @@ export function parseZipEndRecord(tail: Buffer, tailStart: number, label: string
     at--;
   if (at < 0) throw corrupt(label, 'no end of central directory record');
   const end = tailStart + at + END_BYTES + tail.readUInt16LE(at + 20);
-  const hasLocator =
-    at >= ZIP64_LOCATOR_BYTES && tail.readUInt32LE(at - ZIP64_LOCATOR_BYTES) === ZIP64_LOCATOR_SIGNATURE;
   const record = {
     entryCount: tail.readUInt16LE(at + 10),
     directorySize: tail.readUInt32LE(at + 12),
@@ -75,6 +78,10 @@ export function parseZipEndRecord(tail: Buffer, tailStart: number, label: string
     offset: tailStart + at,
     end,
   };
+  const saysZip64 =
+    record.entryCount === 0xffff || record.directorySize === 0xffffffff || record.directoryOffset === 0xffffffff;
+  const hasLocator =
+    saysZip64 && at >= ZIP64_LOCATOR_BYTES && tail.readUInt32LE(at - ZIP64_LOCATOR_BYTES) === ZIP64_LOCATOR_SIGNATURE;
   if (!hasLocator) {
     if (
       tail.readUInt16LE(at + 4) !== 0 ||
@@ -86,6 +93,7 @@ export function parseZipEndRecord(tail: Buffer, tailStart: number, label: string
     return { ...record, zip64RecordOffset: null, zip64LocatorOffset: null };
   }
   const locator = at - ZIP64_LOCATOR_BYTES;
+  // 0 or 1 disks in all: one.
   const totalDisks = tail.readUInt32LE(locator + 16);
   if (tail.readUInt32LE(locator + 4) !== 0 || totalDisks > 1) throw corrupt(label, 'a multi-disk zip64 archive');
   const zip64RecordOffset = tail.readBigUInt64LE(locator + 8);

@@ -1,10 +1,9 @@
 import { Readable } from 'node:stream';
 import type { Connection } from '../db/database.ts';
-import { openExport } from '../decompress/open-export.ts';
-import { ReconError } from '../errors.ts';
 import { exportColumnOf } from '../normalize/export-columns.ts';
 import { planHeader } from '../normalize/header-plan.ts';
-import { parseCsv, type ParsedCsv } from '../parse/parse-csv.ts';
+import { createScopeCheck } from '../normalize/row-scope.ts';
+import { forEachEntry } from './export-entries.ts';
 import type { ExportFile } from './export-file.ts';
 import {
   beginFingerprints,
@@ -13,8 +12,8 @@ import {
   FINGERPRINT_COPY_SQL,
   fingerprintLine,
   fingerprintsRepeatIds,
+  OUTSIDE_SCOPE_DIGEST,
 } from './fingerprints.ts';
-import { EntryError } from './ingest-failure.ts';
 import type { IngestOptions } from './ingest-options.ts';
 import type { ChangedRecords } from './load-plan.ts';
 import { createRepeatedIdFilter } from './repeated-id-filter.ts';
@@ -66,15 +65,21 @@ export async function findChangedRecords(
     const plan = planHeader(parsed.header, label);
     const idPosition = plan.header.map(exportColumnOf).indexOf('TRANSACTIONID');
     const seed = recordDigestSeed(plan.header, options.timezone);
+    const outsideScope = createScopeCheck(options.scope, plan);
     async function* lines(): AsyncGenerator<string> {
       let text = '';
       for await (const batch of parsed.records) {
         options.signal?.throwIfAborted();
         for (const record of batch) {
           // A record too short for its id still gets a fingerprint: no stored row matches it, so it is loaded, to be
-          // rejected there with its reason.
+          // rejected there with its reason. So is a record outside the file's scope, even one equal to its stored row
+          // (another account's rows sent again to this token): loaded, it is rejected as a whole load rejects it.
+          // A record in scope equal to another account's stored row cannot be: that row's account came from a record
+          // naming it (outside this scope), or from its request's (fillFileAccount, which clears the digest).
           const id = record.values[idPosition] ?? '';
-          text += fingerprintLine(entryIndex, record.line, id, recordDigest(record.values, seed));
+          const digest =
+            outsideScope?.(record.values) === undefined ? recordDigest(record.values, seed) : OUTSIDE_SCOPE_DIGEST;
+          text += fingerprintLine(entryIndex, record.line, id, digest);
           ids.add(id);
           records++;
           if (text.length >= COPY_CHUNK_CHARS) {
@@ -95,28 +100,7 @@ export async function findChangedRecords(
     fingerprinted: records,
     repeatedIds,
     maxNeededLines: maxChangedLines,
+    scoped: options.scope !== undefined,
   });
   return verdict ? { ...verdict, records } : 'too-many';
-}
-
-/** Each csv entry of the file, parsed, in archive order; errors name the entry as the load's own do. */
-async function forEachEntry(
-  file: ExportFile,
-  options: IngestOptions,
-  visit: (entryIndex: number, parsed: ParsedCsv, label: string, bytesRead: () => number) => Promise<void | 'stop'>,
-): Promise<void> {
-  const opened = await openExport(file.path, options.limits, { name: file.name });
-  let label = file.name;
-  let entryIndex = 0;
-  try {
-    for await (const source of opened.entries) {
-      label = source.label;
-      const parsed = await parseCsv(await source.open(), { label });
-      if ((await visit(entryIndex++, parsed, label, () => opened.bytesRead())) === 'stop') break;
-    }
-  } catch (error) {
-    throw error instanceof ReconError ? error : new EntryError(label, error);
-  } finally {
-    await opened.close();
-  }
 }

@@ -64,8 +64,9 @@ export async function insertLoadingFile(connection: Connection, file: FileIdenti
 }
 
 /**
- * Records a loaded file's counts and says what became of it: the rows read and rejected, the merge's counts, and
- * the rows superseded (earlier rows of an id the same file carries again: the last wins).
+ * Records a loaded file's counts and says what became of it: the rows read and rejected (by the normalizer, or by
+ * the merge), the merge's counts, and the rows superseded (earlier rows of an id the same file carries again: the
+ * last wins).
  */
 export async function recordLoadedFile(
   connection: Connection,
@@ -79,7 +80,7 @@ export async function recordLoadedFile(
     inserted: merged.inserted,
     updated: merged.updated,
     unchanged: merged.unchanged,
-    rejected: read.rejected,
+    rejected: read.rejected + merged.rejected,
   };
   await connection.db.updateTable('recon.files').set(finishedCounts(counts)).where('file_id', '=', fileId).execute();
   return {
@@ -90,7 +91,7 @@ export async function recordLoadedFile(
     status: 'loaded',
     fileId,
     ...counts,
-    superseded: read.rows - read.rejected - merged.distinct,
+    superseded: read.rows - counts.rejected - merged.distinct,
   };
 }
 

@@ -38,6 +38,12 @@ export function fingerprintLine(entryIndex: number, line: number, transactionId:
   return `${entryIndex}\t${line}\t${escapeCopyText(transactionId)}\t${digest}\n`;
 }
 
+/**
+ * The digest of a record outside the file's scope (row-scope.ts): no stored row has it (digests are 53-bit and never
+ * negative), so the record is loaded, and rejected there with its reason, as a whole load would.
+ */
+export const OUTSIDE_SCOPE_DIGEST = '-1';
+
 export interface FingerprintVerdict {
   /** The lines to load, by entry index: every line of each id whose last record would change or add a row. */
   readonly neededLines: ReadonlyMap<number, ReadonlySet<number>>;
@@ -49,15 +55,24 @@ export interface FingerprintVerdict {
  * Which fingerprinted records must be loaded; null when more than `maxNeededLines` would be (loading the whole file
  * is then as cheap, and the lines need not be held in memory). `repeatedIds` says whether an id may occur twice:
  * then the last record of each id decides, and all its records are loaded so that the merge keeps the last one
- * the normalizer accepts.
+ * the normalizer accepts; every record of an id is loaded too when one of them is outside the file's scope
+ * (`scoped`), wherever it stands, so that it is rejected as a whole load rejects it.
  */
 export async function classifyFingerprints(
   connection: Connection,
-  options: { readonly fingerprinted: number; readonly repeatedIds: boolean; readonly maxNeededLines: number },
+  options: {
+    readonly fingerprinted: number;
+    readonly repeatedIds: boolean;
+    readonly maxNeededLines: number;
+    readonly scoped?: boolean;
+  },
 ): Promise<FingerprintVerdict | null> {
   await planBulkJoins(connection, FINGERPRINT_TABLE);
   const table = sql.table(FINGERPRINT_TABLE);
   const differs = sql`t.transaction_id IS NULL OR t.row_digest IS DISTINCT FROM f.row_digest`;
+  const outsideScope = options.scoped
+    ? sql` UNION SELECT transaction_id FROM ${table} WHERE row_digest = ${OUTSIDE_SCOPE_DIGEST}::bigint`
+    : sql``;
   const limit = options.maxNeededLines + 1;
   // The LIMIT only caps what comes back: left to plan the join, it chose a nested loop of an index probe per
   // fingerprint, expecting to stop early, where every fingerprint is read. A MATERIALIZED join is planned for all of
@@ -68,7 +83,7 @@ export async function classifyFingerprints(
         ORDER BY transaction_id, entry_index DESC, line DESC
       ), needed AS (
         SELECT f.transaction_id FROM last f LEFT JOIN recon.transactions t ON t.transaction_id = f.transaction_id
-        WHERE ${differs}
+        WHERE ${differs}${outsideScope}
       ), lines AS MATERIALIZED (
         SELECT f.entry_index, f.line, f.transaction_id FROM ${table} f JOIN needed USING (transaction_id)
       )

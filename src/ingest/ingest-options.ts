@@ -2,12 +2,18 @@ import type { IngestLimits } from '../config/config.ts';
 import type { Connection } from '../db/database.ts';
 import type { FileResult, LoadedFile } from './file-result.ts';
 import type { IngestProgress } from '../terminal/progress-bar.ts';
+import type { RowScope } from '../normalize/row-scope.ts';
 
 /** How `recon ingest`, a delivery's ingest and the tests load export files. */
 export interface IngestOptions {
   /** Zone of the exports' DATE wall times (IANA name). */
   readonly timezone: string;
   readonly limits: IngestLimits;
+  /**
+   * What the file may write (row-scope.ts): a delivery's request, or the accounts `recon ingest` is configured with.
+   * A row outside it is rejected; undefined: every row is taken.
+   */
+  readonly scope?: RowScope | undefined;
   readonly onProgress?: (progress: IngestProgress) => void;
   /** Called as each file finishes, before the next starts, so a long run reports as it goes. */
   readonly onResult?: (result: FileResult) => void;

@@ -81,7 +81,7 @@ async function recordNothingChanged(
     fileId,
     identity,
     { rows: changed.records, rejected: 0 },
-    { distinct: same, inserted: 0, updated: 0, unchanged: same },
+    { distinct: same, inserted: 0, updated: 0, unchanged: same, rejected: 0 },
   );
   options.signal?.throwIfAborted();
   return loaded;

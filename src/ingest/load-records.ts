@@ -3,6 +3,7 @@ import { openExport } from '../decompress/open-export.ts';
 import { ReconError } from '../errors.ts';
 import { planHeader } from '../normalize/header-plan.ts';
 import { createRecordNormalizer } from '../normalize/record-normalizer.ts';
+import { ACCOUNT_NOT_ASKED, guardedAccounts } from '../normalize/row-scope.ts';
 import { parseCsv } from '../parse/parse-csv.ts';
 import type { IngestProgress } from '../terminal/progress-bar.ts';
 import { copyChunkRows, type CopiedRows } from './copy-chunk-rows.ts';
@@ -15,9 +16,11 @@ import type { IngestOptions } from './ingest-options.ts';
 import { FIRST_CHUNK_WAY, nextChunkWay, type LoadStep } from './load-plan.ts';
 import { mergeChunk, type ChunkToMerge } from './merge-chunk.ts';
 import { readAhead, type ReadAhead } from './read-ahead.ts';
+import { readRawLines } from './raw-lines.ts';
 import { recordDigestSeed } from './row-digest.ts';
 import { beginStaging, mergeStaged, type MergeCounts, type StagedEntry } from './staged-file.ts';
 import { createStagingRowEncoder, rowLineage } from './staging-row-encoder.ts';
+import type { StoredAccountGuard } from './stored-accounts.ts';
 
 /** COPY text parsed ahead of the database while it merges a chunk: about 90,000 rows, most of a chunk. */
 const READ_AHEAD_BYTES = 16 * 1024 * 1024;
@@ -74,7 +77,7 @@ export async function loadRecords(
       const rowsBefore = read.rows;
       const items = readAhead(
         entryCopyItems(parsed, {
-          normalize: createRecordNormalizer(header, { timezone: options.timezone }),
+          normalize: createRecordNormalizer(header, { timezone: options.timezone, scope: options.scope }),
           encoder: createStagingRowEncoder(
             entryIndex,
             entry,
@@ -129,10 +132,25 @@ export async function loadRecords(
   try {
     // A file loaded in chunks merges its last one as the others: the last merge then takes only the rows set aside.
     const chunks = chunk.merged && (await mergeChunk(connection, fileId, entries, staged, chunk)).merged;
-    return { read, merged: await mergeStaged(connection, fileId, entries, staged, chunks) };
+    return {
+      read,
+      merged: await mergeStaged(connection, fileId, entries, staged, chunks, storedAccountGuard(file, options)),
+    };
   } catch (error) {
     throw new EntryError(file.name, error);
   }
+}
+
+/** A request's file keeps off the stored transactions of the accounts it did not ask for (stored-accounts.ts). */
+function storedAccountGuard(file: ExportFile, options: IngestOptions): StoredAccountGuard | undefined {
+  const accounts = guardedAccounts(options.scope);
+  return (
+    accounts && {
+      accounts,
+      reason: ACCOUNT_NOT_ASKED,
+      rawLines: (lines) => readRawLines(file, options, lines),
+    }
+  );
 }
 
 /** The chunk after some of its rows were COPYed. */

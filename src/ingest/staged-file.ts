@@ -17,6 +17,7 @@ import { analyzeStaged, planBulkJoins } from './bulk-plans.ts';
 import { moveRejectedRows } from './rejected-rows.ts';
 import { createRepeatedIdFilter, type RepeatedIdFilter } from './repeated-id-filter.ts';
 import { createStagingTable, SET_ASIDE_TABLE, STAGING_TABLE, stagingCopySql, withStaging } from './staging-table.ts';
+import { rejectRowsOfOtherAccounts, type StoredAccountGuard } from './stored-accounts.ts';
 
 /**
  * One file's rows on their way into recon.transactions, inside the caller's transaction:
@@ -54,6 +55,8 @@ export interface MergeCounts {
   readonly inserted: number;
   readonly updated: number;
   readonly unchanged: number;
+  /** Rows the normalizer accepted and the merge rejected: rows of another account's stored transactions. */
+  readonly rejected: number;
 }
 
 /** The transaction columns an entry's COPY stream carries, in order. */
@@ -98,30 +101,32 @@ export async function takeMergeTurn(connection: Connection): Promise<void> {
 
 /**
  * The file's last merge: all its staged rows when it loaded whole; else the last chunk's with the rows earlier chunks
- * set aside (`chunks`, what merge-chunk.ts left).
+ * set aside (`chunks`, what merge-chunk.ts left). Every stored row a file changes is changed here, so `guard` (a
+ * request's file) rejects here the rows of other accounts' stored transactions (stored-accounts.ts).
  */
 export async function mergeStaged(
   connection: Connection,
   fileId: string,
   entries: readonly StagedEntry[],
   staged: StagedRows,
-  chunks?: ChunksMerged,
+  chunks: ChunksMerged | undefined,
+  guard: StoredAccountGuard | undefined,
 ): Promise<MergeCounts> {
   await takeMergeTurn(connection);
   const entryNames = entries.map((entry) => entry.name);
-  await moveRejectedRows(connection, fileId, entryNames);
-  let acceptedByEntry = staged.acceptedByEntry;
   if (chunks) {
     if (chunks.setAside > 0) await takeSetAsideRows(connection);
-    acceptedByEntry = await countAcceptedByEntry(connection);
     await analyzeStaged(connection, STAGING_TABLE);
   } else {
     await planBulkJoins(
       connection,
       STAGING_TABLE,
-      acceptedByEntry.reduce((sum, n) => sum + n, 0),
+      staged.acceptedByEntry.reduce((sum, n) => sum + n, 0),
     );
   }
+  const rejected = guard ? await rejectRowsOfOtherAccounts(connection, guard) : 0;
+  await moveRejectedRows(connection, fileId, entryNames);
+  const acceptedByEntry = chunks || rejected > 0 ? await countAcceptedByEntry(connection) : staged.acceptedByEntry;
   let distinct = chunks?.inserted ?? 0;
   let inserted = chunks?.inserted ?? 0;
   let updated = 0;
@@ -141,7 +146,7 @@ export async function mergeStaged(
     inserted += await insertNew(connection.db, shape, target, options);
     distinct += accepted - repeated - writtenBefore;
   }
-  return { distinct, inserted, updated, unchanged: distinct - inserted - updated };
+  return { distinct, inserted, updated, unchanged: distinct - inserted - updated, rejected };
 }
 
 /** The rows earlier chunks set aside, back into the staging table for the last merge. */

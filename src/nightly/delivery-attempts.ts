@@ -88,7 +88,13 @@ async function quarantine(
 ): Promise<void> {
   await trx
     .updateTable('recon.deliveries')
-    .set({ state: 'failed', attempt_open: false, failure: reason, quarantined_at: sql<Date>`now()` })
+    .set({
+      state: 'failed',
+      attempt_open: false,
+      failure: reason,
+      quarantined_at: sql<Date>`now()`,
+      failed_at: sql<Date>`now()`,
+    })
     .where('delivery_id', '=', deliveryId)
     .execute();
   await trx

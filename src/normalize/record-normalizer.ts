@@ -8,6 +8,7 @@ import { cleanHeaderName, exportColumnOf } from './export-columns.ts';
 import type { HeaderPlan } from './header-plan.ts';
 import { normalizePosition } from './position.ts';
 import { quoteValue, RuleViolation } from './rule-violation.ts';
+import { createScopeCheck, type RowScope } from './row-scope.ts';
 import type { TransactionRow } from './transaction-row.ts';
 
 export type NormalizeResult = { ok: true; row: TransactionRow } | { ok: false; reason: string };
@@ -28,15 +29,19 @@ export type NormalizeResult = { ok: true; row: TransactionRow } | { ok: false; r
  * - Unknown columns go to `extra` under their header name, values as written (an empty value stays "", so a
  *   newer export can clear an older one).
  *
+ * A record outside `scope` (an account or ORDERID its request did not ask for, row-scope.ts) is rejected with the
+ * scope's reason, whatever its other values.
+ *
  * A rejected record's reason is one line: the column as the header names it, the quoted value, what was expected.
  * `plan` comes from planHeader (which guarantees TRANSACTIONID and unique names); an unknown `timezone` throws
  * ReconError CONFIG here, before any record.
  */
 export function createRecordNormalizer(
   plan: HeaderPlan,
-  options: { timezone: string },
+  options: { timezone: string; scope?: RowScope | undefined },
 ): (values: string[]) => NormalizeResult {
   const toUtcInstant = createDateNormalizer(options.timezone);
+  const outsideScope = createScopeCheck(options.scope, plan);
   const width = plan.header.length;
   const names = plan.header.map(cleanHeaderName);
   const exportColumns = plan.header.map(exportColumnOf);
@@ -79,6 +84,9 @@ export function createRecordNormalizer(
 
     const id = values[transactionId]!;
     if (isBlank(id)) return reject(`${names[transactionId]}: ${quoteValue(id)} is empty; every row needs one`);
+
+    const outside = outsideScope?.(values);
+    if (outside !== undefined) return reject(outside);
 
     let currencyCode: string | null = null;
     if (currency >= 0 && !isBlank(values[currency]!)) {

@@ -39,13 +39,23 @@ export function logReceiverEvent(log: Logger, event: ReceiverEvent): void {
         { delivery: event.deliveryId, err: event.error },
         'delivery stored but not enqueued: the sweep enqueues it',
       );
-    case 'notification':
+    case 'notification': {
+      const again = event.receipts > 1 ? ' again' : '';
       return event.invalidReason === null
-        ? log.info({ notification: event.notificationId, hashValid: true }, 'notification received')
+        ? log.info(
+            { notification: event.notificationId, hashValid: true, receipts: event.receipts },
+            `notification received${again}`,
+          )
         : log.warn(
-            { notification: event.notificationId, hashValid: false, reason: event.invalidReason },
-            NOT_TRUSTED[event.invalidReason],
+            {
+              notification: event.notificationId,
+              hashValid: false,
+              reason: event.invalidReason,
+              receipts: event.receipts,
+            },
+            `${NOT_TRUSTED[event.invalidReason]}${again}`,
           );
+    }
     case 'notification-refused':
       return log.warn({ status: event.status, reason: event.reason }, `notification refused: ${event.message}`);
     case 'internal-error':

@@ -14,6 +14,7 @@ import { SlowClientError } from './slow-client-guard.ts';
  * one whose HASH verifies with the secret of its IDENTIFIER's account is answered `OK`; one with a bad HASH, or whose
  * IDENTIFIER is missing or names none of the merchant's accounts, 400 (stored with hash_valid false and the reason,
  * never believed).
+ * A notification received again (the same fields, HASH included) is answered the same and counted on the one stored.
  * A request that is not a notification at all (no fields, a repeated field, not a form) is refused and not stored.
  */
 export async function handleNotification(
@@ -55,7 +56,8 @@ export async function handleNotification(
       busy ? error.message : 'the notification could not be stored, try again later',
     );
   }
-  ctx.metrics.notifications.inc({ hash: hashOutcome(recorded.invalidReason) });
+  const counter = recorded.receipts === 1 ? ctx.metrics.notifications : ctx.metrics.notificationsRepeated;
+  counter.inc({ hash: hashOutcome(recorded.invalidReason) });
   ctx.emit({ type: 'notification', ...recorded });
   if (recorded.invalidReason === null) answer(response, 200, 'OK');
   else answer(response, 400, `${INVALID_ANSWERS[recorded.invalidReason]} (notification kept, not trusted)`);

@@ -23,11 +23,11 @@ export interface StoredDeliveryFile {
 export async function openStoredDelivery(db: Kysely<Schema>, deliveryId: string): Promise<StoredDeliveryFile> {
   const delivery = await db
     .selectFrom('recon.deliveries')
-    .select(['sha256', 'bytes', 'content_type', 'filename', 'bytes_pruned_at'])
+    .select(['sha256', 'bytes', 'content_type', 'filename', 'state', 'bytes_pruned_at'])
     .where('delivery_id', '=', deliveryId)
     .executeTakeFirst();
   if (!delivery) throw new ReconError('DELIVERY_NOT_FOUND', `delivery ${deliveryId} does not exist`);
-  if (delivery.bytes_pruned_at) throw deliveryBytesPruned(deliveryId, delivery.bytes_pruned_at);
+  if (delivery.bytes_pruned_at) throw deliveryBytesPruned(deliveryId, delivery.bytes_pruned_at, delivery.state);
   return {
     deliveryId,
     sha256: delivery.sha256,
@@ -60,10 +60,10 @@ async function* chunks(db: Kysely<Schema>, deliveryId: string, sha256: string, b
     // Gone while being read: a prune is not corruption.
     const pruned = await db
       .selectFrom('recon.deliveries')
-      .select('bytes_pruned_at')
+      .select(['state', 'bytes_pruned_at'])
       .where('delivery_id', '=', deliveryId)
       .executeTakeFirst();
-    if (pruned?.bytes_pruned_at) throw deliveryBytesPruned(deliveryId, pruned.bytes_pruned_at);
+    if (pruned?.bytes_pruned_at) throw deliveryBytesPruned(deliveryId, pruned.bytes_pruned_at, pruned.state);
     throw new ReconError(
       'DELIVERY_CORRUPT',
       `delivery ${deliveryId}: stored chunks (${read} bytes) do not match its size (${bytes} bytes) and sha256`,

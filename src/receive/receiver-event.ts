@@ -30,6 +30,8 @@ export type ReceiverEvent =
       readonly hashValid: boolean;
       /** Why it is not trusted; null when valid. */
       readonly invalidReason: NotificationInvalidReason | null;
+      /** How many times it was received, this time included: 1 the first time. */
+      readonly receipts: number;
     }
   | {
       readonly type: 'notification-refused';

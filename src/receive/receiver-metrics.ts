@@ -11,6 +11,7 @@ export interface ReceiverMetrics {
   readonly deliverySize: Histogram;
   readonly deliveryHookFailures: Counter;
   readonly notifications: Counter<'hash'>;
+  readonly notificationsRepeated: Counter<'hash'>;
   readonly notificationsRefused: Counter<'reason'>;
 }
 
@@ -79,7 +80,13 @@ export function registerReceiverMetrics(registry: MetricsRegistry): ReceiverMetr
     }),
     notifications: new Counter({
       name: 'recon_notifications_total',
-      help: 'Notifications stored, by whether their HASH was valid: valid, invalid (it does not match), or no account to check it with (unknown_identifier, missing_identifier).',
+      help: 'Notifications stored (a new one, not one received again), by whether their HASH was valid: valid, invalid (it does not match), or no account to check it with (unknown_identifier, missing_identifier).',
+      labelNames: ['hash'],
+      registers,
+    }),
+    notificationsRepeated: new Counter({
+      name: 'recon_notifications_repeated_total',
+      help: 'Notifications received again (the same fields and HASH as one stored): counted on the stored one, not stored again; by the same hash label.',
       labelNames: ['hash'],
       registers,
     }),
@@ -93,7 +100,10 @@ export function registerReceiverMetrics(registry: MetricsRegistry): ReceiverMetr
   // Every series from the start, so that a rate over the first event is not lost.
   for (const outcome of ['stored', 'repeated']) metrics.deliveriesAccepted.inc({ outcome }, 0);
   for (const reason of DELIVERY_REFUSALS) metrics.deliveriesRefused.inc({ reason }, 0);
-  for (const hash of NOTIFICATION_HASH_OUTCOMES) metrics.notifications.inc({ hash }, 0);
+  for (const hash of NOTIFICATION_HASH_OUTCOMES) {
+    metrics.notifications.inc({ hash }, 0);
+    metrics.notificationsRepeated.inc({ hash }, 0);
+  }
   for (const reason of NOTIFICATION_REFUSALS) metrics.notificationsRefused.inc({ reason }, 0);
   return metrics;
 }

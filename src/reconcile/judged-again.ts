@@ -14,6 +14,7 @@ export async function markJudgedAgain(db: Kysely<Schema>, runId: string, scope: 
     .updateTable('recon.verdicts as v')
     .set({ rejudged_run_id: runId })
     .where('v.rejudged_run_id', 'is', null)
+    // What the run's own verdict of it would read differently: an exception it saw first, or a resolution.
     .where('v.lifecycle', 'in', ['new', 'resolved'])
     .where('v.run_id', '<', runId)
     .where(inScope(scope))

@@ -221,14 +221,19 @@ const VERDICT_COLUMN_LIST = sql.join(VERDICT_COLUMNS.map((column) => sql.ref(col
 
 /**
  * The new verdict of a row of w, in the order of VERDICT_COLUMN_LIST and recheck_at. A new version has not been
- * judged again by any run yet; one whose only news is when to look again keeps what it had (`rejudged`).
+ * judged again by any run yet. A version whose only news is when to look again keeps what its own run gave it, the
+ * lifecycle included (`kept`): computed now, against itself, it would say persisting for new, nothing for resolved,
+ * and that run's report would change.
  */
 function newVerdictValues(
   runId: RawBuilder<unknown>,
-  rejudged: RawBuilder<unknown> = sql`NULL::bigint`,
+  kept: { lifecycle: RawBuilder<unknown>; rejudged: RawBuilder<unknown> } = {
+    lifecycle: sql`w.lifecycle`,
+    rejudged: sql`NULL::bigint`,
+  },
 ): RawBuilder<unknown> {
-  return sql`${runId}, w.order_id, w.known, w.verdict, w.lifecycle, w.first_seen_run_id, w.first_seen_at, w.expected,
-    w.settled, w.delta, w.currency, w.transaction_ids, w.warnings, w.explanation, ${rejudged}, w.recheck_at`;
+  return sql`${runId}, w.order_id, w.known, w.verdict, ${kept.lifecycle}, w.first_seen_run_id, w.first_seen_at, w.expected,
+    w.settled, w.delta, w.currency, w.transaction_ids, w.warnings, w.explanation, ${kept.rejudged}, w.recheck_at`;
 }
 
 /**
@@ -268,7 +273,10 @@ function compareTail(runId: RawBuilder<unknown>): RawBuilder<unknown> {
   UPDATE recon.verdicts v
   SET (${VERDICT_COLUMN_LIST}, recheck_at) = (${newVerdictValues(
     sql`CASE WHEN w.change = 'changed' THEN ${runId} ELSE v.run_id END`,
-    sql`CASE WHEN w.change = 'changed' THEN NULL ELSE v.rejudged_run_id END`,
+    {
+      lifecycle: sql`CASE WHEN w.change = 'changed' THEN w.lifecycle ELSE v.lifecycle END`,
+      rejudged: sql`CASE WHEN w.change = 'changed' THEN NULL ELSE v.rejudged_run_id END`,
+    },
   )})
   FROM w WHERE w.change IN ('changed', 'recheck') AND v.order_id = w.order_id
 ), removed AS (

@@ -9,8 +9,15 @@ export interface DeliveriesPruned {
   readonly bytes: number;
 }
 
+/**
+ * Which deliveries lose their bytes: `ingested` ones whose file finished loading, and which arrived, before the
+ * cutoff (RECON_DELIVERY_RETENTION_DAYS); `failed` ones, quarantined or not, that failed before it
+ * (RECON_FAILED_DELIVERY_RETENTION_DAYS).
+ */
+export type DeliveriesToPrune = 'ingested' | 'failed';
+
 export interface PruneDeliveriesOptions {
-  /** Deliveries whose file finished loading before this instant, and which arrived before it, lose their bytes. */
+  readonly which: DeliveriesToPrune;
   readonly cutoff: Date;
   /** Recorded as each delivery's bytes_pruned_at. */
   readonly now: Date;
@@ -30,12 +37,13 @@ export interface PruneDeliveriesOptions {
 const LOCK_TIMEOUT = '10s';
 
 /**
- * Deletes the stored bytes of deliveries ingested before the cutoff, keeping their rows: the delivery, its file (name,
- * sha256, size) and the lineage of its transactions stay, and bytes_pruned_at says when the bytes went.
+ * Deletes the stored bytes of deliveries ingested, or failed, before the cutoff, keeping their rows: the delivery
+ * (its failure too), its file (name, sha256, size) and the lineage of its transactions stay, and bytes_pruned_at says
+ * when the bytes went.
  *
- * Only state `ingested`: a delivery still `received` is waiting for (or in) its ingest, and a `failed` one is kept as
- * the evidence of what the service sent. A duplicate delivery points at the file of an earlier one: it keeps its bytes
- * until it is itself past the retention too (received_at).
+ * Never a delivery still `received`: it is waiting for (or in) its ingest. A failed one is the evidence of what the
+ * service sent, kept for its own retention. A duplicate delivery points at the file of an earlier one: it keeps its
+ * bytes until it is itself past the retention too (received_at).
  *
  * Each batch is a short transaction of its own: it picks its deliveries FOR NO KEY UPDATE SKIP LOCKED, so a
  * delivery whose row another transaction holds (its ingest recording its outcome) is left for the next prune, and
@@ -45,7 +53,7 @@ export async function pruneDeliveryBytes(
   db: Kysely<Schema>,
   options: PruneDeliveriesOptions,
 ): Promise<DeliveriesPruned> {
-  if (options.dryRun) return countPrunable(db, options.cutoff);
+  if (options.dryRun) return countPrunable(db, options.which, options.cutoff);
   let total: DeliveriesPruned = { deliveries: 0, bytes: 0 };
   for (;;) {
     options.signal?.throwIfAborted();
@@ -59,8 +67,8 @@ export async function pruneDeliveryBytes(
 
 async function pruneBatch(trx: Transaction<Schema>, options: PruneDeliveriesOptions): Promise<DeliveriesPruned> {
   await sql`SET LOCAL lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(trx);
-  const picked = await prunable(trx, options.cutoff)
-    .orderBy('d.received_at')
+  const picked = await prunable(trx, options.which, options.cutoff)
+    .orderBy(options.which === 'failed' ? 'd.failed_at' : 'd.received_at')
     .orderBy('d.delivery_id')
     .limit(options.batchSize)
     .forNoKeyUpdate('d')
@@ -88,9 +96,9 @@ async function pruneBatch(trx: Transaction<Schema>, options: PruneDeliveriesOpti
 }
 
 /** What a prune now would delete, read without a lock. */
-async function countPrunable(db: Kysely<Schema>, cutoff: Date): Promise<DeliveriesPruned> {
+async function countPrunable(db: Kysely<Schema>, which: DeliveriesToPrune, cutoff: Date): Promise<DeliveriesPruned> {
   const counted = await db
-    .selectFrom(prunable(db, cutoff).as('d'))
+    .selectFrom(prunable(db, which, cutoff).as('d'))
     .leftJoin('recon.delivery_chunks as c', 'c.delivery_id', 'd.delivery_id')
     .select([
       sql<string>`count(DISTINCT d.delivery_id)::text`.as('deliveries'),
@@ -100,14 +108,23 @@ async function countPrunable(db: Kysely<Schema>, cutoff: Date): Promise<Deliveri
   return { deliveries: Number(counted.deliveries), bytes: Number(counted.bytes) };
 }
 
-/** Ingested deliveries whose bytes are still stored, that arrived and whose file finished loading before `cutoff`. */
-function prunable(db: Kysely<Schema>, cutoff: Date) {
-  return db
-    .selectFrom('recon.deliveries as d')
-    .innerJoin('recon.files as f', 'f.file_id', 'd.file_id')
-    .select('d.delivery_id')
+/**
+ * Deliveries whose bytes are still stored and due: ingested ones that arrived and whose file finished loading before
+ * `cutoff`, or failed ones that failed before it. Each read through its partial index (migrations 0020 and 0031).
+ */
+function prunable(db: Kysely<Schema>, which: DeliveriesToPrune, cutoff: Date) {
+  const stored = db.selectFrom('recon.deliveries as d').select('d.delivery_id').where('d.bytes_pruned_at', 'is', null);
+  if (which === 'failed') return stored.where('d.state', '=', 'failed').where('d.failed_at', '<', cutoff);
+  return stored
     .where('d.state', '=', 'ingested')
-    .where('d.bytes_pruned_at', 'is', null)
     .where('d.received_at', '<', cutoff)
-    .where('f.finished_at', '<', cutoff);
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('recon.files as f')
+          .select('f.file_id')
+          .whereRef('f.file_id', '=', 'd.file_id')
+          .where('f.finished_at', '<', cutoff),
+      ),
+    );
 }

@@ -104,6 +104,8 @@ async function dailyPrune(
         day,
         deliveries: report.deliveries.deliveries,
         bytes: report.deliveries.bytes,
+        failedDeliveries: report.failedDeliveries.deliveries,
+        failedBytes: report.failedDeliveries.bytes,
         runs: report.runs.runs,
         seconds: Math.round(performance.now() - started) / 1000,
       },

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { ACCOUNT_NOT_CONFIGURED } from '../../src/normalize/row-scope.ts';
 import { runRecon } from './run-recon.ts';
 
 const fixture = (name: string) => path.join('fixtures', name);
@@ -131,6 +132,75 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
         expect(rows).toEqual([
           { transaction_id: 'ZONE1', utc: '03:00' },
           { transaction_id: 'ZONE2', utc: '10:00' },
+        ]);
+      } finally {
+        await testDb!.close();
+      }
+    },
+  );
+
+  it.skipIf(skip)(
+    'rejects the rows of an account recon is not configured with, once accounts are configured, and only then',
+    async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'recon-accounts-'));
+      const header = 'IDENTIFIER;TRANSACTIONID;ORDERID;AMOUNT;CURRENCY;EXECCODE';
+      const files = {
+        listed: ['shop-a;ACC1;O1;10.00;EUR;0000', 'shop-evil;ACC2;O2;500.00;EUR;0000', ';ACC3;O3;1.00;EUR;0000'],
+        pair: ['shop-a;ACC4;O4;4.00;EUR;0000', 'shop-b;ACC5;O5;5.00;EUR;0000'],
+        none: ['shop-evil;ACC6;O6;6.00;EUR;0000'],
+      };
+      const paths = Object.fromEntries(Object.keys(files).map((name) => [name, path.join(dir, `${name}.csv`)]));
+      try {
+        for (const [name, rows] of Object.entries(files))
+          await writeFile(paths[name]!, `${header}\n${rows.join('\n')}\n`);
+        const accounts = JSON.stringify([
+          { identifier: 'shop-a', secret: 'secret-a' },
+          { identifier: 'shop-b', secret: 'secret-b', group: 'pair' },
+        ]);
+        const listed = await runRecon(['ingest', paths.listed!], { ...testDb!.env, RECON_ACCOUNTS: accounts });
+        expect(listed).toMatchObject({
+          code: 3,
+          stdout: `${paths.listed}: loaded rows=3 inserted=2 updated=0 unchanged=0 rejected=1\n`,
+        });
+        // The single account of RECON_IDENTIFIER and RECON_SECRET is configured accounts too.
+        const pair = await runRecon(['ingest', '--json', paths.pair!], {
+          ...testDb!.env,
+          RECON_IDENTIFIER: 'shop-a',
+          RECON_SECRET: 'secret-a',
+        });
+        expect(pair.code).toBe(3);
+        expect(JSON.parse(pair.stdout)).toMatchObject({ rows: 2, inserted: 1, rejected: 1 });
+        // No account configured: every row loads, as before accounts.
+        const none = await runRecon(['ingest', paths.none!], testDb!.env);
+        expect(none).toMatchObject({
+          code: 0,
+          stdout: `${paths.none}: loaded rows=1 inserted=1 updated=0 unchanged=0 rejected=0\n`,
+        });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+      const database = await testDb!.reopen();
+      try {
+        const stored = await database.db
+          .selectFrom('recon.transactions')
+          .select(['transaction_id', 'identifier'])
+          .orderBy('transaction_id')
+          .execute();
+        expect(stored).toEqual([
+          { transaction_id: 'ACC1', identifier: 'shop-a' },
+          { transaction_id: 'ACC3', identifier: null },
+          { transaction_id: 'ACC4', identifier: 'shop-a' },
+          { transaction_id: 'ACC6', identifier: 'shop-evil' },
+        ]);
+        const rejected = await database.db
+          .selectFrom('recon.rejected_rows as r')
+          .innerJoin('recon.files as f', 'f.file_id', 'r.file_id')
+          .select(['f.name', 'f.rows_rejected', 'r.line', 'r.raw', 'r.reason'])
+          .orderBy('r.rejected_row_id')
+          .execute();
+        expect(rejected).toEqual([
+          { name: paths.listed, rows_rejected: 1, line: 3, raw: files.listed[1], reason: ACCOUNT_NOT_CONFIGURED },
+          { name: paths.pair, rows_rejected: 1, line: 3, raw: files.pair[1], reason: ACCOUNT_NOT_CONFIGURED },
         ]);
       } finally {
         await testDb!.close();

@@ -22,8 +22,9 @@ function captured(isTTY = false): Writable & { isTTY?: boolean; text(): string }
 const ISO_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /**
- * `recon prune` as operators run it: a subprocess against a database holding one delivery ingested 120 days ago and
- * one ingested yesterday. The dry run says what the prune then does, and changes nothing.
+ * `recon prune` as operators run it: a subprocess against a database holding one delivery ingested 120 days ago, one
+ * ingested yesterday and one that failed (a bad file) 40 days ago. The dry run says what the prune then does, and
+ * changes nothing.
  */
 describe.each(BACKENDS)('recon prune on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
@@ -31,6 +32,8 @@ describe.each(BACKENDS)('recon prune on %s', (backend) => {
   let old: string;
   let recent: string;
   let oldBytes: number;
+  let failed: string;
+  let failedBytes: number;
 
   beforeAll(async () => {
     if (skip) return;
@@ -44,6 +47,10 @@ describe.each(BACKENDS)('recon prune on %s', (backend) => {
       const yesterday = new Date(Date.now() - DAY);
       await files.age(recent, { receivedAt: yesterday, finishedAt: yesterday });
       oldBytes = (await storedChunks(testDb.database, old)).bytes;
+      failed = await files.deliverAndIngest(exportFile('T-BAD').subarray(0, 20));
+      const fortyDaysAgo = new Date(Date.now() - 40 * DAY);
+      await files.age(failed, { receivedAt: fortyDaysAgo, finishedAt: fortyDaysAgo, failedAt: fortyDaysAgo });
+      failedBytes = (await storedChunks(testDb.database, failed)).bytes;
     } finally {
       await files.close();
     }
@@ -62,7 +69,11 @@ describe.each(BACKENDS)('recon prune on %s', (backend) => {
   }
   const state = () =>
     inDatabase(async (database) => ({
-      chunks: [(await storedChunks(database, old)).chunks, (await storedChunks(database, recent)).chunks],
+      chunks: [
+        (await storedChunks(database, old)).chunks,
+        (await storedChunks(database, recent)).chunks,
+        (await storedChunks(database, failed)).chunks,
+      ],
       prunes: await database.db
         .selectFrom('recon.prunes')
         .select(['started_by', 'day', 'failure', 'removed'])
@@ -74,13 +85,19 @@ describe.each(BACKENDS)('recon prune on %s', (backend) => {
   const reportOf = (stdout: string) => {
     expect(stdout.endsWith('\n')).toBe(true);
     expect(stdout.trimEnd().split('\n')).toHaveLength(1);
-    const report = JSON.parse(stdout) as { deliveries: { cutoff: string }; runs: { cutoff: string } };
-    for (const cutoff of [report.deliveries.cutoff, report.runs.cutoff]) expect(cutoff).toMatch(ISO_INSTANT);
+    const report = JSON.parse(stdout) as {
+      deliveries: { cutoff: string };
+      failedDeliveries: { cutoff: string };
+      runs: { cutoff: string };
+    };
+    const cutoffs = [report.deliveries.cutoff, report.failedDeliveries.cutoff, report.runs.cutoff];
+    for (const cutoff of cutoffs) expect(cutoff).toMatch(ISO_INSTANT);
     const days = (cutoff: string) => Math.round((Date.now() - Date.parse(cutoff)) / DAY);
-    expect([days(report.deliveries.cutoff), days(report.runs.cutoff)]).toEqual([90, 800]);
+    expect(cutoffs.map(days)).toEqual([90, 30, 800]);
     return {
       ...report,
       deliveries: { ...report.deliveries, cutoff: 'checked' },
+      failedDeliveries: { ...report.failedDeliveries, cutoff: 'checked' },
       runs: { ...report.runs, cutoff: 'checked' },
     };
   };
@@ -91,9 +108,10 @@ describe.each(BACKENDS)('recon prune on %s', (backend) => {
     expect(reportOf(result.stdout)).toEqual({
       dryRun: true,
       deliveries: { retentionDays: 90, cutoff: 'checked', deliveries: 1, bytes: oldBytes },
+      failedDeliveries: { retentionDays: 30, cutoff: 'checked', deliveries: 1, bytes: failedBytes },
       runs: { retentionDays: 800, cutoff: 'checked', runs: 0, verdictVersions: 0, runTotals: 0, scopeOrders: 0 },
     });
-    expect(await state()).toEqual({ chunks: [1, 1], prunes: [] });
+    expect(await state()).toEqual({ chunks: [1, 1, 1], prunes: [] });
   });
 
   it.skipIf(skip)(
@@ -105,27 +123,35 @@ describe.each(BACKENDS)('recon prune on %s', (backend) => {
       expect(report).toEqual({
         dryRun: false,
         deliveries: { retentionDays: 90, cutoff: 'checked', deliveries: 1, bytes: oldBytes },
+        failedDeliveries: { retentionDays: 30, cutoff: 'checked', deliveries: 1, bytes: failedBytes },
         runs: { retentionDays: 800, cutoff: 'checked', runs: 0, verdictVersions: 0, runTotals: 0, scopeOrders: 0 },
       });
       expect(await state()).toEqual({
-        chunks: [0, 1],
+        chunks: [0, 1, 0],
         prunes: [{ started_by: 'command', day: null, failure: null, removed: JSON.parse(result.stdout) as unknown }],
       });
     },
   );
 
   it.skipIf(skip)('without --json: a line per step, with its cutoff and the variable that set it', async () => {
-    const result = await runRecon(['prune'], { ...testDb.env, RECON_DELIVERY_RETENTION_DAYS: '1' });
+    const result = await runRecon(['prune'], {
+      ...testDb.env,
+      RECON_DELIVERY_RETENTION_DAYS: '1',
+      RECON_FAILED_DELIVERY_RETENTION_DAYS: '7',
+    });
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(
       /^deliveries: 1 pruned \(\d+ bytes freed\), ingested before \S+Z \(RECON_DELIVERY_RETENTION_DAYS=1\)$/,
     );
     expect(lines[1]).toMatch(
+      /^failed deliveries: 0 pruned \(0 bytes freed\), failed before \S+Z \(RECON_FAILED_DELIVERY_RETENTION_DAYS=7\)$/,
+    );
+    expect(lines[2]).toMatch(
       /^runs: 0 removed \(0 verdict versions, 0 run totals, 0 scope orders\), older than \S+Z \(RECON_RUN_RETENTION_DAYS=800\)$/,
     );
-    expect((await state()).chunks).toEqual([0, 0]);
+    expect((await state()).chunks).toEqual([0, 0, 0]);
   });
 
   it.skipIf(skip)(
@@ -136,6 +162,12 @@ describe.each(BACKENDS)('recon prune on %s', (backend) => {
         stdout: '',
         stderr:
           'recon prune: invalid environment variable RECON_RUN_RETENTION_DAYS: expected a whole number of days from 1 to 36500\n',
+      });
+      expect(await runRecon(['prune'], { ...testDb.env, RECON_FAILED_DELIVERY_RETENTION_DAYS: '1e3' })).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          'recon prune: invalid environment variable RECON_FAILED_DELIVERY_RETENTION_DAYS: expected a whole number of days from 1 to 36500\n',
       });
       expect((await runRecon(['prune', '--dry'], testDb.env)).code).toBe(1);
     },
@@ -171,7 +203,7 @@ describe.each(BACKENDS)('recon prune on %s', (backend) => {
       expect(await prune({ argv: [], env: testDb.env, ...interrupted, signal: stopping.signal })).toBe(2);
       expect(interrupted.stdout.text()).toBe('');
       expect(interrupted.stderr.text()).toBe(
-        'recon prune: interrupted by SIGINT: the bytes of 0 deliveries were pruned before it stopped, and stay so\n',
+        'recon prune: interrupted by SIGINT: the bytes of 0 deliveries and of 0 failed deliveries were pruned before it stopped, and stay so\n',
       );
     },
   );

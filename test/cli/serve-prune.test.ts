@@ -63,9 +63,13 @@ describe.each(BACKENDS)('the daily prune of recon serve, on %s', (backend) => {
       expect(pruned).toMatchObject({
         level: 'info',
         name: 'recon serve',
-        msg: expect.stringMatching(/^pruned the bytes of 1 delivery \(\d+ bytes\) and 0 runs$/),
+        msg: expect.stringMatching(
+          /^pruned the bytes of 1 delivery \(\d+ bytes\) and of 0 failed deliveries \(0 bytes\), and 0 runs$/,
+        ),
         day,
         deliveries: 1,
+        failedDeliveries: 0,
+        failedBytes: 0,
         runs: 0,
       });
       const metric = /^recon_prune_last_success_timestamp_seconds (\S+)$/m.exec(scraped)?.[1];

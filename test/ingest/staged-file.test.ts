@@ -90,7 +90,7 @@ async function load(
     }
     await stageEntry(connection, entry, text());
   }
-  return { fileId, counts: await mergeStaged(connection, fileId, entries, staged) };
+  return { fileId, counts: await mergeStaged(connection, fileId, entries, staged, undefined, undefined) };
 }
 
 const ALL_COLUMNS: StagedEntry['columns'] = [
@@ -157,7 +157,7 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
     });
 
     const first = await testDb.database.transaction((c) => load(c, [entry([100n, 200n, 9007199254740993n])]));
-    expect(first.counts).toEqual({ distinct: 3, inserted: 3, updated: 0, unchanged: 0 });
+    expect(first.counts).toEqual({ distinct: 3, inserted: 3, updated: 0, unchanged: 0, rejected: 0 });
     expect(await transaction('A2')).toEqual({
       transaction_id: 'A2',
       order_id: 'order-A2',
@@ -175,11 +175,11 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
     });
 
     const same = await testDb.database.transaction((c) => load(c, [entry([100n, 200n, 9007199254740993n])]));
-    expect(same.counts).toEqual({ distinct: 3, inserted: 0, updated: 0, unchanged: 3 });
+    expect(same.counts).toEqual({ distinct: 3, inserted: 0, updated: 0, unchanged: 3, rejected: 0 });
     expect((await transaction('A0'))!.file_id).toBe(first.fileId);
 
     const changed = await testDb.database.transaction((c) => load(c, [entry([100n, 250n, 9007199254740993n])]));
-    expect(changed.counts).toEqual({ distinct: 3, inserted: 0, updated: 1, unchanged: 2 });
+    expect(changed.counts).toEqual({ distinct: 3, inserted: 0, updated: 1, unchanged: 2, rejected: 0 });
     expect(await transaction('A1')).toMatchObject({ amount_minor: '250', file_id: changed.fileId, line: 3 });
     expect((await transaction('A0'))!.file_id).toBe(first.fileId);
   });
@@ -216,7 +216,7 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
         },
       ]),
     );
-    expect(narrow.counts).toEqual({ distinct: 1, inserted: 0, updated: 1, unchanged: 0 });
+    expect(narrow.counts).toEqual({ distinct: 1, inserted: 0, updated: 1, unchanged: 0, rejected: 0 });
     expect(await transaction('N1')).toMatchObject({
       order_id: 'o1',
       amount_minor: '5',
@@ -236,7 +236,7 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
         },
       ]),
     );
-    expect(again.counts).toEqual({ distinct: 1, inserted: 0, updated: 0, unchanged: 1 });
+    expect(again.counts).toEqual({ distinct: 1, inserted: 0, updated: 0, unchanged: 1, rejected: 0 });
   });
 
   it.skipIf(skip)(
@@ -269,7 +269,7 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
       expect(await digest()).toBeNull();
 
       const restored = await testDb.database.transaction((c) => load(c, [entry]));
-      expect(restored.counts).toEqual({ distinct: 1, inserted: 0, updated: 1, unchanged: 0 });
+      expect(restored.counts).toEqual({ distinct: 1, inserted: 0, updated: 1, unchanged: 0, rejected: 0 });
       expect(await transaction('DG1')).toMatchObject({ amount_minor: '700', file_id: restored.fileId });
       expect(await digest()).toMatch(/^\d+$/);
     },
@@ -303,7 +303,13 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
         return { ...result, delta: rows[0]!.delta };
       });
       expect(merged.delta, 'a mostly loaded file of 12,000 rows takes the delta path').not.toBeNull();
-      expect(merged.counts).toEqual({ distinct: count + 2, inserted: 2, updated: 4, unchanged: count - 4 });
+      expect(merged.counts).toEqual({
+        distinct: count + 2,
+        inserted: 2,
+        updated: 4,
+        unchanged: count - 4,
+        rejected: 0,
+      });
       expect(await transaction('M5000')).toMatchObject({ amount_minor: '-1', file_id: merged.fileId, line: 5002 });
       expect(await transaction(`M${count + 1}`)).toMatchObject({ amount_minor: '2', file_id: merged.fileId });
       expect(await transaction('M42')).toMatchObject({
@@ -334,7 +340,7 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
         entry('c.csv', []),
       ]),
     );
-    expect(result.counts).toEqual({ distinct: 1, inserted: 1, updated: 0, unchanged: 0 });
+    expect(result.counts).toEqual({ distinct: 1, inserted: 1, updated: 0, unchanged: 0, rejected: 0 });
     expect(await transaction('D1')).toMatchObject({ order_id: 'last', entry: 'b.csv', line: 3 });
   });
 
@@ -357,7 +363,7 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
       ],
     };
     const result = await testDb.database.transaction((c) => load(c, [twice]));
-    expect(result.counts).toEqual({ distinct: 2, inserted: 1, updated: 1, unchanged: 0 });
+    expect(result.counts).toEqual({ distinct: 2, inserted: 1, updated: 1, unchanged: 0, rejected: 0 });
     expect(await transaction('E1')).toMatchObject({ order_id: 'second', line: 4 });
 
     const bareIds: TestEntry = {
@@ -367,7 +373,7 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
       rows: [2, 3, 4].map((line) => ({ line, row: row({ transaction_id: line === 3 ? 'E3' : 'E4' }) })),
     };
     const bare = await testDb.database.transaction((c) => load(c, [bareIds]));
-    expect(bare.counts).toEqual({ distinct: 2, inserted: 2, updated: 0, unchanged: 0 });
+    expect(bare.counts).toEqual({ distinct: 2, inserted: 2, updated: 0, unchanged: 0, rejected: 0 });
   });
 
   it.skipIf(skip)(
@@ -393,14 +399,14 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
       const crowded = await testDb.database.transaction((c) =>
         load(c, [entry('F')], createRepeatedIdFilter({ exactIds: 0, bitsLog2: 5 })),
       );
-      expect(crowded.counts).toEqual({ distinct: 3, inserted: 3, updated: 0, unchanged: 0 });
+      expect(crowded.counts).toEqual({ distinct: 3, inserted: 3, updated: 0, unchanged: 0, rejected: 0 });
       expect(await transaction('F1')).toMatchObject({ order_id: 'e', line: 6 });
       expect(await transaction('F2')).toMatchObject({ order_id: 'f', line: 7 });
 
       const overflowing = createRepeatedIdFilter({ maxCandidates: 1 });
       const overflowed = await testDb.database.transaction((c) => load(c, [entry('H')], overflowing));
       expect(overflowing.overflowed).toBe(true);
-      expect(overflowed.counts).toEqual({ distinct: 3, inserted: 3, updated: 0, unchanged: 0 });
+      expect(overflowed.counts).toEqual({ distinct: 3, inserted: 3, updated: 0, unchanged: 0, rejected: 0 });
       expect(await transaction('H1')).toMatchObject({ order_id: 'e', line: 6 });
     },
   );
@@ -422,7 +428,7 @@ describe.each(BACKENDS)('staging and upsert on %s', (backend) => {
         },
       ]),
     );
-    expect(result.counts).toEqual({ distinct: 2, inserted: 1, updated: 1, unchanged: 0 });
+    expect(result.counts).toEqual({ distinct: 2, inserted: 1, updated: 1, unchanged: 0, rejected: 0 });
     expect(await transaction('G1')).toMatchObject({ order_id: 'o', currency: 'USD', entry: 'narrow.csv' });
   });
 

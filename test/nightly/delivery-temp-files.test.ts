@@ -124,7 +124,7 @@ describe.each(BACKENDS)('the temp folder after deliveries that fail on %s', (bac
     });
 
     async function deliver(content: Buffer): Promise<string> {
-      const issued = await receiver.issue();
+      const issued = await receiver.issue({ orderIds: ['O1', 'O2', 'O3'] });
       const form = multipart([{ name: 'file', value: content, filename: 'export.csv.gz' }]);
       expect(
         (await send(issued.callbackUrl, { headers: { 'content-type': form.contentType }, body: form.body })).status,

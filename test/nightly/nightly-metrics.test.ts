@@ -108,6 +108,7 @@ describe.each(BACKENDS)('/metrics of the worker and the nightly runs on %s', (ba
             bytes: 10,
             state: index === 0 ? 'ingested' : 'failed',
             quarantined_at: index === 0 ? null : new Date(),
+            failed_at: index === 0 ? null : new Date(),
           })
           .returning('delivery_id')
           .executeTakeFirstOrThrow();

@@ -3,6 +3,7 @@ import { backfill } from '../../pipelines/backfill.ts';
 import type { ExportAccount } from '../../src/client/export-accounts.ts';
 import { createPaymentClient, type PaymentClient } from '../../src/client/payment-client.ts';
 import { EXPORT_COLUMNS } from '@recon/protocol';
+import { ACCOUNT_NOT_ASKED, ORDERID_NOT_ASKED } from '../../src/normalize/row-scope.ts';
 import { createSandbox, type Sandbox } from '@recon/sandbox';
 import { answering, startServer, type LoopbackServer } from '../client/loopback-servers.ts';
 import { ago, DAY, insertOrders } from '../reconcile/reconcile-scenario.ts';
@@ -86,6 +87,14 @@ describe('backfill', () => {
         .orderBy('line')
         .execute();
     }
+
+    const rejectedOf = (fileId: string) =>
+      testDb.database.db
+        .selectFrom('recon.rejected_rows')
+        .select(['line', 'raw', 'reason'])
+        .where('file_id', '=', fileId)
+        .orderBy('line')
+        .execute();
 
     const countFiles = async () =>
       (
@@ -441,7 +450,7 @@ describe('backfill', () => {
       );
 
       it.skipIf(skip)(
-        "gives an answer without IDENTIFIER values the account asked alone, and a group's answer no guess",
+        "gives a record without an IDENTIFIER value the account asked alone, and rejects it in a group's answer",
         async () => {
           const alone = newOrderId('alone');
           const grouped = newOrderId('grouped');
@@ -451,7 +460,7 @@ describe('backfill', () => {
             orderIds: [alone],
           });
           const group = await serve(ok([row(`${grouped}-t1`, grouped, '1.00')]));
-          await backfill(testDb.database, [{ identifier: IDENTIFIER, group: 'shop', client: group }], {
+          const result = await backfill(testDb.database, [{ identifier: IDENTIFIER, group: 'shop', client: group }], {
             ...settings,
             orderIds: [grouped],
           });
@@ -461,10 +470,50 @@ describe('backfill', () => {
             .where('transaction_id', 'in', [`${alone}-t1`, `${grouped}-t1`])
             .orderBy('transaction_id')
             .execute();
-          expect(stored).toEqual([
-            { transaction_id: `${alone}-t1`, identifier: IDENTIFIER },
-            { transaction_id: `${grouped}-t1`, identifier: null },
+          // Any account of the group could have made it: the record says none, so it is none of the group's.
+          expect(stored).toEqual([{ transaction_id: `${alone}-t1`, identifier: IDENTIFIER }]);
+          expect(result.requests).toEqual([expect.objectContaining({ status: 'loaded', rows: 1, rejected: 1 })]);
+          expect(await rejectedOf(result.requests[0]!.fileId)).toEqual([
+            { line: 2, raw: expect.stringContaining(`"${grouped}-t1"`), reason: ACCOUNT_NOT_ASKED },
           ]);
+        },
+      );
+
+      it.skipIf(skip)(
+        "rejects the records of an account or an ORDERID it did not ask for, and leaves the other account's transaction as it was",
+        async () => {
+          const [own, others] = [newOrderId('own'), newOrderId('others')];
+          const of = (identifier: string, record: Record<string, string>) => ({ ...record, IDENTIFIER: identifier });
+          const theirs = of('shop-other', row(`${others}-t1`, others, '932.48'));
+          await backfill(testDb.database, [{ identifier: 'shop-other', client: await serve(ok([theirs])) }], {
+            ...settings,
+            orderIds: [others],
+          });
+          const before = await transactionsOf(others);
+          expect(before).toMatchObject([{ amount_minor: '93248', exec_code: '0000' }]);
+
+          // The other account's transaction, as itself and under this account's name, and an ORDERID not asked.
+          const forged = of('shop-other', { ...row(`${others}-t1`, others, '1.00'), EXECCODE: '4001' });
+          const relabelled = of(IDENTIFIER, { ...row(`${others}-t1`, others, '1.00'), EXECCODE: '4001' });
+          const unasked = of(IDENTIFIER, row(`${own}-t2`, `${own}-x`, '2.00'));
+          const answer = ok([of(IDENTIFIER, row(`${own}-t1`, own, '1.00')), forged, relabelled, unasked]);
+          const result = await backfill(testDb.database, [{ identifier: IDENTIFIER, client: await serve(answer) }], {
+            ...settings,
+            orderIds: [own, others],
+          });
+
+          expect(result.requests).toEqual([
+            expect.objectContaining({ status: 'loaded', rows: 4, inserted: 1, updated: 0, rejected: 3 }),
+          ]);
+          const rejected = await rejectedOf(result.requests[0]!.fileId);
+          expect(rejected.map(({ line, reason }) => ({ line, reason }))).toEqual([
+            { line: 3, reason: ACCOUNT_NOT_ASKED },
+            { line: 4, reason: ACCOUNT_NOT_ASKED },
+            { line: 5, reason: ORDERID_NOT_ASKED },
+          ]);
+          expect(rejected.map(({ raw }) => JSON.parse(raw) as unknown)).toEqual([forged, relabelled, unasked]);
+          expect(await transactionsOf(others)).toEqual(before);
+          expect(await transactionsOf(`${own}-x`)).toEqual([]);
         },
       );
 

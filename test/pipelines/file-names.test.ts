@@ -21,7 +21,7 @@ import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '..
 const INGEST = { timezone: 'UTC', limits: loadConfig({}).limits };
 const BACKFILLED_AT = new Date('2026-11-26T15:00:03.250Z');
 
-/** A service export of one payment per id, `;`-separated. */
+/** A service export of one payment per id, `;`-separated: ORDERID `O-<id>`. */
 function exportCsv(...ids: string[]): Buffer {
   return Buffer.from(
     `TRANSACTIONID;ORDERID;OPERATIONTYPE;AMOUNT;CURRENCY;EXECCODE\n${ids.map((id) => `${id};O-${id};payment;1.00;EUR;0000\n`).join('')}`,
@@ -73,8 +73,10 @@ describe.each(BACKENDS)('the names of ingested, backfilled and delivered files o
     content: Buffer,
     options: { filename?: string; attempt?: number; nightly?: boolean } = {},
   ): Promise<string> {
+    // A delivery writes only the ORDERIDs its request named: those of every export this test delivers.
+    const orderIds = ['D1', 'D2', 'R1', 'X1', 'F1', 'F2', 'F3', 'S1'].map((id) => `O-${id}`);
     const issued = await receiver.issue(
-      options.nightly === false ? {} : { nightlyRunId, batch: 3, attempt: options.attempt ?? 1 },
+      options.nightly === false ? { orderIds } : { orderIds, nightlyRunId, batch: 3, attempt: options.attempt ?? 1 },
     );
     const form =
       options.filename === undefined

@@ -410,6 +410,39 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
     },
   );
 
+  it.skipIf(skip)(
+    'a conflicting notification the service sent three times is one conflict, its transaction named once',
+    async () => {
+      const p = newPrefix();
+      await given(
+        [{ id: p + 'resent', amount: 10000n, status: 'paid', createdAt: created() }],
+        [{ id: p + 'resent-t', orderId: p + 'resent', type: 'payment', amount: '100.00', exec: '0', at: at(DAY) }],
+      );
+      const fields = signed({
+        TRANSACTIONID: p + 'resent-t',
+        ORDERID: p + 'resent',
+        OPERATIONTYPE: 'payment',
+        CURRENCY: 'EUR',
+        EXECCODE: '4001',
+        AMOUNT: '10000',
+      });
+      const receipts = [];
+      for (let copy = 0; copy < 3; copy++)
+        receipts.push(
+          await recordNotification(testDb.database.db, fields, {
+            accounts: [{ identifier: 'merchant', secret: SECRET }],
+          }),
+        );
+      expect(receipts.map((receipt) => receipt.receipts)).toEqual([1, 2, 3]);
+      const { verdicts: v } = await verdictsOf([p + 'resent']);
+      const verdict = v.get(p + 'resent')!;
+      expect(verdict.status).toBe('notification_conflict');
+      expect(verdict.explanation.reason).toBe(
+        `a notification and the export disagree on 1 transaction(s): ${p}resent-t`,
+      );
+    },
+  );
+
   it.skipIf(skip)('an order that meets several rules gets the first of them', async () => {
     const p = newPrefix();
     const t = (

@@ -362,4 +362,40 @@ describe.each(BACKENDS)('verdict history on %s', (backend) => {
       expect((await lifecycles())['H4-O01']).toBeNull();
     },
   );
+
+  it.skipIf(skip)(
+    'a verdict looked at again, unchanged, keeps the lifecycle its own run gave it: that run reports the same',
+    async () => {
+      const { orders, transactions } = scenario('H5-');
+      await insertOrders(testDb.database, orders);
+      await ingestTransactions(testDb.database, tmp, transactions);
+      const scope = { kind: 'orders' as const, orderIds: [...orders.map((order) => order.id), 'H5-UNKNOWN'] };
+      const first = await run(scope, START);
+      await insertOrders(testDb.database, [
+        { id: 'H5-O01', amount: 1900n, status: 'paid', createdAt: ago(START, 2 * DAY) },
+      ]);
+      const resolving = await run({ kind: 'orders', orderIds: ['H5-O01'] }, new Date(START.getTime() + HOUR));
+      expect(resolving.lifecycle.resolved).toBe(1);
+      const lifecycles = async (runId: string) => {
+        const report = await loadRunReport(db(), runId);
+        const counts = { new: 0, persisting: 0, resolved: 0 };
+        for (const group of report.verdictGroups) if (group.lifecycle) counts[group.lifecycle] += group.verdicts;
+        return counts;
+      };
+      const before = [await lifecycles(first.runId), await lifecycles(resolving.runId)];
+      // Every current verdict to be looked at again, as a run cut short leaves the versions it puts back.
+      await sql`UPDATE recon.verdicts SET recheck_at = '-infinity' WHERE order_id LIKE 'H5-%'`.execute(db());
+      const again = await run(scope, new Date(START.getTime() + 2 * HOUR));
+      expect(again.verdictsChanged).toBe(0);
+      expect([await lifecycles(first.runId), await lifecycles(resolving.runId)]).toEqual(before);
+      const views = await db()
+        .selectFrom('reporting.reconciliation')
+        .select(['order_id', 'lifecycle'])
+        .where('order_id', 'like', 'H5-%')
+        .execute();
+      expect(views.find((row) => row.order_id === 'H5-O01')!.lifecycle).toBeNull();
+      expect(views.filter((row) => row.lifecycle === 'persisting')).toHaveLength(again.lifecycle.persisting);
+      expect(views.filter((row) => row.lifecycle === 'new')).toHaveLength(0);
+    },
+  );
 });

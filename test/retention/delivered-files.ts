@@ -8,10 +8,13 @@ import { send, startTestReceiver, type TestReceiver } from '../receive/receiver-
 
 const INGEST = { timezone: 'UTC', limits: loadConfig({}).limits };
 
+/** The ORDERID every delivery's request asks for, and every payment of exportFile is for. */
+const ORDER_ID = 'O-DELIVERED';
+
 /** A gzip export of one payment per id, as the service delivers it. */
 export function exportFile(...ids: string[]): Buffer {
   return gzipSync(
-    `TRANSACTIONID;ORDERID;OPERATIONTYPE;AMOUNT;CURRENCY;EXECCODE\n${ids.map((id) => `${id};O-${id};payment;1.00;EUR;0000\n`).join('')}`,
+    `TRANSACTIONID;ORDERID;OPERATIONTYPE;AMOUNT;CURRENCY;EXECCODE\n${ids.map((id) => `${id};${ORDER_ID};payment;1.00;EUR;0000\n`).join('')}`,
   );
 }
 
@@ -24,15 +27,15 @@ export interface DeliveredFiles {
   deliver(content: Buffer): Promise<string>;
   /** Posted, stored and ingested: state ingested (or failed, for a file that cannot load). */
   deliverAndIngest(content: Buffer): Promise<string>;
-  /** Sets when the delivery arrived, and when its file (if any) finished loading. */
-  age(deliveryId: string, times: { receivedAt: Date; finishedAt?: Date }): Promise<void>;
+  /** Sets when the delivery arrived, when its file (if any) finished loading, and when it failed (if it did). */
+  age(deliveryId: string, times: { receivedAt: Date; finishedAt?: Date; failedAt?: Date }): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startDeliveredFiles(database: Database): Promise<DeliveredFiles> {
   const receiver: TestReceiver = await startTestReceiver(database);
   const deliver = async (content: Buffer) => {
-    const issued = await receiver.issue();
+    const issued = await receiver.issue({ orderIds: [ORDER_ID] });
     const answer = await send(issued.callbackUrl, {
       headers: { 'content-type': 'application/gzip' },
       body: content,
@@ -47,10 +50,10 @@ export async function startDeliveredFiles(database: Database): Promise<Delivered
       await ingestDelivery(database, deliveryId, INGEST);
       return deliveryId;
     },
-    async age(deliveryId, { receivedAt, finishedAt }) {
+    async age(deliveryId, { receivedAt, finishedAt, failedAt }) {
       await database.db
         .updateTable('recon.deliveries')
-        .set({ received_at: receivedAt })
+        .set({ received_at: receivedAt, ...(failedAt ? { failed_at: failedAt } : {}) })
         .where('delivery_id', '=', deliveryId)
         .execute();
       if (finishedAt === undefined) return;

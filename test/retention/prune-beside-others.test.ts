@@ -11,7 +11,7 @@ import { exportFile, startDeliveredFiles, storedChunks, type DeliveredFiles } fr
 
 const INGEST = { timezone: 'UTC', limits: loadConfig({}).limits };
 const DAY = 86_400_000;
-const RETENTION = { deliveryDays: 90, runDays: 800 };
+const RETENTION = { deliveryDays: 90, failedDeliveryDays: 30, runDays: 800 };
 
 /**
  * A prune goes beside whatever else runs: each batch takes its deliveries FOR NO KEY UPDATE SKIP LOCKED in a short
@@ -40,6 +40,13 @@ describe.skipIf(!hasPostgres)('a prune beside other sessions (PostgreSQL)', () =
   const oldIngested = async () => {
     const id = await files.deliverAndIngest(exportFile(`T-${++serial}`));
     await files.age(id, { receivedAt: old(), finishedAt: old() });
+    return id;
+  };
+  /** A delivery whose bad file failed its ingest 40 days ago: due for pruning after the 30 days of failed ones. */
+  const oldFailed = async () => {
+    const id = await files.deliverAndIngest(exportFile(`T-${++serial}`).subarray(0, 20));
+    const failedAt = new Date(Date.now() - 40 * DAY);
+    await files.age(id, { receivedAt: failedAt, finishedAt: failedAt, failedAt });
     return id;
   };
   const chunks = async (id: string) => (await storedChunks(testDb.database, id)).chunks;
@@ -105,6 +112,30 @@ describe.skipIf(!hasPostgres)('a prune beside other sessions (PostgreSQL)', () =
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ state: 'ingested', bytes_pruned_at: null });
     expect(await chunks(ingesting)).toBe(1);
+  });
+
+  it('two prunes at once delete the bytes of each failed delivery once, and skip the one another session holds', async () => {
+    const due = [];
+    for (let i = 0; i < 4; i++) due.push(await oldFailed());
+    const held = await oldFailed();
+    const holder = await holdTransaction(databaseUrl, [
+      `SELECT delivery_id FROM recon.deliveries WHERE delivery_id = ${held} FOR UPDATE`,
+    ]);
+    const other = await openDatabase({
+      databaseUrl: withApplicationName(databaseUrl, 'second-prune'),
+      dataDir: '/nonexistent',
+    });
+    try {
+      const [first, second] = await Promise.all([run(testDb.database, 1), run(other, 1)]);
+      expect(first.failedDeliveries.deliveries + second.failedDeliveries.deliveries).toBe(4);
+      expect(await Promise.all(due.map(chunks))).toEqual([0, 0, 0, 0]);
+      expect(await chunks(held)).toBe(1);
+    } finally {
+      await holder.release();
+      await other.close();
+    }
+    expect((await run()).failedDeliveries.deliveries).toBe(1);
+    expect(await chunks(held)).toBe(0);
   });
 
   it('two prunes at once, on two connections, delete each delivery once between them', async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestDelivery } from '../../pipelines/nightly/ingest-delivery.ts';
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
+import { endFailedAttempt, startIngestAttempt } from '../../src/nightly/delivery-attempts.ts';
 import { openStoredDelivery } from '../../src/receive/open-stored-delivery.ts';
 import { spoolDelivery } from '../../src/receive/spool-delivery.ts';
 import { prune, type PruneOptions } from '../../src/retention/prune.ts';
@@ -20,11 +21,14 @@ const DAY = 86_400_000;
 /** 90 days before NOW is 2026-12-01T12:00Z: before it is old, after it recent. */
 const OLD = new Date('2026-10-01T08:00:00Z');
 const RECENT = new Date('2027-02-20T08:00:00Z');
-const RETENTION = { deliveryDays: 90, runDays: 800 };
+/** 30 days before NOW is 2027-01-30T12:00Z: a delivery that failed before it loses its bytes. */
+const FAILED_LONG_AGO = new Date('2027-01-10T08:00:00Z');
+const RETENTION = { deliveryDays: 90, failedDeliveryDays: 30, runDays: 800 };
 
 /**
  * Retention of delivered bytes on real deliveries: posted to a receiver, stored in chunks, ingested by the worker's
- * code, then dated. A prune deletes the chunks of the old ingested ones and nothing else, and keeps every row.
+ * code, then dated. A prune deletes the chunks of the old ingested ones and of those that failed long ago (a bad
+ * file, a quarantined one), nothing else, and keeps every row.
  */
 describe.each(BACKENDS)('pruning delivered bytes on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
@@ -36,8 +40,12 @@ describe.each(BACKENDS)('pruning delivered bytes on %s', (backend) => {
   let recentIngested: string;
   /** Old, stored, never ingested (state received: waiting for its ingest). */
   let oldReceived: string;
-  /** Old, failed to ingest (a corrupt file). */
+  /** Failed to ingest (a corrupt file) more than 30 days ago. */
   let oldFailed: string;
+  /** Quarantined (its attempts failed the same way twice) more than 30 days ago. */
+  let oldQuarantined: string;
+  /** Arrived long ago, failed to ingest (a corrupt file) less than 30 days ago. */
+  let recentFailed: string;
   /** The old one's bytes again, delivered recently: its file is the old one's. */
   let recentDuplicate: string;
   let oldBytes: number;
@@ -55,7 +63,15 @@ describe.each(BACKENDS)('pruning delivered bytes on %s', (backend) => {
     oldReceived = await files.deliver(exportFile('T-WAITING'));
     await files.age(oldReceived, { receivedAt: OLD });
     oldFailed = await files.deliverAndIngest(exportFile('T-BROKEN').subarray(0, 20));
-    await files.age(oldFailed, { receivedAt: OLD, finishedAt: OLD });
+    await files.age(oldFailed, { receivedAt: OLD, finishedAt: OLD, failedAt: FAILED_LONG_AGO });
+    oldQuarantined = await files.deliver(exportFile('T-KILLER'));
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await startIngestAttempt(testDb.database.db, oldQuarantined);
+      await endFailedAttempt(testDb.database.db, oldQuarantined, 'the same failure', false);
+    }
+    await files.age(oldQuarantined, { receivedAt: OLD, failedAt: FAILED_LONG_AGO });
+    recentFailed = await files.deliverAndIngest(exportFile('T-BROKEN-TOO').subarray(0, 30));
+    await files.age(recentFailed, { receivedAt: OLD, finishedAt: RECENT, failedAt: RECENT });
     recentDuplicate = await files.deliverAndIngest(exportFile('T-OLD-1', 'T-OLD-2'));
     await files.age(recentDuplicate, { receivedAt: RECENT });
     oldBytes = (await storedChunks(testDb.database, oldIngested)).bytes;
@@ -80,7 +96,7 @@ describe.each(BACKENDS)('pruning delivered bytes on %s', (backend) => {
   const deliveryRows = () =>
     testDb.database.db
       .selectFrom('recon.deliveries')
-      .select(['delivery_id', 'state', 'sha256', 'bytes', 'file_id', 'bytes_pruned_at'])
+      .select(['delivery_id', 'state', 'sha256', 'bytes', 'file_id', 'failure', 'failed_at', 'bytes_pruned_at'])
       .orderBy('delivery_id')
       .execute();
   const chunksOf = async (...ids: string[]) =>
@@ -96,17 +112,38 @@ describe.each(BACKENDS)('pruning delivered bytes on %s', (backend) => {
       [recentIngested]: 'ingested',
       [oldReceived]: 'received',
       [oldFailed]: 'failed',
+      [oldQuarantined]: 'failed',
+      [recentFailed]: 'failed',
       [recentDuplicate]: 'ingested',
     });
     expect(oldBytes).toBeGreaterThan(0);
+    const quarantined = await testDb.database.db
+      .selectFrom('recon.deliveries')
+      .select(['quarantined_at', 'failure'])
+      .where('delivery_id', '=', oldQuarantined)
+      .executeTakeFirstOrThrow();
+    expect(quarantined.quarantined_at).not.toBeNull();
+    expect(quarantined.failure).toMatch(/^quarantined after 2 attempts failing the same way/);
   });
 
   it.skipIf(skip)('a dry run reports what a prune would delete and changes nothing', async () => {
-    const before = { rows: await deliveryRows(), chunks: await chunksOf(oldIngested, recentIngested) };
+    const before = {
+      rows: await deliveryRows(),
+      chunks: await chunksOf(oldIngested, recentIngested, oldFailed, oldQuarantined),
+    };
+    const failedBytes =
+      (await storedChunks(testDb.database, oldFailed)).bytes +
+      (await storedChunks(testDb.database, oldQuarantined)).bytes;
     const report = await run({ dryRun: true });
     expect(report).toEqual({
       dryRun: true,
       deliveries: { retentionDays: 90, cutoff: new Date(NOW.getTime() - 90 * DAY), deliveries: 1, bytes: oldBytes },
+      failedDeliveries: {
+        retentionDays: 30,
+        cutoff: new Date(NOW.getTime() - 30 * DAY),
+        deliveries: 2,
+        bytes: failedBytes,
+      },
       runs: {
         retentionDays: 800,
         cutoff: new Date(NOW.getTime() - 800 * DAY),
@@ -117,12 +154,12 @@ describe.each(BACKENDS)('pruning delivered bytes on %s', (backend) => {
       },
     });
     expect(await deliveryRows()).toEqual(before.rows);
-    expect(await chunksOf(oldIngested, recentIngested)).toEqual(before.chunks);
+    expect(await chunksOf(oldIngested, recentIngested, oldFailed, oldQuarantined)).toEqual(before.chunks);
     expect(await prunes()).toEqual([]);
   });
 
   it.skipIf(skip)(
-    'deletes the bytes of the old ingested delivery only, and reports the same numbers as the dry run',
+    'deletes the bytes of the old ingested delivery and of those that failed long ago only, as the dry run said',
     async () => {
       const before = await deliveryRows();
       const transactionsBefore = await testDb.database.db
@@ -132,16 +169,30 @@ describe.each(BACKENDS)('pruning delivered bytes on %s', (backend) => {
         .execute();
       const report = await run();
       expect(report.deliveries).toMatchObject({ deliveries: 1, bytes: oldBytes });
-      expect(await chunksOf(oldIngested, recentIngested, oldReceived, oldFailed, recentDuplicate)).toEqual({
+      expect(report.failedDeliveries).toMatchObject({ deliveries: 2 });
+      expect(
+        await chunksOf(
+          oldIngested,
+          recentIngested,
+          oldReceived,
+          oldFailed,
+          oldQuarantined,
+          recentFailed,
+          recentDuplicate,
+        ),
+      ).toEqual({
         [oldIngested]: 0,
         [recentIngested]: 1,
         [oldReceived]: 1,
-        [oldFailed]: 1,
+        [oldFailed]: 0,
+        [oldQuarantined]: 0,
+        [recentFailed]: 1,
         [recentDuplicate]: 1,
       });
-      // Every row stays as it was, the pruned one's with the instant its bytes went.
+      // Every row stays as it was, a failed one's failure too, the pruned ones' with the instant their bytes went.
+      const pruned = new Set([oldIngested, oldFailed, oldQuarantined]);
       expect(await deliveryRows()).toEqual(
-        before.map((row) => (String(row.delivery_id) === oldIngested ? { ...row, bytes_pruned_at: NOW } : row)),
+        before.map((row) => (pruned.has(String(row.delivery_id)) ? { ...row, bytes_pruned_at: NOW } : row)),
       );
       expect(
         await testDb.database.db
@@ -173,7 +224,9 @@ describe.each(BACKENDS)('pruning delivered bytes on %s', (backend) => {
   });
 
   it.skipIf(skip)('a second prune finds nothing more to delete', async () => {
-    expect((await run()).deliveries).toMatchObject({ deliveries: 0, bytes: 0 });
+    const report = await run();
+    expect(report.deliveries).toMatchObject({ deliveries: 0, bytes: 0 });
+    expect(report.failedDeliveries).toMatchObject({ deliveries: 0, bytes: 0 });
   });
 
   it.skipIf(skip)(
@@ -186,9 +239,14 @@ describe.each(BACKENDS)('pruning delivered bytes on %s', (backend) => {
       expect(await expectReconError(() => spoolDelivery(testDb.database.db, oldIngested), 'DELIVERY_PRUNED')).toBe(
         said,
       );
+      // A failed delivery names its own retention.
+      expect(await expectReconError(() => openStoredDelivery(testDb.database.db, oldFailed), 'DELIVERY_PRUNED')).toBe(
+        `the bytes of delivery ${oldFailed} were pruned on 2027-03-01 after RECON_FAILED_DELIVERY_RETENTION_DAYS`,
+      );
       const before = await deliveryRows();
-      // An ingest job for it again (a retry, a sweep): it is ingested already, so nothing is read.
+      // An ingest job for them again (a retry, a sweep): ingested or failed already, so nothing is read.
       await ingestDelivery(testDb.database, oldIngested, INGEST);
+      await ingestDelivery(testDb.database, oldFailed, INGEST);
       expect(await deliveryRows()).toEqual(before);
     },
   );
@@ -205,8 +263,8 @@ describe.each(BACKENDS)('pruning delivered bytes on %s', (backend) => {
         'DELIVERY_PRUNED',
         `the bytes of delivery ${recentIngested} were pruned on ${later.toISOString().slice(0, 10)}`,
       );
-      // Still never the received or the failed one.
-      expect(await chunksOf(oldReceived, oldFailed)).toEqual({ [oldReceived]: 1, [oldFailed]: 1 });
+      // Still never the received one, however old; the failed one is past its own retention by then.
+      expect(await chunksOf(oldReceived, recentFailed)).toEqual({ [oldReceived]: 1, [recentFailed]: 0 });
     },
   );
 

@@ -12,7 +12,7 @@ import { waitUntil } from '../support/wait-until.ts';
 import { exportFile, startDeliveredFiles, storedChunks, type DeliveredFiles } from './delivered-files.ts';
 
 const DAY = 86_400_000;
-const RETENTION = { deliveryDays: 90, runDays: 800 };
+const RETENTION = { deliveryDays: 90, failedDeliveryDays: 30, runDays: 800 };
 /** A check that node-cron never fires while a test runs: the tests look with checkNow(), or set their own. */
 const NEVER = '0 0 1 1 *';
 const ZONE = 'Europe/Paris';
@@ -93,11 +93,13 @@ describe.each(BACKENDS)('the daily prune on %s', (backend) => {
       expect(scheduler.records()).toEqual([
         expect.objectContaining({
           level: 'info',
-          msg: `pruned the bytes of 1 delivery (${bytes} bytes) and 0 runs`,
+          msg: `pruned the bytes of 1 delivery (${bytes} bytes) and of 0 failed deliveries (0 bytes), and 0 runs`,
           prune: row!.prune_id,
           day,
           deliveries: 1,
           bytes,
+          failedDeliveries: 0,
+          failedBytes: 0,
           runs: 0,
           seconds: expect.any(Number),
         }),
@@ -165,7 +167,7 @@ describe.each(BACKENDS)('the daily prune on %s', (backend) => {
       expect(await prunesOf(day)).toEqual([expect.objectContaining({ finished_at: clock, failure: null })]);
       expect(scheduler.records().map((record) => [record.level, record.msg])).toEqual([
         ['error', 'prune failed: the run step broke'],
-        ['info', 'pruned the bytes of 0 deliveries (0 bytes) and 2 runs'],
+        ['info', 'pruned the bytes of 0 deliveries (0 bytes) and of 0 failed deliveries (0 bytes), and 2 runs'],
       ]);
       await scheduler.stop();
     },

@@ -18,6 +18,8 @@ export {
 } from './scenario/instalment-and-wallet-accounts.ts';
 export { createSandboxClock, type SandboxClock, type SandboxClockOptions } from './clock.ts';
 export { createSandboxStore, type SandboxStore, type SandboxTransaction } from './store.ts';
+export type { CardholderOutcome } from './cardholder/finish-cardholder-step.ts';
+export type { NotificationDelivery } from './notifications/notification-outbox.ts';
 export {
   seedScenario,
   SCENARIO_OUTCOMES,
@@ -25,7 +27,14 @@ export {
   type ScenarioSummary,
 } from './scenario/seed-scenario.ts';
 export { scenarioOrders, type ScenarioOrder, type ScenarioOrdersOptions } from './scenario/scenario-orders.ts';
-export { expectedVerdict, type MerchantOrder } from './scenario/expected-verdict.ts';
+export {
+  expectedVerdict,
+  exportedDate,
+  type MerchantOrder,
+  type VerdictSettings,
+} from './scenario/expected-verdict.ts';
+export { createSeededRandom, type SeededRandom } from './scenario/seeded-random.ts';
+export { judgedInScope } from './scenario/judged-in-scope.ts';
 export {
   VERDICT_STATUSES,
   type OrderStatus,
@@ -37,4 +46,5 @@ export { formatOrdersCsv } from './scenario/orders-csv.ts';
 export { CALLBACK_FORMATS } from './export/callback-switches.ts';
 export { formatExecCode, formatMinorUnits, formatPosition } from './export/format-export-value.ts';
 export { writeZip, type ZipOptions } from './export/zip-writer.ts';
+export { billingFeesMinorUnits } from './export/billing-fees.ts';
 export { SandboxError } from './sandbox-error.ts';

@@ -164,6 +164,36 @@ describe('recon-sandbox (CLI)', () => {
     }
   });
 
+  it('started before its merchant listens, it writes a summary of failed attempts at most every 5 s, not a line per retry', async () => {
+    const refusing = await startNotificationReceiver({ refuseFirst: Number.MAX_SAFE_INTEGER });
+    try {
+      const started = Date.now();
+      const cli = await startCli(['--port', '0', '--seed', '7', '--notify-url', refusing.url]);
+      await refusing.receivedCount(150);
+      expect(await stop(cli, 'SIGTERM')).toBe(0);
+      const elapsedMs = Date.now() - started;
+      const lines = cli.stderr().trim().split('\n');
+      const summaries = lines.filter((line) => line.startsWith('sandbox: notifications'));
+      // One at once, one per 5 s after it, one at the stop.
+      expect(summaries.length).toBeLessThanOrEqual(2 + Math.floor(elapsedMs / 5000));
+      expect(lines.length).toBeLessThanOrEqual(summaries.length + 3);
+      const failed = summaries.map((line) => Number(/(\d+) attempts? failed/.exec(line)?.[1] ?? 0));
+      const counted = failed.reduce((sum, count) => sum + count, 0);
+      // Attempts answered while the stop aborted them count with the abandoned notifications, not as failed attempts.
+      expect(counted).toBeLessThanOrEqual(refusing.received.length);
+      expect(counted).toBeGreaterThanOrEqual(150 - 8);
+      expect(summaries[0]).toMatch(
+        /^sandbox: notifications: \d+ attempts? failed \(last: HTTP 500 answered "temporarily broken"/,
+      );
+      const inProcess = createSandbox({ identifier: 'sandbox-merchant', secret: 'sandbox-secret', seed: 7 });
+      const seededNotifications = inProcess.notifications.deliveries().length;
+      await inProcess.close();
+      expect(lines.at(-1)).toBe(`sandbox: ${seededNotifications} notifications not delivered: the sandbox stopped`);
+    } finally {
+      await refusing.close();
+    }
+  });
+
   it('lets a flag win over its variable', async () => {
     const env = {
       RECON_SANDBOX_PORT: '0',

@@ -5,6 +5,7 @@ import { createSandbox, type Sandbox, type SandboxEvent, type SandboxOptions } f
 import type { SandboxAccount } from '../sandbox-accounts.ts';
 import { SandboxError } from '../sandbox-error.ts';
 import { formatOrdersCsv } from '../scenario/orders-csv.ts';
+import { createNotificationLog } from './notification-log.ts';
 import { scenarioOrders } from '../scenario/scenario-orders.ts';
 import { parseSmtp, readSandboxSettings } from './sandbox-settings.ts';
 
@@ -80,6 +81,8 @@ export async function runSandboxCommand(ctx: SandboxCommandContext): Promise<num
     );
   }
   if (ordersOut !== undefined) await checkFolder(ordersOut);
+  const writeLine = (line: string) => ctx.stderr.write(`sandbox: ${line}\n`);
+  const notificationLog = createNotificationLog({ write: writeLine });
   const sandbox = createSandboxForCommand({
     accounts: settings.accounts,
     ...(settings.notifyUrl ? { notifyUrl: settings.notifyUrl } : {}),
@@ -89,7 +92,8 @@ export async function runSandboxCommand(ctx: SandboxCommandContext): Promise<num
     dropCallbacks: settings.dropCallbacks,
     duplicateCallbacks: settings.duplicateCallbacks,
     exportLagSeconds: settings.exportLagSeconds,
-    onEvent: (event) => ctx.stderr.write(`sandbox: ${describeEvent(event)}\n`),
+    onEvent: (event) =>
+      event.type === 'notification' ? notificationLog.record(event.event) : writeLine(describeEvent(event)),
   });
   // Written before the base URL is printed: whoever waits for the URL finds the file complete.
   if (ordersOut !== undefined) {
@@ -117,7 +121,11 @@ export async function runSandboxCommand(ctx: SandboxCommandContext): Promise<num
     ctx.stderr.write(`sandbox: seeded scenario ${used}: ${orderIds.length} orders, ${transactionCount} transactions\n`);
   }
   await abortion(ctx.signal);
+  notificationLog.stopping();
   await sandbox.close();
+  // The notifications abandoned by the stop fail once their retries notice it: count them before the last line.
+  await sandbox.notifications.idle();
+  notificationLog.end();
   return 0;
 }
 
@@ -184,16 +192,8 @@ function describeAccounts(accounts: readonly SandboxAccount[]): string {
   return `${accounts.length === 1 ? 'account' : 'accounts'} ${described.join(', ')}`;
 }
 
-function describeEvent(event: SandboxEvent): string {
+function describeEvent(event: Exclude<SandboxEvent, { type: 'notification' }>): string {
   switch (event.type) {
-    case 'notification': {
-      const { delivery } = event.event;
-      const subject = `notification ${delivery.fields['OPERATIONTYPE']} ${delivery.fields['TRANSACTIONID']}`;
-      if (event.event.type === 'delivered') return `${subject} delivered (attempt ${delivery.attempts})`;
-      if (event.event.type === 'retrying')
-        return `${subject} attempt ${delivery.attempts} failed (${delivery.lastError}); retrying in ${event.event.delayMs} ms`;
-      return `${subject} given up after ${delivery.attempts} attempts: ${delivery.lastError}`;
-    }
     case 'export-failed':
       return `export delivery ${event.label} failed: ${oneLine(event.error)}`;
     case 'export-dropped':
