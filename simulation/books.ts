@@ -52,14 +52,17 @@ export function createBooks(folder: string, limits: IngestLimits): Books {
       const file = path.join(folder, `orders-${String(++imports).padStart(4, '0')}.csv`);
       await writeFile(file, [COLUMNS.join(';'), ...rows, ''].join('\n'));
       const [result] = await importOrderFiles(database, [file], { limits });
-      if (result?.status !== 'loaded') throw new Error(`the merchant's orders did not import: ${JSON.stringify(result)}`);
+      if (result?.status !== 'loaded')
+        throw new Error(`the merchant's orders did not import: ${JSON.stringify(result)}`);
       if (result.rejected > 0) {
         const rejected = await database.db
           .selectFrom('recon.rejected_order_rows')
           .select(['raw', 'reason'])
           .where('import_id', '=', result.importId)
           .execute();
-        throw new Error(`recon rejected orders of the books: ${rejected.map((row) => `${row.raw}: ${row.reason}`).join('; ')}`);
+        throw new Error(
+          `recon rejected orders of the books: ${rejected.map((row) => `${row.raw}: ${row.reason}`).join('; ')}`,
+        );
       }
       const written = changed.size;
       for (const orderId of changed) importedOrders.set(orderId, orders.get(orderId)!);

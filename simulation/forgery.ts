@@ -31,7 +31,14 @@ export function forgeExport(
   const rows: Record<string, string>[] = [];
   if (victim) rows.push(rowOf(victim, { AMOUNT: '1.00', EXECCODE: '4001' }));
   const sample = transactions[0];
-  if (sample) rows.push(rowOf(sample, { IDENTIFIER: 'shop-evil', TRANSACTIONID: 'EVIL000000001', ORDERID: request.orderIds[0] ?? sample.orderId }));
+  if (sample)
+    rows.push(
+      rowOf(sample, {
+        IDENTIFIER: 'shop-evil',
+        TRANSACTIONID: 'EVIL000000001',
+        ORDERID: request.orderIds[0] ?? sample.orderId,
+      }),
+    );
   const lines = rows.map((row) => columns.map((column) => row[column] ?? '').join(';'));
   const forged = text.endsWith('\n') ? text + lines.join('\n') + '\n' : `${text}\n${lines.join('\n')}\n`;
   return { body: gzipSync(forged), victim: victim?.transactionId };
@@ -41,7 +48,10 @@ function rowOf(transaction: SandboxTransaction, overrides: Record<string, string
   const date = new Date(Math.floor(transaction.createdAt.getTime() / 1000) * 1000);
   return {
     IDENTIFIER: transaction.identifier,
-    DATE: date.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ''),
+    DATE: date
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.\d{3}Z$/, ''),
     TRANSACTIONID: transaction.transactionId,
     ORDERID: transaction.orderId,
     OPERATIONTYPE: transaction.operationType,

@@ -35,7 +35,9 @@ export async function checkInvariants(
     if (process.env['SIM_TIMING']) process.stderr.write(`  ${name} ${(performance.now() - started).toFixed(0)} ms\n`);
   };
   await timed('settled', () => settled(world));
-  await timed('transactions', () => transactionsAreTheService(world, ledger, nightly?.state === 'reconciled' ? nightly : undefined));
+  await timed('transactions', () =>
+    transactionsAreTheService(world, ledger, nightly?.state === 'reconciled' ? nightly : undefined),
+  );
   if (nightly?.state === 'reconciled' && nightly.runId) {
     await timed('oracle', () => verdictsAreTheOracles(world, nightly.runId!, nightly.asOf));
     await timed('money', () => moneyMovedIsTheService(world, ledger));
@@ -115,7 +117,8 @@ async function transactionsAreTheService(
     });
     held.set(row.transaction_id, signature);
     const versions = ledger.versions.get(row.transaction_id);
-    if (!versions) throw new InvariantBroken('transactions are the service’s', `${row.transaction_id} was never exported`);
+    if (!versions)
+      throw new InvariantBroken('transactions are the service’s', `${row.transaction_id} was never exported`);
     const index = versions.findIndex((version) => version.signature === signature);
     if (index < 0)
       throw new InvariantBroken(
@@ -174,7 +177,10 @@ async function verdictsAreTheOracles(world: World, runId: string, asOf: Date): P
     const fields = delivery.fields;
     notified.set(fields['TRANSACTIONID']!, { execCode: fields['EXECCODE']!, amount: fields['AMOUNT']! });
   }
-  const settings = { graceHours: world.config.reconcile.graceHours, toleranceMinor: world.config.reconcile.toleranceMinor };
+  const settings = {
+    graceHours: world.config.reconcile.graceHours,
+    toleranceMinor: world.config.reconcile.toleranceMinor,
+  };
   for (const orderId of [...asked].sort()) {
     const order = world.books.imported(orderId);
     const transactions = byOrder.get(orderId) ?? [];
@@ -194,13 +200,19 @@ async function verdictsAreTheOracles(world: World, runId: string, asOf: Date): P
     }
     const actual = status.get(orderId) ?? null;
     if (actual !== expected)
-      throw new InvariantBroken('verdicts are the rules’', `${orderId} is ${actual ?? 'without verdict'} where the rules give ${expected ?? 'none'} as of ${asOf.toISOString()}`);
+      throw new InvariantBroken(
+        'verdicts are the rules’',
+        `${orderId} is ${actual ?? 'without verdict'} where the rules give ${expected ?? 'none'} as of ${asOf.toISOString()}`,
+      );
   }
 }
 
 /** Money moved per day equals what the service's succeeded transactions that recon holds moved, day by day. */
 async function moneyMovedIsTheService(world: World, ledger: Ledger): Promise<void> {
-  const expected = new Map<string, { paid: bigint; refunded: bigint; fees: bigint; payments: number; refunds: number }>();
+  const expected = new Map<
+    string,
+    { paid: bigint; refunded: bigint; fees: bigint; payments: number; refunds: number }
+  >();
   for (const [transactionId, index] of ledger.held) {
     const { transaction, feesMinor } = ledger.versions.get(transactionId)![index]!;
     const succeeded = transaction.execCode === '0000';
@@ -236,10 +248,15 @@ async function moneyMovedIsTheService(world: World, ledger: Ledger): Promise<voi
   for (const key of new Set([...expected.keys(), ...actual.keys()])) {
     const want = expected.get(key) ?? { paid: 0n, refunded: 0n, fees: 0n, payments: 0, refunds: 0 };
     const got = actual.get(key);
-    const gotText = got ? `paid ${got.paid}, refunded ${got.refunded}, fees ${got.fees}, ${got.payments}+${got.refunds}` : 'nothing';
+    const gotText = got
+      ? `paid ${got.paid}, refunded ${got.refunded}, fees ${got.fees}, ${got.payments}+${got.refunds}`
+      : 'nothing';
     const wantText = `paid ${want.paid}, refunded ${want.refunded}, fees ${want.fees}, ${want.payments}+${want.refunds}`;
     if (gotText !== wantText)
-      throw new InvariantBroken('money moved per day is the service’s', `${key}: settlement_daily says ${gotText}, the service ${wantText}`);
+      throw new InvariantBroken(
+        'money moved per day is the service’s',
+        `${key}: settlement_daily says ${gotText}, the service ${wantText}`,
+      );
   }
 }
 
@@ -260,11 +277,17 @@ async function finishedRunsNeverChange(world: World, ledger: Ledger): Promise<vo
     .execute();
   const present = new Map(runs.map((run) => [run.run_id, run]));
   const prunable = (startedAt: Date) => ledger.pruneCutoff !== null && startedAt < ledger.pruneCutoff;
-  const startedAfter = new Map([...ledger.runsMade, ...[...ledger.runs].map(([runId, run]) => [runId, run.startedAt] as const)]);
+  const startedAfter = new Map([
+    ...ledger.runsMade,
+    ...[...ledger.runs].map(([runId, run]) => [runId, run.startedAt] as const),
+  ]);
   for (const [runId, startedAt] of startedAfter) {
     const run = present.get(runId);
     if ((!run || run.pruned) && !prunable(startedAt))
-      throw new InvariantBroken('finished runs never change', `run ${runId} was ${run ? 'pruned' : 'removed'}, though it started after every prune's cutoff`);
+      throw new InvariantBroken(
+        'finished runs never change',
+        `run ${runId} was ${run ? 'pruned' : 'removed'}, though it started after every prune's cutoff`,
+      );
   }
   for (const run of runs) {
     if (run.pruned) continue;
@@ -278,7 +301,10 @@ async function finishedRunsNeverChange(world: World, ledger: Ledger): Promise<vo
     );
     const totalsText = JSON.stringify(totals.rows);
     if (JSON.stringify(parts.rows) !== totalsText)
-      throw new InvariantBroken('every bridge adds up', `run ${run.run_id}: by status ${JSON.stringify(parts.rows)}, in total ${totalsText}`);
+      throw new InvariantBroken(
+        'every bridge adds up',
+        `run ${run.run_id}: by status ${JSON.stringify(parts.rows)}, in total ${totalsText}`,
+      );
     const figures = { counts: JSON.stringify(run.counts), totals: totalsText };
     const known = ledger.runs.get(run.run_id);
     if (!known) {
@@ -286,7 +312,10 @@ async function finishedRunsNeverChange(world: World, ledger: Ledger): Promise<vo
       continue;
     }
     if (known.counts !== figures.counts || known.totals !== figures.totals)
-      throw new InvariantBroken('finished runs never change', `run ${run.run_id} said ${known.counts} ${known.totals}, now ${figures.counts} ${figures.totals}`);
+      throw new InvariantBroken(
+        'finished runs never change',
+        `run ${run.run_id} said ${known.counts} ${known.totals}, now ${figures.counts} ${figures.totals}`,
+      );
   }
 }
 
@@ -311,9 +340,7 @@ async function lifecyclesAreTheRuns(world: World): Promise<void> {
     LEFT JOIN reporting.verdict_history h ON h.order_id = c.order_id AND h.run_id = c.run_id AND h.change <> 'removed'
     LEFT JOIN (SELECT o.order_id, max(o.run_id) AS judged_last FROM reporting.run_orders o
                JOIN reporting.runs r ON r.run_id = o.run_id AND r.finished_at IS NOT NULL AND r.history_pruned_at IS NULL
-               GROUP BY o.order_id) j ON j.order_id = c.order_id`.execute(
-    world.database.db,
-  );
+               GROUP BY o.order_id) j ON j.order_id = c.order_id`.execute(world.database.db);
   const exception = (status: string) => status !== 'matched' && status !== 'pending';
   const judgedLast = new Map<string, string>();
   for (const row of rows) {
@@ -321,11 +348,20 @@ async function lifecyclesAreTheRuns(world: World): Promise<void> {
     judgedLast.set(row.order_id, last);
     const expected = last === row.run_id ? row.written : exception(row.status) ? 'persisting' : null;
     if (row.lifecycle !== expected)
-      throw new InvariantBroken('lifecycles are the runs’', `${row.order_id} reads ${row.lifecycle ?? 'no lifecycle'} in reporting.reconciliation; run ${last}, the latest that judged it, gave ${expected ?? 'none'}`);
+      throw new InvariantBroken(
+        'lifecycles are the runs’',
+        `${row.order_id} reads ${row.lifecycle ?? 'no lifecycle'} in reporting.reconciliation; run ${last}, the latest that judged it, gave ${expected ?? 'none'}`,
+      );
     if (exception(row.status) && row.exception_lifecycle !== row.lifecycle)
-      throw new InvariantBroken('lifecycles are the runs’', `${row.order_id} reads ${row.exception_lifecycle} in reporting.exceptions, ${row.lifecycle} in reporting.reconciliation`);
+      throw new InvariantBroken(
+        'lifecycles are the runs’',
+        `${row.order_id} reads ${row.exception_lifecycle} in reporting.exceptions, ${row.lifecycle} in reporting.reconciliation`,
+      );
   }
-  const latest = [...judgedLast.values()].reduce<string | null>((max, run) => (max === null || BigInt(run) > BigInt(max) ? run : max), null);
+  const latest = [...judgedLast.values()].reduce<string | null>(
+    (max, run) => (max === null || BigInt(run) > BigInt(max) ? run : max),
+    null,
+  );
   if (latest === null) return;
   const totals = verdictTotals((await loadRunReport(world.database.db, latest)).verdictGroups).byLifecycle;
   const viewed = { new: 0, persisting: 0, resolved: 0 };
@@ -333,7 +369,10 @@ async function lifecyclesAreTheRuns(world: World): Promise<void> {
     if (judgedLast.get(row.order_id) === latest && row.lifecycle) viewed[row.lifecycle as keyof typeof viewed] += 1;
   }
   if (JSON.stringify(viewed) !== JSON.stringify(totals))
-    throw new InvariantBroken('lifecycles are the runs’', `run ${latest} counted ${JSON.stringify(totals)}, the views say ${JSON.stringify(viewed)} of its orders`);
+    throw new InvariantBroken(
+      'lifecycles are the runs’',
+      `run ${latest} counted ${JSON.stringify(totals)}, the views say ${JSON.stringify(viewed)} of its orders`,
+    );
 }
 
 /**
@@ -356,9 +395,17 @@ async function acknowledgementsLapseByTheRule(world: World, ledger: Ledger): Pro
       acknowledgement.statusesSince.every((seen) => seen === acknowledgement.status) &&
       acknowledgement.firstSeen === row.first_seen;
     if (row.acknowledged !== holds)
-      throw new InvariantBroken('acknowledgements lapse by the rule', `${orderId} reads ${row.acknowledged ? '' : 'not '}acknowledged; acknowledged as ${acknowledgement.status}, since ${acknowledgement.statusesSince.join(' -> ')}`);
+      throw new InvariantBroken(
+        'acknowledgements lapse by the rule',
+        `${orderId} reads ${row.acknowledged ? '' : 'not '}acknowledged; acknowledged as ${acknowledgement.status}, since ${acknowledgement.statusesSince.join(' -> ')}`,
+      );
   }
-  const { rows } = await sql<{ n: number }>`SELECT count(*)::integer AS n FROM reporting.exception_actions`.execute(world.database.db);
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::integer AS n FROM reporting.exception_actions`.execute(
+    world.database.db,
+  );
   if (rows[0]!.n !== ledger.actions)
-    throw new InvariantBroken('no action is lost', `the trail holds ${rows[0]!.n} actions, the accountant took ${ledger.actions}`);
+    throw new InvariantBroken(
+      'no action is lost',
+      `the trail holds ${rows[0]!.n} actions, the accountant took ${ledger.actions}`,
+    );
 }

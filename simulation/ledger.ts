@@ -98,7 +98,11 @@ export function serviceSignature(transaction: SandboxTransaction): string {
 /** Records the service's current versions: a new signature of a transaction is a new version. */
 export function recordVersions(ledger: Ledger, transactions: readonly SandboxTransaction[]): void {
   for (const transaction of transactions) {
-    const version = { signature: serviceSignature(transaction), feesMinor: billingFeesMinorUnits(transaction), transaction };
+    const version = {
+      signature: serviceSignature(transaction),
+      feesMinor: billingFeesMinorUnits(transaction),
+      transaction,
+    };
     const versions = ledger.versions.get(transaction.transactionId);
     if (!versions) ledger.versions.set(transaction.transactionId, [version]);
     else if (versions.at(-1)!.signature !== version.signature) versions.push(version);

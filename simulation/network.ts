@@ -139,7 +139,11 @@ export async function startNetwork(
       }
       case 'forge': {
         const body = await forge(token, upload.body);
-        const answer = await forward({ ...upload, body, headers: { ...upload.headers, 'content-length': String(body.length) } });
+        const answer = await forward({
+          ...upload,
+          body,
+          headers: { ...upload.headers, 'content-length': String(body.length) },
+        });
         response.writeHead(answer.status || 502).end(answer.body);
         return;
       }

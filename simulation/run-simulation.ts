@@ -69,7 +69,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
           recordVersions(ledger, world.service.transactions());
           const nightly = planned.kind === 'nightly run' ? ledger.nightlyRuns.at(-1) : undefined;
           await checkInvariants(world, ledger, nightly);
-          if (process.env['SIM_TIMING']) process.stderr.write(`${planned.kind}: step ${(t1 - t0).toFixed(0)} ms, checks ${(performance.now() - t1).toFixed(0)} ms\n`);
+          if (process.env['SIM_TIMING'])
+            process.stderr.write(
+              `${planned.kind}: step ${(t1 - t0).toFixed(0)} ms, checks ${(performance.now() - t1).toFixed(0)} ms\n`,
+            );
         } catch (error) {
           failure = {
             step,
@@ -117,9 +120,10 @@ async function fingerprintOf(world: World, start: Date): Promise<string> {
     .execute();
   const hash = createHash('sha256');
   for (const t of transactions)
-    hash.update(`${t.transaction_id}|${t.identifier}|${t.order_id}|${t.operation_type}|${t.exec_code}|${t.amount}|${t.currency}|${since(t.occurred_at)}\n`);
+    hash.update(
+      `${t.transaction_id}|${t.identifier}|${t.order_id}|${t.operation_type}|${t.exec_code}|${t.amount}|${t.currency}|${since(t.occurred_at)}\n`,
+    );
   for (const v of verdicts)
     hash.update(`${v.order_id}|${v.status}|${v.lifecycle}|${v.currency}|${v.amounts}|${since(v.first_seen)}\n`);
   return hash.digest('hex').slice(0, 16);
 }
-

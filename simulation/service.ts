@@ -65,7 +65,9 @@ export function createService(sandbox: Sandbox): Service {
           : {};
       const answer = call(order.operation, account, { ...params, ...instalment });
       if (answer.EXECCODE !== '0002' || !answer.TRANSACTIONID) {
-        throw new Error(`the sandbox refused ${order.operation} ${order.orderId}: ${answer.EXECCODE} ${answer.MESSAGE}`);
+        throw new Error(
+          `the sandbox refused ${order.operation} ${order.orderId}: ${answer.EXECCODE} ${answer.MESSAGE}`,
+        );
       }
       return answer.TRANSACTIONID;
     },

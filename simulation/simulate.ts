@@ -12,8 +12,7 @@ import { runSimulation, type SimulationResult } from './run-simulation.ts';
  * PGlite by default; PostgreSQL with DATABASE_URL (a database of its own per seed). Exit 0 when every seed held, 1
  * otherwise, 2 for a usage error.
  */
-const USAGE =
-  'usage: npm run simulate -- (--seed N | --seeds K [--first N]) [--nights N] [--until-step S] [--quiet]\n';
+const USAGE = 'usage: npm run simulate -- (--seed N | --seeds K [--first N]) [--nights N] [--until-step S] [--quiet]\n';
 
 async function main(): Promise<number> {
   let values;

@@ -64,7 +64,12 @@ export function planNight(world: World, ledger: Ledger, night: number): Step[] {
 
   const faulty = random.chance(0.4);
   const faults = faulty
-    ? { drop: random.pick([0, 0.1, 0.25]), duplicate: random.pick([0, 0.1]), hold: random.pick([0, 0.1, 0.2]), abort: random.pick([0, 0.1]) }
+    ? {
+        drop: random.pick([0, 0.1, 0.25]),
+        duplicate: random.pick([0, 0.1]),
+        hold: random.pick([0, 0.1, 0.2]),
+        abort: random.pick([0, 0.1]),
+      }
     : NO_FAULTS;
   const forge = random.chance(0.25) && process.env.SIM_NO_FORGE === undefined;
   const late = random.chance(0.25) && process.env.SIM_NO_LATE === undefined;
@@ -103,7 +108,13 @@ async function shop(world: World, ledger: Ledger, night: number, count: number):
     const transactionId = service.start({ orderId, method, operation, amount, currency }, account);
     const draw = random.next();
     const outcome =
-      draw < 0.72 ? 'validated' : draw < 0.82 ? 'refused' : draw < 0.9 && method === 'instalment' ? 'pending' : 'abandoned';
+      draw < 0.72
+        ? 'validated'
+        : draw < 0.82
+          ? 'refused'
+          : draw < 0.9 && method === 'instalment'
+            ? 'pending'
+            : 'abandoned';
     if (outcome !== 'abandoned') service.finish(transactionId, outcome === 'pending' ? 'pending' : outcome);
     const booked: MerchantOrder = {
       orderId,
@@ -121,11 +132,7 @@ async function shop(world: World, ledger: Ledger, night: number, count: number):
       continue;
     }
     books.put(
-      mistake < 0.07
-        ? { ...booked, currency: 'USD' }
-        : mistake < 0.1
-          ? { ...booked, amount: amount + 100n }
-          : booked,
+      mistake < 0.07 ? { ...booked, currency: 'USD' } : mistake < 0.1 ? { ...booked, amount: amount + 100n } : booked,
     );
     made.push(`${orderId} (${method} ${operation} ${outcome}${misrouted ? ', on the other account' : ''})`);
   }
@@ -209,7 +216,13 @@ async function payTwice(world: World): Promise<string> {
   const first = random.pick(paid);
   tick(world, 10);
   const again = service.start(
-    { orderId: first.orderId, method: first.method, operation: 'payment', amount: first.amount, currency: first.currency },
+    {
+      orderId: first.orderId,
+      method: first.method,
+      operation: 'payment',
+      amount: first.amount,
+      currency: first.currency,
+    },
     accountOf(world, first),
   );
   service.finish(again, 'validated');
@@ -304,7 +317,9 @@ async function accountant(world: World, ledger: Ledger): Promise<string> {
   const done: string[] = [];
   for (let i = random.int(1, 3); i > 0; i--) {
     const exception = random.pick(open);
-    const action = exception.acknowledged ? random.pick(['note', 'reopen'] as const) : random.pick(['ack', 'note'] as const);
+    const action = exception.acknowledged
+      ? random.pick(['note', 'reopen'] as const)
+      : random.pick(['ack', 'note'] as const);
     await actOnException(database.db, {
       orderId: exception.order_id,
       action,
@@ -395,12 +410,16 @@ async function nightlyRun(
   ledger.nightlyRuns.push({ night, nightlyRunId, runId: run.reconciliationRunId, state: run.state, asOf });
   if (run.reconciliationRunId) ledger.runsMade.set(run.reconciliationRunId, nightStarted);
   sandbox.clock.advance(dayStart.getTime() + DAY - sandbox.clock.now().getTime());
-  const faults = Object.entries(options.faults).filter(([, p]) => p > 0).map(([fault, p]) => `${fault} ${p}`);
+  const faults = Object.entries(options.faults)
+    .filter(([, p]) => p > 0)
+    .map(([fault, p]) => `${fault} ${p}`);
   return (
     `nightly run ${runDate}: ${run.state}, run ${run.reconciliationRunId ?? '-'}` +
     (faults.length ? `; network: ${faults.join(', ')}` : '') +
     (options.forge ? '; a delivery forged' : '') +
-    (options.late ? `; ${released} held delivery(ies) released after it (${networkState.lateChanges.splice(0).join(', ') || 'no change'})` : '') +
+    (options.late
+      ? `; ${released} held delivery(ies) released after it (${networkState.lateChanges.splice(0).join(', ') || 'no change'})`
+      : '') +
     (besideLine ? `; beside it: ${besideLine}` : '')
   );
 }
@@ -462,7 +481,11 @@ async function pruneBesideRunInFlight(world: World, ledger: Ledger): Promise<str
       (line) => (pruned = line),
       (error: unknown) => (pruned = `failed: ${String(error)}`),
     );
-    await waitForLockWaiter(world, (waiter) => waiter.query.includes('pg_advisory_xact_lock'), () => pruned);
+    await waitForLockWaiter(
+      world,
+      (waiter) => waiter.query.includes('pg_advisory_xact_lock'),
+      () => pruned,
+    );
     await holder.query('ROLLBACK');
     const summary = await run;
     ledger.runsMade.set(summary.runId, cutoff);

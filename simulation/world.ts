@@ -112,7 +112,9 @@ export async function createWorld(options: WorldOptions): Promise<World> {
     for (const step of closing.splice(0).reverse()) await step().catch(() => {});
   };
   try {
-    const databaseUrl = options.databaseUrl ? await createPostgresDatabase(options.databaseUrl, seed, closing) : undefined;
+    const databaseUrl = options.databaseUrl
+      ? await createPostgresDatabase(options.databaseUrl, seed, closing)
+      : undefined;
     const database = await openDatabase({ databaseUrl, dataDir: path.join(root, 'recon') });
     closing.push(() => database.close());
     await migrate(database);
@@ -205,7 +207,9 @@ export async function createWorld(options: WorldOptions): Promise<World> {
     // SIM_LOG=debug (or info...) writes the worker's JSON log to stderr, to see a night's run from the inside.
     const logLevel = process.env['SIM_LOG'];
     const worker = await startNightlyWorker(services.boss, database, {
-      ...(logLevel ? { log: createLogger({ level: logLevel as LogLevel, stream: process.stderr, name: 'simulation' }) } : {}),
+      ...(logLevel
+        ? { log: createLogger({ level: logLevel as LogLevel, stream: process.stderr, name: 'simulation' }) }
+        : {}),
       accounts: exportAccounts,
       callbackBaseUrl: network.url,
       nightly: config.nightly,
@@ -258,7 +262,8 @@ async function deliveryFate(
     .executeTakeFirst();
   if (!request) return 'pass';
   const identity = `${request.run_date}/${request.batch}/${request.attempt}/${request.identifier}`;
-  const first = request.batch === 1 && request.attempt === 1 && request.identifier === firstIdentifier && key.attempt === 1;
+  const first =
+    request.batch === 1 && request.attempt === 1 && request.identifier === firstIdentifier && key.attempt === 1;
   if (first && request.run_date === state.forgeRunDate) return 'forge';
   if (first && request.run_date === state.lateRunDate) return 'late';
   const draw = createSeededRandom(hash(`${seed}:${identity}:${key.attempt}`)).next();
