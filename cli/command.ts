@@ -10,7 +10,10 @@ export interface CommandContext {
   readonly signal: AbortSignal;
 }
 
-/** node:util parseArgs, with its errors turned into recon usage errors. */
+/**
+ * node:util parseArgs, with its errors turned into recon usage errors. A command passes the OPTIONS its module
+ * exports, so that the docs' tests see every option it takes.
+ */
 export function parseCommandArgs<T extends ParseArgsConfig['options']>(
   argv: string[],
   options: T,

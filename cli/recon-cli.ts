@@ -1,13 +1,20 @@
 /** The command line: each command's module is loaded only when that command runs. */
+import type { ParseArgsOptionsConfig } from 'node:util';
 import { decimalWholeNumber, DEFAULT_DRAIN_SECONDS } from '../src/config/config.ts';
 import { describeError, ReconError } from '../src/errors.ts';
 import type { CommandContext } from './command.ts';
 import { EXIT } from './exit-codes.ts';
 
-const COMMANDS: Record<
-  string,
-  { summary: string; load: () => Promise<{ run: (ctx: CommandContext) => Promise<number> }> }
-> = {
+/**
+ * What a command's module exports: `run`, and (but `recon sandbox`, whose flags the sandbox package declares) the
+ * OPTIONS it parses, which test/docs/commands.test.ts holds its --help and its page of docs/ to.
+ */
+interface CommandModule {
+  run(ctx: CommandContext): Promise<number>;
+  readonly OPTIONS?: ParseArgsOptionsConfig;
+}
+
+export const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   ingest: {
     summary: 'load export files (zip, gzip, bzip2 or plain csv) into the database',
     load: () => import('./commands/ingest.ts'),

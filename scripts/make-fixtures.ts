@@ -4,8 +4,8 @@
  * committed fixtures only change when this script does.
  *
  * Run with `node scripts/make-fixtures.ts` (or `npm run fixtures`). Needs `bzip2` on PATH: Node has no
- * bzip2 compressor. Zip files are written by zip-archive.ts rather than the `zip` CLI so that
- * timestamps, data-descriptor flags and the encryption header are under control.
+ * bzip2 compressor. Zip files are written by the sandbox's zip writer (through zip-archive.ts) rather than the
+ * `zip` CLI so that timestamps, data-descriptor flags, the zip64 form and the encryption header are under control.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { pseudoRandomBytes } from './pseudo-random-bytes.ts';
-import { toZip64, zipArchive } from './zip-archive.ts';
+import { zipArchive } from './zip-archive.ts';
 import { EXPORT_COLUMNS } from '@recon/protocol';
 
 const FIXTURES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
@@ -223,8 +223,8 @@ function newerReferenceRows(): ExportRow[] {
  */
 function directoryPastEndZip(): Buffer {
   const zip = Buffer.from(
-    toZip64(zipArchive([{ name: 'export.csv', data: Buffer.from('A;B\n1;2\n3;\n'), method: 'stored' }]), {
-      extraFields: false,
+    zipArchive([{ name: 'export.csv', data: Buffer.from('A;B\n1;2\n3;\n'), method: 'stored' }], {
+      zip64: { extraFields: false },
     }),
   );
   const record = zip.length - 22 - 20 - 56;
@@ -368,8 +368,8 @@ function fixtures(): Fixture[] {
     },
     {
       file: 'zip64.zip',
-      content: toZip64(zipArchive([{ name: 'export.csv', data: serviceCsv(eurRows(30, 6)), method: 'deflate' }]), {
-        extraFields: true,
+      content: zipArchive([{ name: 'export.csv', data: serviceCsv(eurRows(30, 6)), method: 'deflate' }], {
+        zip64: { extraFields: true },
       }),
       exercises:
         'zip64 form: sizes and local header offset in a zip64 extra field, a zip64 end record and locator, ' +

@@ -37,13 +37,15 @@ exit codes: 0 reconciled (exceptions are results, not errors), 3 some rows of th
 configuration error.
 `;
 
+export const OPTIONS = {
+  'order-id': { type: 'string', multiple: true },
+  'orders-file': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, {
-    'order-id': { type: 'string', multiple: true },
-    'orders-file': { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseCommandArgs(ctx.argv, OPTIONS);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

@@ -19,12 +19,14 @@ options:
   --seed N     the scenario's seed (default 1)
 `;
 
+export const OPTIONS = {
+  orders: { type: 'string', default: '2000' },
+  seed: { type: 'string', default: '1' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, {
-    orders: { type: 'string', default: '2000' },
-    seed: { type: 'string', default: '1' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseCommandArgs(ctx.argv, OPTIONS);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

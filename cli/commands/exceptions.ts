@@ -46,20 +46,18 @@ not acknowledged, the database).
 
 const ACTIONS: readonly ExceptionActionKind[] = ['ack', 'note', 'reopen'];
 
+export const OPTIONS = {
+  note: { type: 'string' },
+  by: { type: 'string' },
+  status: { type: 'string' },
+  acknowledged: { type: 'string' },
+  limit: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    ctx.argv,
-    {
-      note: { type: 'string' },
-      by: { type: 'string' },
-      status: { type: 'string' },
-      acknowledged: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    true,
-  );
+  const { values, positionals } = parseCommandArgs(ctx.argv, OPTIONS, true);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

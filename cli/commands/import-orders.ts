@@ -32,12 +32,10 @@ exit codes: 0 every file loaded with no rejected row, 3 some rows were rejected,
 interrupted (SIGINT, SIGTERM: the file being loaded is rolled back), 1 usage or configuration error.
 `;
 
+export const OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    ctx.argv,
-    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    true,
-  );
+  const { values, positionals } = parseCommandArgs(ctx.argv, OPTIONS, true);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

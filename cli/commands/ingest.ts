@@ -28,12 +28,14 @@ exit codes: 0 every file loaded (or was a duplicate) with no rejected row, 3 som
 1 usage or configuration error.
 `;
 
+export const OPTIONS = {
+  json: { type: 'boolean' },
+  timezone: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    ctx.argv,
-    { json: { type: 'boolean' }, timezone: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    true,
-  );
+  const { values, positionals } = parseCommandArgs(ctx.argv, OPTIONS, true);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

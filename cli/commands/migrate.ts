@@ -4,8 +4,10 @@ import { openDatabase } from '../../src/db/open-database.ts';
 import { parseCommandArgs, type CommandContext } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 
+export const OPTIONS = { help: { type: 'boolean', short: 'h' } } as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, { help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommandArgs(ctx.argv, OPTIONS);
   if (values.help) {
     ctx.stdout.write(
       'usage: recon migrate\n\nApplies the pending SQL migrations of sql/migrations to DATABASE_URL (or the embedded database), then grants the\nreporting schema to RECON_READER_ROLE and RECON_ACCOUNTANT_ROLE (PostgreSQL only).\n',

@@ -36,13 +36,15 @@ options:
 
 const WAIT_POLL_MS = 500;
 
+export const OPTIONS = {
+  date: { type: 'string' },
+  wait: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, {
-    date: { type: 'string' },
-    wait: { type: 'boolean' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseCommandArgs(ctx.argv, OPTIONS);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

@@ -30,12 +30,14 @@ exit codes: 0 pruned (or nothing was due), 2 failed or interrupted (SIGINT, SIGT
 stay removed), 1 usage or configuration error.
 `;
 
+export const OPTIONS = {
+  'dry-run': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, {
-    'dry-run': { type: 'boolean' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseCommandArgs(ctx.argv, OPTIONS);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

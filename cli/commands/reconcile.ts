@@ -32,16 +32,18 @@ exit codes: 0 reconciled (exceptions are results, not errors), 2 the run is susp
 transaction at all was found: the run is stored, marked suspect) or failed, 1 usage or configuration error.
 `;
 
+export const OPTIONS = {
+  all: { type: 'boolean' },
+  'order-id': { type: 'string', multiple: true },
+  'created-since': { type: 'string' },
+  'as-of': { type: 'string' },
+  full: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, {
-    all: { type: 'boolean' },
-    'order-id': { type: 'string', multiple: true },
-    'created-since': { type: 'string' },
-    'as-of': { type: 'string' },
-    full: { type: 'boolean' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseCommandArgs(ctx.argv, OPTIONS);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

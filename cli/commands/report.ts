@@ -46,13 +46,15 @@ exit codes: 0 the report was written; 2 no such run, no run yet, or FILE could n
 1 usage or configuration error.
 `;
 
+export const OPTIONS = {
+  format: { type: 'string', default: 'table' },
+  out: { type: 'string' },
+  run: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, {
-    format: { type: 'string', default: 'table' },
-    out: { type: 'string' },
-    run: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseCommandArgs(ctx.argv, OPTIONS);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

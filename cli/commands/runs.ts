@@ -14,8 +14,10 @@ each export still missing RECON_EXPORT_LATE_SECONDS after its request was sent (
 latest probe of RECON_CALLBACK_BASE_URL failed, it comes first.
 `;
 
+export const OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommandArgs(ctx.argv, OPTIONS);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

@@ -54,12 +54,14 @@ RECON_LOG_LEVEL, RECON_ADMIN_*, RECON_ALERT_*, RECON_SMTP_URL, RECON_DELIVERY_RE
 RECON_FAILED_DELIVERY_RETENTION_DAYS, RECON_RUN_RETENTION_DAYS (see docs/configuration.md).
 `;
 
+export const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, {
-    port: { type: 'string' },
-    host: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseCommandArgs(ctx.argv, OPTIONS);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

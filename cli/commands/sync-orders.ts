@@ -28,8 +28,10 @@ exit codes: 0 loaded with no rejected row, 3 some rows were rejected, 2 the data
 load failed or was interrupted (SIGINT, SIGTERM: nothing is committed), 1 usage or configuration error.
 `;
 
+export const OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommandArgs(ctx.argv, OPTIONS);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

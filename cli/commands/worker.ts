@@ -28,8 +28,10 @@ RECON_ADMIN_*
 (see docs/configuration.md).
 `;
 
+export const OPTIONS = { help: { type: 'boolean', short: 'h' } } as const;
+
 export async function run(ctx: CommandContext): Promise<number> {
-  const { values } = parseCommandArgs(ctx.argv, { help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommandArgs(ctx.argv, OPTIONS);
   if (values.help) {
     ctx.stdout.write(USAGE);
     return EXIT.ok;

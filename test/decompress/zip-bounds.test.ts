@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { zipArchive, toZip64 } from '../../scripts/zip-archive.ts';
+import { zipArchive } from '../../scripts/zip-archive.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { openExport } from '../../src/decompress/open-export.ts';
 import { expectReconError } from '../support/expect-recon-error.ts';
@@ -136,7 +136,9 @@ describe('zip entries, checked against the directory before anything is read', (
     const file = path.join(scratch, 'line-break.zip');
     writeFileSync(
       file,
-      toZip64(zipArchive([{ name: 'export\n.csv', data: Buffer.from('x'), method: 'stored' }]), { extraFields: false }),
+      zipArchive([{ name: 'export\n.csv', data: Buffer.from('x'), method: 'stored' }], {
+        zip64: { extraFields: false },
+      }),
     );
     const opened = await openExport(file, LIMITS);
     for await (const entry of opened.entries) expect(entry.label).toBe(`${file}: entry export\\x0a.csv`);

@@ -8,6 +8,7 @@ import { packageRoot } from '../../src/package-root.ts';
 import { listeningUrls, startRecon, type RunningRecon } from '../cli/run-recon.ts';
 import { refusingBaseUrl } from '../support/loopback.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import { documentedMetrics } from '../docs/documented-metrics.ts';
 import { exportedNames, metricNamesIn, metricNamesInTemplateQuery } from './promql-metric-names.ts';
 
 const ALERTS = path.join(packageRoot(), 'deploy', 'prometheus', 'alerts.yml');
@@ -180,6 +181,7 @@ describe('deploy/grafana/recon.json', () => {
 describe('the metric names the deploy files use', () => {
   let testDb: TestDatabase;
   let recon: RunningRecon;
+  let scrape: string;
   let exported: Set<string>;
 
   beforeAll(async () => {
@@ -195,7 +197,8 @@ describe('the metric names the deploy files use', () => {
       RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
     });
     const { adminUrl } = await listeningUrls(recon);
-    exported = exportedNames(await (await fetch(`${adminUrl}/metrics`)).text());
+    scrape = await (await fetch(`${adminUrl}/metrics`)).text();
+    exported = exportedNames(scrape);
   }, 60_000);
   afterAll(async () => {
     if (recon) {
@@ -209,6 +212,20 @@ describe('the metric names the deploy files use', () => {
     expect(exported.size).toBeGreaterThan(30);
     expect(unknownMetrics(metricsOfRules(rules), exported)).toEqual([]);
     expect(unknownMetrics(metricsOfDashboard(dashboard), exported)).toEqual([]);
+  });
+
+  it('are each documented in docs/operations.md, with the type recon serve gives them', () => {
+    const documented = documentedMetrics(readFileSync(path.join(packageRoot(), 'docs', 'operations.md'), 'utf8'));
+    const types = new Map(documented.recon.map((metric) => [metric.name, metric.type]));
+    const undocumented: string[] = [];
+    for (const [, name, type] of scrape.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+      if (!name!.startsWith('recon_')) continue;
+      if (!types.has(name!)) undocumented.push(`${name}: not documented`);
+      else if (types.get(name!) && types.get(name!) !== type)
+        undocumented.push(`${name}: documented as a ${types.get(name!)}, exported as a ${type}`);
+    }
+    expect(undocumented).toEqual([]);
+    expect(documented.node.filter((name) => !exported.has(name))).toEqual([]);
   });
 
   it('would be refused if a rule or a panel named a metric recon does not export', () => {

@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/package-root.ts';
 import { documentationFiles, readText } from './markdown.ts';
+import { productFiles } from './product-files.ts';
 
 const root = packageRoot();
 const source = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -14,23 +15,14 @@ function schemaKeys(file: string): string[] {
   return [...source(file).matchAll(/^\s+(DATABASE_URL|RECON_[A-Z0-9_]+):/gm)].map((match) => match[1]!);
 }
 
-/** Variables read straight from the environment, outside the settings modules: `process.env.RECON_...`. */
+/** Variables read straight from the environment, outside the settings modules: `env.RECON_...`, `env['RECON_...']`. */
 function directReads(): string[] {
-  const found = new Set<string>();
-  const walk = (folder: string) => {
-    for (const entry of readdirSync(path.join(root, folder), { withFileTypes: true })) {
-      const relative = path.join(folder, entry.name);
-      if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules' && entry.name !== 'test') walk(relative);
-      } else if (entry.name.endsWith('.ts')) {
-        for (const match of source(relative).matchAll(/\b(?:process\.)?env\.(RECON_[A-Z0-9_]+|DATABASE_URL)\b/g))
-          found.add(match[1]!);
-      }
-    }
-  };
-  for (const folder of ['cli', 'src', 'pipelines', 'packages']) walk(folder);
-  return [...found];
+  const read = /\benv(?:\.|\[\s*['"`])(RECON_[A-Z0-9_]+|DATABASE_URL)\b/g;
+  return [...new Set(productFiles().flatMap((file) => [...source(file).matchAll(read)].map((match) => match[1]!)))];
 }
+
+/** Files that set variables for recon's processes: the image, the compose file, CI, the alert rules' text. */
+const DEPLOY_FILES = ['Dockerfile', 'docker-compose.yml', '.ci/run', 'deploy/prometheus/alerts.yml'];
 
 const CONFIG = 'src/config/config.ts';
 const SANDBOX = 'packages/sandbox/src/cli/sandbox-settings.ts';
@@ -58,6 +50,18 @@ describe('docs/configuration.md', () => {
     );
     expect([...defined].filter((name) => !rows.has(name)).sort()).toEqual([]);
     for (const [name, fallback] of rows) expect(fallback, name).not.toBe('');
+  });
+
+  it('is where every variable the code, the image, the compose file and CI name is read and explained', () => {
+    const strays: string[] = [];
+    for (const file of [...productFiles(), ...DEPLOY_FILES]) {
+      for (const match of source(file).matchAll(VARIABLE)) {
+        const [, name, wildcard] = match;
+        const known = wildcard ? [...defined].some((variable) => variable.startsWith(name!)) : defined.has(name!);
+        if (!known) strays.push(`${file}: ${name}${wildcard ?? ''}`);
+      }
+    }
+    expect(strays).toEqual([]);
   });
 
   it('names no variable that recon or the sandbox does not read', () => {

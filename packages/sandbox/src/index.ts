@@ -27,7 +27,12 @@ export {
   type ScenarioSummary,
 } from './scenario/seed-scenario.ts';
 export { scenarioOrders, type ScenarioOrder, type ScenarioOrdersOptions } from './scenario/scenario-orders.ts';
-export { expectedVerdict, exportedDate, type MerchantOrder, type VerdictSettings } from './scenario/expected-verdict.ts';
+export {
+  expectedVerdict,
+  exportedDate,
+  type MerchantOrder,
+  type VerdictSettings,
+} from './scenario/expected-verdict.ts';
 export { createSeededRandom, type SeededRandom } from './scenario/seeded-random.ts';
 export { judgedInScope } from './scenario/judged-in-scope.ts';
 export {
@@ -40,6 +45,6 @@ export {
 export { formatOrdersCsv } from './scenario/orders-csv.ts';
 export { CALLBACK_FORMATS } from './export/callback-switches.ts';
 export { formatExecCode, formatMinorUnits, formatPosition } from './export/format-export-value.ts';
-export { writeZip } from './export/zip-writer.ts';
+export { writeZip, type ZipOptions } from './export/zip-writer.ts';
 export { billingFeesMinorUnits } from './export/billing-fees.ts';
 export { SandboxError } from './sandbox-error.ts';

@@ -9,6 +9,9 @@ import { createNotificationLog } from './notification-log.ts';
 import { scenarioOrders } from '../scenario/scenario-orders.ts';
 import { parseSmtp, readSandboxSettings } from './sandbox-settings.ts';
 
+/** The command's flags, as node:util parseArgs takes them: for whoever documents them. */
+export { OPTIONS } from './sandbox-settings.ts';
+
 /** Where the command reads its arguments and writes: recon's CLI passes its own, the package's bin the process's. */
 export interface SandboxCommandContext {
   readonly argv: string[];
