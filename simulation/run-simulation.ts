@@ -61,18 +61,12 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         step += 1;
         let did: string | null = null;
         try {
-          const t0 = performance.now();
           did = await planned.run();
-          const t1 = performance.now();
           ledger.steps.push(`${step}. night ${night + 1}, ${planned.kind}: ${did}`);
           options.onStep?.(step, `night ${night + 1}, ${planned.kind}: ${did}`);
           recordVersions(ledger, world.service.transactions());
           const nightly = planned.kind === 'nightly run' ? ledger.nightlyRuns.at(-1) : undefined;
           await checkInvariants(world, ledger, nightly);
-          if (process.env['SIM_TIMING'])
-            process.stderr.write(
-              `${planned.kind}: step ${(t1 - t0).toFixed(0)} ms, checks ${(performance.now() - t1).toFixed(0)} ms\n`,
-            );
         } catch (error) {
           failure = {
             step,

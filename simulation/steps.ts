@@ -71,8 +71,8 @@ export function planNight(world: World, ledger: Ledger, night: number): Step[] {
         abort: random.pick([0, 0.1]),
       }
     : NO_FAULTS;
-  const forge = random.chance(0.25) && process.env.SIM_NO_FORGE === undefined;
-  const late = random.chance(0.25) && process.env.SIM_NO_LATE === undefined;
+  const forge = random.chance(0.25);
+  const late = random.chance(0.25);
   const beside = random.pick(['alone', 'alone', 'alone', 'reconcile --all', 'prune'] as const);
   step('nightly run', () => nightlyRun(world, ledger, night, dayStart, { faults, forge, late, beside }));
   return steps;
@@ -354,7 +354,6 @@ async function pruneBefore(world: World, ledger: Ledger, cutoff: Date): Promise<
     retention: { deliveryDays: 1, runDays: 1, failedDeliveryDays: 1 },
     now: new Date(cutoff.getTime() + DAY),
     dryRun: false,
-    onProgress: (p) => process.env['SIM_DEBUG'] && process.stderr.write(`prune progress ${JSON.stringify(p)}\n`),
   });
   return `${report.runs.runs} runs, ${report.deliveries.deliveries} deliveries`;
 }

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { runSimulation, type SimulationResult } from '../../simulation/run-simulation.ts';
+import { BACKENDS, hasPostgres } from '../support/test-database.ts';
+
+/** Fixed seeds, a few nights each: what CI holds the books to on every change. `npm run simulate` goes further. */
+const SEEDS = [1, 2, 3];
+const NIGHTS = 4;
+
+function failureOf(result: SimulationResult): string | null {
+  const failure = result.failure;
+  return failure
+    ? `seed ${result.seed}, step ${failure.step} (night ${failure.night}, ${failure.kind}): ${failure.message}; ` +
+        `replay: npm run simulate -- --seed ${result.seed} --nights ${NIGHTS} --until-step ${failure.step}`
+    : null;
+}
+
+describe.each(BACKENDS)('the simulator on %s', (backend) => {
+  const skip = backend === 'postgres' && !hasPostgres;
+  const databaseUrl = backend === 'postgres' ? process.env.DATABASE_URL : undefined;
+
+  it.skipIf(skip)(
+    `holds every invariant of the books over ${NIGHTS} nights of seeds ${SEEDS.join(', ')}, and a seed gives one fingerprint`,
+    async () => {
+      const results: SimulationResult[] = [];
+      for (const seed of SEEDS) results.push(await runSimulation({ seed, nights: NIGHTS, databaseUrl }));
+      expect(results.map(failureOf)).toEqual(SEEDS.map(() => null));
+      // The timing of a run differs (deliveries, retries, workers); its books do not.
+      const again = await runSimulation({ seed: SEEDS[0]!, nights: NIGHTS, databaseUrl });
+      expect(failureOf(again)).toBeNull();
+      expect(again.fingerprint).toBe(results[0]!.fingerprint);
+      expect(new Set(results.map((result) => result.fingerprint)).size).toBe(SEEDS.length);
+    },
+    600_000,
+  );
+});
