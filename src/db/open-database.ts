@@ -41,6 +41,10 @@ function openPostgres(connectionString: string): Database {
   });
   // An idle client's connection can drop (server restart); without a listener that error kills the process.
   pool.on('error', () => {});
+  // So can a client's taken out of the pool (a transaction between two statements, while it reads the next batch of
+  // a file): the pool listens to its idle clients only, and pg emits the error on the client. Heard here, the client
+  // is merely unusable: its next statement fails as a lost connection does, and the pool drops it when it returns.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
 
   return {
