@@ -97,7 +97,9 @@ export async function startNetwork(
         headers: request.headers,
         body: Buffer.concat(chunks),
       };
-      void track(play(upload, response));
+      // A fate that cannot be played (the simulation's own database read failed) is a network error: the service
+      // sends the file again.
+      void track(play(upload, response).catch(() => response.destroy()));
     });
   });
 

@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { dateInZone } from '@recon/protocol';
 import type { MerchantOrder, SandboxAccount, SandboxTransaction } from '@recon/sandbox';
@@ -8,7 +10,9 @@ import { listNightlyRuns } from '../src/nightly/nightly-run-report.ts';
 import { triggerNightlyRun } from '../src/nightly/nightly-scheduler.ts';
 import { reconcile } from '../src/reconcile/reconcile.ts';
 import { prune } from '../src/retention/prune.ts';
+import { MERGE_LOCK } from '../src/ingest/staged-file.ts';
 import { QUEUES } from '../src/queue/job-queue.ts';
+import { removeStaleTempFolders } from '../src/temp/temp-folder.ts';
 import { advanceSender } from '../pipelines/nightly/nightly-worker.ts';
 import { backfill } from '../pipelines/backfill.ts';
 import type { Ledger } from './ledger.ts';
@@ -26,6 +30,8 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 /** How long a nightly run may take in real time before the simulation calls it stuck. */
 const NIGHT_LIMIT_MS = 120_000;
+/** The recon command, run from its sources as `npm start`'s build would: a worker process of its own. */
+const CLI = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
 
 /**
  * The steps of night `night`, drawn from the seed: the shop's day at the service (orders paid, authorized, captured,
@@ -74,7 +80,11 @@ export function planNight(world: World, ledger: Ledger, night: number): Step[] {
   const forge = random.chance(0.25);
   const late = random.chance(0.25);
   const beside = random.pick(['alone', 'alone', 'alone', 'reconcile --all', 'prune'] as const);
-  step('nightly run', () => nightlyRun(world, ledger, night, dayStart, { faults, forge, late, beside }));
+  // PostgreSQL only (PGlite is one process's): a worker process killed in the middle of an ingest, and this process's
+  // connections to the server cut for a moment.
+  const kill = world.workerProcessEnv !== undefined && random.chance(0.08);
+  const cut = world.connections !== undefined && random.chance(0.1);
+  step('nightly run', () => nightlyRun(world, ledger, night, dayStart, { faults, forge, late, beside, kill, cut }));
   return steps;
 }
 
@@ -362,6 +372,8 @@ interface NightOptions {
   readonly faults: World['networkState']['faults'];
   readonly forge: boolean;
   readonly late: boolean;
+  readonly kill: boolean;
+  readonly cut: boolean;
   readonly beside: 'alone' | 'reconcile --all' | 'prune';
 }
 
@@ -383,8 +395,13 @@ async function nightlyRun(
   // run ingested for that batch.
   networkState.lateRunDate = options.late ? runDate : null;
   networkState.onLate = (orderIds, identifiers) => changeDuringTheNight(world, orderIds, identifiers);
+  const killing = options.kill ? await workerProcessHeldAtItsMerge(world) : undefined;
   const { nightlyRunId } = await triggerNightlyRun(database.db, runDate, asOf, advanceSender(services.boss));
   world.worker.wake(QUEUES.advanceNightlyRun);
+  const interruptions = [
+    killing?.killMidIngest() ?? Promise.resolve(''),
+    options.cut ? cutConnections(world) : Promise.resolve(''),
+  ];
   const beside =
     options.beside === 'reconcile --all'
       ? reconcileAll(world, ledger)
@@ -393,12 +410,15 @@ async function nightlyRun(
         : Promise.resolve('');
   const started = Date.now();
   const nightStarted = new Date(started);
-  let run = (await listNightlyRuns(database.db, { nightlyRunId }))[0]!;
-  while (run.state !== 'reconciled' && run.state !== 'failed') {
-    if (Date.now() - started > NIGHT_LIMIT_MS) throw new Error(`nightly run ${runDate} stuck in ${run.state}`);
+  // The simulation's own reads ride out a connection cut as recon does: the next one goes through.
+  const readRun = async () => (await listNightlyRuns(database.db, { nightlyRunId }).catch(() => []))[0];
+  let run = await readRun();
+  while (run?.state !== 'reconciled' && run?.state !== 'failed') {
+    if (Date.now() - started > NIGHT_LIMIT_MS) throw new Error(`nightly run ${runDate} stuck in ${run?.state}`);
     await sleep(20);
-    run = (await listNightlyRuns(database.db, { nightlyRunId }))[0]!;
+    run = await readRun();
   }
+  const interrupted = (await Promise.all(interruptions)).filter(Boolean);
   const besideLine = await beside;
   networkState.faults = NO_FAULTS;
   networkState.forgeRunDate = null;
@@ -416,6 +436,7 @@ async function nightlyRun(
     `nightly run ${runDate}: ${run.state}, run ${run.reconciliationRunId ?? '-'}` +
     (faults.length ? `; network: ${faults.join(', ')}` : '') +
     (options.forge ? '; a delivery forged' : '') +
+    (interrupted.length ? `; ${interrupted.join('; ')}` : '') +
     (options.late
       ? `; ${released} held delivery(ies) released after it (${networkState.lateChanges.splice(0).join(', ') || 'no change'})`
       : '') +
@@ -497,14 +518,22 @@ async function pruneBesideRunInFlight(world: World, ledger: Ledger): Promise<str
 /** Waits until a session of the database waits for a lock as `matches` says (a table it waits for, or its query). */
 async function waitForLockWaiter(
   world: World,
-  matches: (waiter: { readonly query: string; readonly relation: string | null }) => boolean,
+  matches: (waiter: {
+    readonly query: string;
+    readonly relation: string | null;
+    readonly applicationName: string;
+  }) => boolean,
   gaveUp: () => string | undefined = () => undefined,
 ): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     const ended = gaveUp();
     if (ended !== undefined) throw new Error(`what should wait ended first: ${ended}`);
-    const { rows } = await sql<{ query: string; relation: string | null }>`SELECT a.query,
+    const { rows } = await sql<{
+      query: string;
+      relation: string | null;
+      applicationName: string;
+    }>`SELECT a.query, a.application_name AS "applicationName",
         (SELECT l.relation::regclass::text FROM pg_locks l
          WHERE l.pid = a.pid AND NOT l.granted AND l.locktype = 'relation' LIMIT 1) AS relation
       FROM pg_stat_activity a WHERE a.datname = current_database() AND a.wait_event_type = 'Lock'`.execute(
@@ -514,4 +543,53 @@ async function waitForLockWaiter(
     await sleep(10);
   }
   throw new Error('no session came to wait for the lock within 30 s');
+}
+
+/**
+ * A `recon worker` process of its own takes the night's jobs (this process's worker stops), and every ingest waits at
+ * its merge for a lock the simulation holds; `killMidIngest` waits until the worker process is inside an ingest, at
+ * its merge, kills it (SIGKILL), lets the rest go, and starts this process's worker again. What the dead worker held
+ * is taken up again once its jobs' heartbeat lapses, and its temp folder removed as a worker starting removes a dead
+ * process's leftovers.
+ */
+async function workerProcessHeldAtItsMerge(world: World): Promise<{ killMidIngest(): Promise<string> }> {
+  await world.worker.stop();
+  const holder = new pg.Client({ connectionString: world.databaseUrl, application_name: 'simulation-holder' });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query(`SELECT pg_advisory_xact_lock(${MERGE_LOCK})`);
+  const child = spawn(process.execPath, [CLI, 'worker'], { env: world.workerProcessEnv, stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('error', () => {});
+  return {
+    async killMidIngest() {
+      try {
+        await waitForLockWaiter(
+          world,
+          (waiter) => waiter.applicationName === 'simulation-worker' && waiter.query.includes('pg_advisory_xact_lock'),
+        );
+        child.kill('SIGKILL');
+        await exited;
+        return `a worker process killed in the middle of an ingest (pid ${child.pid})`;
+      } finally {
+        child.kill('SIGKILL');
+        await holder.query('ROLLBACK').catch(() => {});
+        await holder.end().catch(() => {});
+        await world.worker.start();
+        await removeStaleTempFolders(world.tempDir);
+      }
+    },
+  };
+}
+
+/** This process's connections to PostgreSQL cut, new ones refused, for a moment in the middle of the night. */
+async function cutConnections(world: World): Promise<string> {
+  const connections = world.connections!;
+  const after = world.random.int(0, 200);
+  const lasting = world.random.int(50, 400);
+  await sleep(after);
+  await connections.cut();
+  await sleep(lasting);
+  await connections.restore();
+  return `connections cut for ${lasting} ms`;
 }

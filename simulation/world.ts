@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { sql } from 'kysely';
 import {
@@ -23,7 +24,10 @@ import { createLogger } from '../src/log/create-logger.ts';
 import type { LogLevel } from '../src/log/logger.ts';
 import { createMetricsRegistry } from '../src/metrics/metrics-registry.ts';
 import { syncAccounts } from '../src/reconcile/sync-accounts.ts';
+import type { PgBoss } from 'pg-boss';
+import { openJobQueue } from '../src/queue/job-queue.ts';
 import { startNightlyWorker, type RunningWorker } from '../pipelines/nightly/nightly-worker.ts';
+import { startTcpProxy, type TcpProxy } from '../test/support/tcp-proxy.ts';
 import { startReconServices, type ReconServices } from '../pipelines/nightly/recon-services.ts';
 import { createBooks, type Books } from './books.ts';
 import { startNetwork, type DeliveryFate, type DeliveryKey, type Network } from './network.ts';
@@ -39,6 +43,13 @@ export interface NetworkFaults {
 }
 
 export const NO_FAULTS: NetworkFaults = { drop: 0, duplicate: 0, hold: 0, abort: 0 };
+
+export interface StoppableWorker {
+  /** Has this worker look for a job of `queue` now. */
+  wake(queue: string): void;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
 
 /** What the steps tell the network, and what it did. */
 export interface NetworkState {
@@ -86,7 +97,12 @@ export interface World {
   readonly books: Books;
   readonly network: Network;
   readonly services: ReconServices;
-  readonly worker: RunningWorker;
+  /** The worker of this process, on a job queue of its own: stopped and started again like a worker process. */
+  readonly worker: StoppableWorker;
+  /** PostgreSQL only: the connections of this process to the server go through a proxy the simulation can cut. */
+  readonly connections: TcpProxy | undefined;
+  /** PostgreSQL only: the settings of a `recon worker` of its own process, the same recon as this one. */
+  readonly workerProcessEnv: NodeJS.ProcessEnv | undefined;
   readonly networkState: NetworkState;
   /** The process's own temp folder, where recon spools: empty whenever nothing is under way. */
   readonly tempDir: string;
@@ -115,7 +131,15 @@ export async function createWorld(options: WorldOptions): Promise<World> {
     const databaseUrl = options.databaseUrl
       ? await createPostgresDatabase(options.databaseUrl, seed, closing)
       : undefined;
-    const database = await openDatabase({ databaseUrl, dataDir: path.join(root, 'recon') });
+    // On PostgreSQL this process reaches the server through a proxy whose connections a step can cut.
+    const connections = databaseUrl
+      ? await startTcpProxy({ host: new URL(databaseUrl).hostname, port: Number(new URL(databaseUrl).port || 5432) })
+      : undefined;
+    if (connections) closing.push(() => connections.close());
+    const database = await openDatabase({
+      databaseUrl: connections && databaseUrl ? connections.through(databaseUrl) : undefined,
+      dataDir: path.join(root, 'recon'),
+    });
     closing.push(() => database.close());
     await migrate(database);
 
@@ -129,6 +153,8 @@ export async function createWorld(options: WorldOptions): Promise<World> {
       // Lost exports are asked for again after a second of real time, three requests at most.
       RECON_EXPORT_TIMEOUT_SECONDS: '1',
       RECON_EXPORT_ATTEMPTS: '3',
+      // A worker killed in the middle of a job: its job goes to another once its heartbeat lapses (the least allowed).
+      RECON_JOB_HEARTBEAT_SECONDS: '10',
       RECON_EXPORT_IN_FLIGHT: String(random.pick([2, 8])),
     });
     const accounts = instalmentAndWalletAccounts({ instalment: `instalment-${seed}`, wallet: `wallet-${seed}` });
@@ -181,11 +207,13 @@ export async function createWorld(options: WorldOptions): Promise<World> {
       (key) => deliveryFate(database, seed, accounts[0].identifier, networkState, key),
       (token, body) => forgeDelivery(database, service, networkState, token, body),
       async (token) => {
-        const request = await database.db
-          .selectFrom('recon.export_requests')
-          .select(['order_ids', 'identifier', 'scope'])
-          .where('token', '=', token)
-          .executeTakeFirstOrThrow();
+        const request = await retried(() =>
+          database.db
+            .selectFrom('recon.export_requests')
+            .select(['order_ids', 'identifier', 'scope'])
+            .where('token', '=', token)
+            .executeTakeFirstOrThrow(),
+        );
         const identifiers =
           request.scope === 'CLIENTSGROUP' ? accounts.map((account) => account.identifier) : [request.identifier ?? ''];
         networkState.lateChanges.push(networkState.onLate(request.order_ids, identifiers));
@@ -206,7 +234,7 @@ export async function createWorld(options: WorldOptions): Promise<World> {
     }));
     // SIM_LOG=debug (or info...) writes the worker's JSON log to stderr, to see a night's run from the inside.
     const logLevel = process.env['SIM_LOG'];
-    const worker = await startNightlyWorker(services.boss, database, {
+    const worker = stoppableWorker(database, config, {
       ...(logLevel
         ? { log: createLogger({ level: logLevel as LogLevel, stream: process.stderr, name: 'simulation' }) }
         : {}),
@@ -217,7 +245,35 @@ export async function createWorld(options: WorldOptions): Promise<World> {
       ingest: { timezone: 'UTC', limits: config.limits },
       pollingIntervalSeconds: 0.5,
     });
+    await worker.start();
     closing.push(() => worker.stop());
+    const workerProcessEnv = databaseUrl
+      ? {
+          ...process.env,
+          DATABASE_URL: withApplicationName(databaseUrl, 'simulation-worker'),
+          RECON_DATA_DIR: path.join(root, 'recon'),
+          RECON_ACCOUNTS: JSON.stringify(
+            accounts.map((account) => ({
+              identifier: account.identifier,
+              secret: account.secret,
+              ...(grouped ? { group: account.group } : {}),
+              payment_methods: account.paymentMethods,
+            })),
+          ),
+          RECON_SERVICE_URL: sandboxUrl,
+          RECON_CALLBACK_BASE_URL: network.url,
+          RECON_LOOKBACK_DAYS: String(config.nightly.lookbackDays),
+          RECON_EXPORT_BATCH_SIZE: String(config.nightly.exportBatchSize),
+          RECON_EXPORT_COMPRESSION: config.nightly.exportCompression,
+          RECON_EXPORT_TIMEOUT_SECONDS: String(config.nightly.exportTimeoutSeconds),
+          RECON_EXPORT_ATTEMPTS: String(config.nightly.exportAttempts),
+          RECON_EXPORT_IN_FLIGHT: String(config.nightly.exportInFlight),
+          RECON_JOB_HEARTBEAT_SECONDS: '10',
+          RECON_ADMIN_PORT: '0',
+          RECON_LOG_LEVEL: 'error',
+          TMPDIR: tempDir,
+        }
+      : undefined;
     return {
       seed,
       random,
@@ -233,6 +289,8 @@ export async function createWorld(options: WorldOptions): Promise<World> {
       network,
       services,
       worker,
+      connections,
+      workerProcessEnv,
       networkState,
       tempDir,
       close,
@@ -254,12 +312,15 @@ async function deliveryFate(
   state: NetworkState,
   key: DeliveryKey,
 ): Promise<DeliveryFate> {
-  const request = await database.db
-    .selectFrom('recon.export_requests as r')
-    .leftJoin('recon.nightly_runs as n', 'n.nightly_run_id', 'r.nightly_run_id')
-    .select(['r.batch', 'r.attempt', 'r.identifier', sql<string | null>`n.run_date::text`.as('run_date')])
-    .where('r.token', '=', key.token)
-    .executeTakeFirst();
+  // Read again while this process's connections are cut (a step of the night): the network goes on meanwhile.
+  const request = await retried(() =>
+    database.db
+      .selectFrom('recon.export_requests as r')
+      .leftJoin('recon.nightly_runs as n', 'n.nightly_run_id', 'r.nightly_run_id')
+      .select(['r.batch', 'r.attempt', 'r.identifier', sql<string | null>`n.run_date::text`.as('run_date')])
+      .where('r.token', '=', key.token)
+      .executeTakeFirst(),
+  );
   if (!request) return 'pass';
   const identity = `${request.run_date}/${request.batch}/${request.attempt}/${request.identifier}`;
   const first =
@@ -284,11 +345,13 @@ async function forgeDelivery(
   token: string,
   body: Buffer,
 ): Promise<Buffer> {
-  const request = await database.db
-    .selectFrom('recon.export_requests')
-    .select(['identifier', 'scope', 'order_ids'])
-    .where('token', '=', token)
-    .executeTakeFirstOrThrow();
+  const request = await retried(() =>
+    database.db
+      .selectFrom('recon.export_requests')
+      .select(['identifier', 'scope', 'order_ids'])
+      .where('token', '=', token)
+      .executeTakeFirstOrThrow(),
+  );
   const forged = forgeExport(
     body,
     { identifier: request.identifier ?? '', scope: request.scope ?? 'CLIENT', orderIds: request.order_ids },
@@ -296,6 +359,50 @@ async function forgeDelivery(
   );
   if (forged.victim) state.forgedVictims.push(forged.victim);
   return forged.body;
+}
+
+/**
+ * The worker of the simulation's own process, on a job queue instance of its own, so that it can be stopped (its jobs
+ * left to others) and started again like a process of its own.
+ */
+function stoppableWorker(
+  database: Database,
+  config: Config,
+  options: Parameters<typeof startNightlyWorker>[2],
+): StoppableWorker {
+  let running: { boss: PgBoss; worker: RunningWorker } | undefined;
+  return {
+    wake: (queue) => running?.worker.wake(queue),
+    async start() {
+      const boss = await openJobQueue(database, { heartbeatSeconds: config.queue.heartbeatSeconds, onError: () => {} });
+      running = { boss, worker: await startNightlyWorker(boss, database, options) };
+    },
+    async stop() {
+      const stopping = running;
+      running = undefined;
+      if (!stopping) return;
+      await stopping.worker.stop();
+      await stopping.boss.stop({ graceful: true, close: false, timeout: 30_000 });
+    },
+  };
+}
+
+function withApplicationName(url: string, name: string): string {
+  const withName = new URL(url);
+  withName.searchParams.set('application_name', name);
+  return withName.toString();
+}
+
+/** `read`, tried again for a few seconds while it fails (a connection cut for a moment). */
+async function retried<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= 100) throw error;
+      await sleep(50);
+    }
+  }
 }
 
 /** FNV-1a: a stable 32-bit number from a text, the seed of one decision. */

@@ -95,7 +95,7 @@ export async function stageEntry(
  * decompressing and COPY into staging still run side by side; only the merge waits. (Writing in id order instead
  * also avoids the deadlock, but sorting a million staged rows costs more than the wait.)
  */
-const MERGE_LOCK = 0x7265636f6e6d; // "reconm"
+export const MERGE_LOCK = 0x7265636f6e6d; // "reconm"
 
 /** Waits for this load's turn to merge; held until its transaction ends (a second call in it returns at once). */
 export async function takeMergeTurn(connection: Connection): Promise<void> {
