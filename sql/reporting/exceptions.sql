@@ -21,7 +21,7 @@ SELECT
   c.run_id,
   c.as_of,
   c.explanation,
-  c.explanation ->> 'reason' AS reason,
+  c.reason,
   floor(extract(epoch FROM now() - o.created_at) / 86400)::integer AS order_age_days,
   c.expected,
   c.settled,

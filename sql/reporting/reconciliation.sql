@@ -18,9 +18,7 @@ SELECT
   r.as_of,
   coalesce(v.explanation, jsonb_build_object(
     'rule', v.status,
-    'reason', format('settled %s equals the expected %s%s', recon.format_money(v.settled_minor, v.currency),
-      recon.format_money(v.expected_minor, v.currency),
-      CASE WHEN v.delta_minor <> 0 THEN ' within the tolerance of ' || recon.format_money(r.tolerance_minor, v.currency) ELSE '' END),
+    'reason', m.reason,
     'warnings', to_jsonb(coalesce(v.warnings, '{}'::text[])),
     'figures', jsonb_build_object(
       'settled', v.settled_minor::text, 'expected', v.expected_minor::text, 'delta', v.delta_minor::text,
@@ -35,15 +33,19 @@ SELECT
   recon.minor_to_unit(v.expected_minor, v.currency) AS expected,
   recon.minor_to_unit(v.settled_minor, v.currency) AS settled,
   recon.minor_to_unit(v.delta_minor, v.currency) AS delta,
-  recon.at_risk_minor(v.status, v.expected_minor, v.settled_minor, v.delta_minor, v.explanation -> 'figures',
-    CASE WHEN v.expected_minor = 0 AND v.status IN ('missing_at_provider', 'approval_expired')
-      THEN (SELECT o.amount_minor FROM recon.orders o WHERE o.order_id = v.order_id) END) AS at_risk_minor,
-  recon.minor_to_unit(recon.at_risk_minor(v.status, v.expected_minor, v.settled_minor, v.delta_minor,
-    v.explanation -> 'figures',
-    CASE WHEN v.expected_minor = 0 AND v.status IN ('missing_at_provider', 'approval_expired')
-      THEN (SELECT o.amount_minor FROM recon.orders o WHERE o.order_id = v.order_id) END), v.currency) AS at_risk
+  v.at_risk_minor,
+  recon.minor_to_unit(v.at_risk_minor, v.currency) AS at_risk,
+  coalesce(v.explanation ->> 'reason', m.reason) AS reason,
+  coalesce(v.warnings, '{}'::text[]) AS warnings
 FROM recon.current_verdicts v
-JOIN recon.reconciliation_runs r ON r.run_id = v.run_id;
+JOIN recon.reconciliation_runs r ON r.run_id = v.run_id
+-- A matched verdict's sentence, which it does not store.
+CROSS JOIN LATERAL (
+  SELECT CASE WHEN v.explanation IS NULL THEN format('settled %s equals the expected %s%s',
+    recon.format_money(v.settled_minor, v.currency), recon.format_money(v.expected_minor, v.currency),
+    CASE WHEN v.delta_minor <> 0 THEN ' within the tolerance of ' || recon.format_money(r.tolerance_minor, v.currency) ELSE '' END)
+  END AS reason
+) m;
 COMMENT ON COLUMN reporting.reconciliation.order_id IS 'The order id (ORDERID) the verdict is about.';
 COMMENT ON COLUMN reporting.reconciliation.known_order IS 'False for an ORDERID with succeeded transactions but no order (status unknown_order).';
 COMMENT ON COLUMN reporting.reconciliation.status IS 'The verdict: matched or pending (not exceptions), or the exception currency_mismatch, notification_conflict, duplicate_payment, over_refunded, status_mismatch, amount_mismatch, approval_expired, capture_expired, capture_at_risk, missing_at_provider, unknown_order.';
@@ -63,5 +65,7 @@ COMMENT ON COLUMN reporting.reconciliation.expected IS 'expected_minor in the cu
 COMMENT ON COLUMN reporting.reconciliation.settled IS 'settled_minor in the currency''s unit, exact (numeric).';
 COMMENT ON COLUMN reporting.reconciliation.delta IS 'delta_minor in the currency''s unit, exact (numeric).';
 COMMENT ON COLUMN reporting.reconciliation.at_risk IS 'at_risk_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.reconciliation.reason IS 'Why, in one sentence (the explanation''s reason, amounts written in the currency''s unit).';
+COMMENT ON COLUMN reporting.reconciliation.warnings IS 'What does not change the status but deserves a look (the explanation''s warnings), one sentence each; empty when none. List them with unnest(warnings).';
 COMMENT ON COLUMN reporting.reconciliation.at_risk_minor IS
-  'The money the verdict puts at risk, in minor units of currency: 0 for matched and pending; the authorized amount not captured for capture_at_risk and capture_expired; for approval_expired the largest of the authorized amount not captured, what the order still expects (expected - settled) and, for an order that expects nothing yet (authorized), its amount not paid; expected for missing_at_provider, or the order''s amount when it expects nothing yet (an authorized order whose authorization the service does not have); refunded - paid for over_refunded; settled - expected for duplicate_payment; the absolute delta for every other status (amount_mismatch, status_mismatch, currency_mismatch, notification_conflict, unknown_order). Null when the authorization figures it needs are missing.';
+  'The money the verdict puts at risk, in minor units of currency: 0 for matched and pending; the authorized amount not captured for capture_at_risk and capture_expired; for approval_expired the largest of the authorized amount not captured, what the order still expects (expected - settled) and, for an order that expects nothing yet (authorized), its amount not paid; expected for missing_at_provider, or the order''s amount when it expects nothing yet (an authorized order whose authorization the service does not have); refunded - paid for over_refunded; settled - expected for duplicate_payment; the absolute delta for every other status (amount_mismatch, status_mismatch, currency_mismatch, notification_conflict, unknown_order). Written with the verdict, from its figures and the order''s amount as the run read them. Null only for a verdict written before recon stored it whose figures were missing.';

@@ -1,6 +1,7 @@
--- A run's bridge per account: what each account settled for the orders the run judged, from the transactions of
--- the run's verdicts (the versions that held at it, within its scope, as reporting.run_status_totals reads them).
--- Expected money belongs to an order, not to an account: it stays in reporting.run_totals.
+-- A run's bridge per account: what each account settled for the orders the run judged, through the succeeded
+-- transactions its verdicts considered, as they stood when the run finished (written then:
+-- src/reconcile/run-account-totals.ts). Expected money belongs to an order, not to an account: it stays in
+-- reporting.run_totals.
 CREATE VIEW reporting.run_account_totals AS
 SELECT
   s.run_id,
@@ -15,32 +16,12 @@ SELECT
   recon.minor_to_unit(s.paid_minor, s.currency) AS paid,
   recon.minor_to_unit(s.refunded_minor, s.currency) AS refunded,
   recon.minor_to_unit(s.paid_minor - s.refunded_minor, s.currency) AS settled
-FROM (
-  SELECT
-    o.run_id,
-    t.identifier,
-    t.currency,
-    count(DISTINCT t.order_id)::integer AS orders,
-    count(*)::integer AS transactions,
-    coalesce(sum(t.amount_minor) FILTER (WHERE t.op IN ('payment', 'capture')), 0)::bigint AS paid_minor,
-    coalesce(sum(t.amount_minor) FILTER (WHERE t.op = 'refund'), 0)::bigint AS refunded_minor
-  FROM (SELECT DISTINCT q.run_id, q.order_id FROM reporting.run_orders q) o
-  JOIN recon.reconciliation_runs r ON r.run_id = o.run_id AND r.finished_at IS NOT NULL
-  JOIN recon.verdict_versions v ON v.order_id = o.order_id
-    AND v.run_id <= o.run_id AND (v.until_run_id IS NULL OR v.until_run_id > o.run_id)
-  CROSS JOIN LATERAL unnest(v.transaction_ids) AS considered (transaction_id)
-  JOIN LATERAL (
-    SELECT x.order_id, x.identifier, x.currency, x.amount_minor, lower(btrim(x.operation_type)) AS op
-    FROM recon.transactions x
-    WHERE x.transaction_id = considered.transaction_id AND x.exec_code = '0000'
-  ) t ON true
-  GROUP BY o.run_id, t.identifier, t.currency
-) s
+FROM recon.run_account_totals s
 LEFT JOIN recon.accounts a ON a.identifier = s.identifier
 ORDER BY s.run_id, s.identifier, s.currency;
 
 COMMENT ON VIEW reporting.run_account_totals IS
-  'The bridge of every finished run per processing account and currency: what each account settled for the run''s orders (succeeded transactions of its verdicts, as they are now). Filter by run_id; its rows of a currency add up to the settled of reporting.run_totals, except for currency_mismatch orders (whose settled counts their order''s currency only).';
+  'The bridge of every finished run per processing account and currency: what each account settled for the run''s orders (succeeded transactions of its verdicts, as they stood when it finished). Filter by run_id; its rows of a currency add up to the settled of reporting.run_totals, except for currency_mismatch orders (whose settled counts their order''s currency only).';
 COMMENT ON COLUMN reporting.run_account_totals.run_id IS 'The run (reporting.runs.run_id).';
 COMMENT ON COLUMN reporting.run_account_totals.identifier IS 'The account''s IDENTIFIER (reporting.accounts); null for transactions of no known account.';
 COMMENT ON COLUMN reporting.run_account_totals.account_group IS 'The account''s group as configured; null when none.';

@@ -1,35 +1,30 @@
 -- The difference explained: a run's bridge per currency broken down by status, so that offsetting errors (a
--- status_mismatch of +556.99 against an amount_mismatch of -509.80) no longer hide each other in one total. Read from
--- the run's verdicts as the run gave them (the versions that held at it, within its scope, as reporting.run_orders
--- lists it), so the parts of a finished run add up to its reporting.run_totals row; a run cut short has no bridge and
--- no rows here. A verdict without a currency counts under XXX, as the bridge does (recon.run_totals, whose currency is
--- never null).
+-- status_mismatch of +556.99 against an amount_mismatch of -509.80) no longer hide each other in one total, and what
+-- each status puts at risk beside it (a capture_expired order differs by nothing while its authorization is lost).
+-- Written by the run when it finishes (src/reconcile/run-status-totals.ts), from the verdicts it gave, so the parts
+-- of a finished run add up to its reporting.run_totals row; a run cut short has no bridge and no rows here. A verdict
+-- without a currency counts under XXX, as the bridge does.
 CREATE VIEW reporting.run_status_totals AS
 SELECT
   s.run_id,
-  v.currency,
-  v.status,
-  count(*)::integer AS verdicts,
-  count(*) FILTER (WHERE v.known_order)::integer AS orders,
-  count(*) FILTER (WHERE NOT v.known_order)::integer AS unknown_orders,
-  sum(v.expected_minor)::bigint AS expected_minor,
-  sum(v.settled_minor)::bigint AS settled_minor,
-  sum(v.delta_minor)::bigint AS delta_minor,
-  (sum(v.settled_minor) - sum(v.expected_minor))::bigint AS difference_minor,
-  recon.minor_to_unit(sum(v.expected_minor)::bigint, v.currency) AS expected,
-  recon.minor_to_unit(sum(v.settled_minor)::bigint, v.currency) AS settled,
-  recon.minor_to_unit(sum(v.delta_minor)::bigint, v.currency) AS delta,
-  recon.minor_to_unit((sum(v.settled_minor) - sum(v.expected_minor))::bigint, v.currency) AS difference
-FROM (SELECT DISTINCT o.run_id, o.order_id FROM reporting.run_orders o) s
-JOIN recon.reconciliation_runs r ON r.run_id = s.run_id AND r.finished_at IS NOT NULL
-JOIN LATERAL (
-  SELECT x.known_order, x.status, coalesce(x.currency, 'XXX')::char(3) AS currency, x.expected_minor,
-    x.settled_minor, x.delta_minor
-  FROM recon.verdict_versions x
-  WHERE x.order_id = s.order_id AND x.run_id <= s.run_id AND (x.until_run_id IS NULL OR x.until_run_id > s.run_id)
-) v ON true
-GROUP BY s.run_id, v.currency, v.status
-ORDER BY s.run_id, v.currency, v.status;
+  s.currency,
+  s.status,
+  s.verdicts,
+  s.orders,
+  s.unknown_orders,
+  s.expected_minor,
+  s.settled_minor,
+  s.delta_minor,
+  s.settled_minor - s.expected_minor AS difference_minor,
+  recon.minor_to_unit(s.expected_minor, s.currency) AS expected,
+  recon.minor_to_unit(s.settled_minor, s.currency) AS settled,
+  recon.minor_to_unit(s.delta_minor, s.currency) AS delta,
+  recon.minor_to_unit(s.settled_minor - s.expected_minor, s.currency) AS difference,
+  s.at_risk_minor,
+  recon.minor_to_unit(s.at_risk_minor, s.currency) AS at_risk,
+  s.at_risk_unknown
+FROM recon.run_status_totals s
+ORDER BY s.run_id, s.currency, s.status;
 
 COMMENT ON VIEW reporting.run_status_totals IS
   'The bridge of every finished run broken down by status, one row per run, currency and status: what each kind of verdict expected and settled. The rows of a run and currency add up to its reporting.run_totals row; filter by run_id.';
@@ -46,5 +41,8 @@ COMMENT ON COLUMN reporting.run_status_totals.expected IS 'expected_minor in the
 COMMENT ON COLUMN reporting.run_status_totals.settled IS 'settled_minor in the currency''s unit, exact (numeric).';
 COMMENT ON COLUMN reporting.run_status_totals.delta IS 'delta_minor in the currency''s unit, exact (numeric).';
 COMMENT ON COLUMN reporting.run_status_totals.difference IS 'difference_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.run_status_totals.at_risk_minor IS 'The money those verdicts put at risk (the sum of reporting.reconciliation.at_risk_minor, the rule per status there), in minor units of currency; of the verdicts whose figures are known (at_risk_unknown counts the others).';
+COMMENT ON COLUMN reporting.run_status_totals.at_risk IS 'at_risk_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.run_status_totals.at_risk_unknown IS 'Number of those verdicts whose money at risk is unknown (their figures were missing): 0 for every run recon wrote since it stores the money at risk.';
 COMMENT ON COLUMN reporting.run_status_totals.currency IS
   'ISO 4217 currency code of the amounts; XXX for verdicts without a currency, as in reporting.run_totals.';

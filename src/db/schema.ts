@@ -226,6 +226,11 @@ export interface VerdictsTable {
    * only where that moves the lifecycle on: new becomes persisting, resolved becomes nothing. Null otherwise.
    */
   rejudged_run_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * The money the verdict puts at risk, minor units (the rule: reporting.reconciliation.at_risk_minor); null only
+   * for a version written before it was stored whose explanation lacked the figures.
+   */
+  at_risk_minor: Money | null;
 }
 
 /** A verdict that no longer holds, from its run until the run that replaced or removed it (until_run_id). */
@@ -240,6 +245,33 @@ export interface RunTotalsTable {
   unknown_orders: number;
   expected_minor: Money;
   settled_minor: Money;
+}
+
+/** A run's bridge per currency and status, written when it finishes (src/reconcile/run-status-totals.ts). */
+export interface RunStatusTotalsTable {
+  run_id: string;
+  currency: string;
+  status: VerdictStatus;
+  verdicts: number;
+  orders: number;
+  unknown_orders: number;
+  expected_minor: Money;
+  settled_minor: Money;
+  delta_minor: Money;
+  /** Of the verdicts whose money at risk is known; at_risk_unknown counts the others. */
+  at_risk_minor: Money;
+  at_risk_unknown: number;
+}
+
+/** What each account settled through a run's verdicts, written when it finishes (src/reconcile/run-account-totals.ts). */
+export interface RunAccountTotalsTable {
+  run_id: string;
+  identifier: string | null;
+  currency: string | null;
+  orders: number;
+  transactions: number;
+  paid_minor: Money;
+  refunded_minor: Money;
 }
 
 /** COMPRESSION as sent in a getTransactions request. */
@@ -432,6 +464,10 @@ export interface ReconciliationView {
   /** The money the verdict puts at risk (0022): null where the figures it needs are missing. */
   at_risk_minor: Money | null;
   at_risk: UnitAmount | null;
+  /** Why the verdict is what it is, in a sentence (as explanation ->> 'reason'). */
+  reason: string | null;
+  /** The verdict's warnings (a payment on another account, and the like); empty when none. */
+  warnings: string[];
 }
 
 /**
@@ -588,6 +624,11 @@ export interface RunStatusTotalsView {
   settled: UnitAmount;
   delta: UnitAmount;
   difference: UnitAmount;
+  /** What the run's verdicts of this status put at risk, as written with each verdict; unknown ones not counted. */
+  at_risk_minor: Money;
+  at_risk: UnitAmount;
+  /** Verdicts whose money at risk could not be told (their figures were missing). */
+  at_risk_unknown: number;
 }
 
 /**
@@ -642,6 +683,8 @@ export interface Schema {
   'recon.verdicts': VerdictsTable;
   'recon.verdict_history': VerdictHistoryTable;
   'recon.run_totals': RunTotalsTable;
+  'recon.run_status_totals': RunStatusTotalsTable;
+  'recon.run_account_totals': RunAccountTotalsTable;
   'recon.export_requests': ExportRequestsTable;
   'recon.deliveries': DeliveriesTable;
   'recon.delivery_chunks': DeliveryChunksTable;

@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import type { ReconcileScope } from './reconcile-scope.ts';
+import { verdictInScope } from './verdicts-in-scope.ts';
 
 /**
  * A run that judged an order and found its verdict unchanged moves that verdict's lifecycle on (new becomes
@@ -17,18 +18,6 @@ export async function markJudgedAgain(db: Kysely<Schema>, runId: string, scope: 
     // What the run's own verdict of it would read differently: an exception it saw first, or a resolution.
     .where('v.lifecycle', 'in', ['new', 'resolved'])
     .where('v.run_id', '<', runId)
-    .where(inScope(scope))
+    .where(verdictInScope(scope))
     .execute();
-}
-
-function inScope(scope: ReconcileScope) {
-  switch (scope.kind) {
-    case 'all':
-      return sql<boolean>`true`;
-    case 'orders':
-      return sql<boolean>`v.order_id = ANY (${[...new Set(scope.orderIds)]}::text[])`;
-    case 'created_since':
-      return sql<boolean>`v.known_order AND EXISTS (SELECT 1 FROM recon.orders o
-        WHERE o.order_id = v.order_id AND o.created_at >= ${scope.since.toISOString()}::timestamptz)`;
-  }
 }

@@ -8,6 +8,8 @@ import { markJudgedAgain } from './judged-again.ts';
 import { sliceRanges } from './slice-ranges.ts';
 import { currentGroups, planRun, type RunPlan } from './run-plan.ts';
 import { RECONCILE_LOCK } from './reconcile-lock.ts';
+import { writeRunAccountTotals } from './run-account-totals.ts';
+import { statusTotalsOf } from './run-status-totals.ts';
 import { VERDICT_COLUMNS } from './verdict-columns.ts';
 import { writeVerdictsSql, type VerdictParameters, type WrittenVerdictGroup } from './verdicts-sql.ts';
 
@@ -250,6 +252,28 @@ async function finishRun(
       )
       .execute();
   }
+  const statusTotals = statusTotalsOf(judged);
+  if (statusTotals.length > 0) {
+    await trx
+      .insertInto('recon.run_status_totals')
+      .values(
+        statusTotals.map((total) => ({
+          run_id: runId,
+          currency: total.currency,
+          status: total.status,
+          verdicts: total.verdicts,
+          orders: total.orders,
+          unknown_orders: total.unknownOrders,
+          expected_minor: total.expectedMinor,
+          settled_minor: total.settledMinor,
+          delta_minor: total.deltaMinor,
+          at_risk_minor: total.atRiskMinor,
+          at_risk_unknown: total.atRiskUnknown,
+        })),
+      )
+      .execute();
+  }
+  await writeRunAccountTotals(trx, runId, options.scope);
   await markJudgedAgain(trx, runId, options.scope);
   const notFound =
     options.scope.kind === 'orders' ? await findNotFound(trx, options.scope.orderIds) : { first: [], count: 0 };
@@ -318,6 +342,8 @@ async function removeRun(trx: Kysely<Schema>, runId: string): Promise<void> {
     .execute();
   await trx.deleteFrom('recon.verdict_history').where('until_run_id', '=', runId).execute();
   await trx.deleteFrom('recon.run_totals').where('run_id', '=', runId).execute();
+  await trx.deleteFrom('recon.run_status_totals').where('run_id', '=', runId).execute();
+  await trx.deleteFrom('recon.run_account_totals').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.reconciliation_runs').where('run_id', '=', runId).execute();
 }
 

@@ -173,7 +173,9 @@ export async function currentGroups(db: Kysely<Schema>, runId: string): Promise<
     await sql<WrittenVerdictGroup>`SELECT status, ${lifecycleAtSql('v', sql`${runId}::bigint`)} AS lifecycle,
       coalesce(currency, 'XXX') AS currency, known_order, count(*)::integer AS verdicts,
       sum(cardinality(transaction_ids))::integer AS transactions, sum(expected_minor)::text AS expected_minor,
-      sum(settled_minor)::text AS settled_minor, 0 AS changed
+      sum(settled_minor)::text AS settled_minor, sum(delta_minor)::text AS delta_minor,
+      coalesce(sum(at_risk_minor), 0)::text AS at_risk_minor,
+      count(*) FILTER (WHERE at_risk_minor IS NULL)::integer AS at_risk_unknown, 0 AS changed
     FROM recon.verdicts v
     GROUP BY 1, 2, 3, 4`.execute(db);
   return rows;

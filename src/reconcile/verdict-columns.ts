@@ -18,4 +18,5 @@ export const VERDICT_COLUMNS = [
   'warnings',
   'explanation',
   'rejudged_run_id',
+  'at_risk_minor',
 ] as const;

@@ -27,6 +27,10 @@ export interface WrittenVerdictGroup {
   readonly transactions: number;
   readonly expected_minor: string;
   readonly settled_minor: string;
+  readonly delta_minor: string;
+  /** Of the verdicts whose money at risk is known; at_risk_unknown counts the others. */
+  readonly at_risk_minor: string;
+  readonly at_risk_unknown: number;
   /** Verdicts written: new, different from the current one, or removed. */
   readonly changed: number;
 }
@@ -143,16 +147,16 @@ facts AS (
 ), w AS (
   SELECT coalesce(y.order_id, y.c_order_id) AS order_id, y.known, y.verdict, y.lifecycle, y.first_seen_run_id,
     y.first_seen_at, y.expected, y.settled, y.delta, y.currency, y.transaction_ids, y.warnings, y.explanation,
-    y.recheck_at,
+    y.at_risk, y.recheck_at,
     CASE
       WHEN y.order_id IS NULL THEN 'removed'
       WHEN y.c_order_id IS NULL THEN 'new'
       -- Not the lifecycle: it moves on by itself (new becomes persisting, resolved becomes nothing) and is read
       -- relative to the run that asks (run-verdicts.ts); the first run and instant of an exception are kept.
       WHEN (y.c_known_order, y.c_status, y.c_first_seen_run_id, y.c_first_seen_at, y.c_expected,
-            y.c_settled, y.c_delta, y.c_currency, y.c_warnings, y.c_explanation)
+            y.c_settled, y.c_delta, y.c_currency, y.c_warnings, y.c_explanation, y.c_at_risk)
            IS DISTINCT FROM (y.known, y.verdict, y.first_seen_run_id, y.first_seen_at, y.expected,
-            y.settled, y.delta, y.currency, y.warnings, y.explanation)
+            y.settled, y.delta, y.currency, y.warnings, y.explanation, y.at_risk)
         -- The same ids in another order are the same verdict.
         OR cardinality(y.c_transaction_ids) <> cardinality(y.transaction_ids)
         OR NOT (y.c_transaction_ids @> y.transaction_ids) THEN 'changed'
@@ -166,6 +170,7 @@ facts AS (
       CASE WHEN x.is_exception THEN CASE WHEN x.was_exception THEN x.c_first_seen_run_id ELSE ${runId} END END AS first_seen_run_id,
       CASE WHEN x.is_exception THEN CASE WHEN x.was_exception THEN x.c_first_seen_at ELSE ${asOf} END END AS first_seen_at,
       coalesce(x.order_currency, x.first_currency) AS currency,
+      ${atRiskSql()} AS at_risk,
       CASE WHEN x.verdict <> 'matched' THEN jsonb_build_object(
         'rule', x.verdict,
         'reason', ${reasonSql(tolerance, p.graceHours)},
@@ -202,7 +207,7 @@ function beside(inScope: RawBuilder<unknown>, inRange: RawBuilder<unknown>): Raw
   return sql`SELECT r.*, c.order_id AS c_order_id, c.known_order AS c_known_order, c.status AS c_status,
     c.first_seen_run_id AS c_first_seen_run_id, c.first_seen_at AS c_first_seen_at, c.expected_minor AS c_expected,
     c.settled_minor AS c_settled, c.delta_minor AS c_delta, c.currency AS c_currency, c.transaction_ids AS c_transaction_ids,
-    c.warnings AS c_warnings, c.explanation AS c_explanation, c.recheck_at AS c_recheck_at,
+    c.warnings AS c_warnings, c.explanation AS c_explanation, c.at_risk_minor AS c_at_risk, c.recheck_at AS c_recheck_at,
     CASE WHEN c.status NOT IN ('matched', 'pending') THEN c.status END AS previous_status
   FROM ruled r FULL JOIN (SELECT * FROM recon.verdicts c WHERE ${inScope} AND ${inRange}) c ON c.order_id = r.order_id`;
 }
@@ -212,7 +217,7 @@ function alone(): RawBuilder<unknown> {
   return sql`SELECT r.*, NULL::text AS c_order_id, NULL::boolean AS c_known_order, NULL::text AS c_status,
     NULL::bigint AS c_first_seen_run_id, NULL::timestamptz AS c_first_seen_at, NULL::bigint AS c_expected,
     NULL::bigint AS c_settled, NULL::bigint AS c_delta, NULL::char(3) AS c_currency, NULL::text[] AS c_transaction_ids,
-    NULL::text[] AS c_warnings, NULL::jsonb AS c_explanation, NULL::timestamptz AS c_recheck_at,
+    NULL::text[] AS c_warnings, NULL::jsonb AS c_explanation, NULL::bigint AS c_at_risk, NULL::timestamptz AS c_recheck_at,
     NULL::text AS previous_status
   FROM ruled r`;
 }
@@ -233,7 +238,7 @@ function newVerdictValues(
   },
 ): RawBuilder<unknown> {
   return sql`${runId}, w.order_id, w.known, w.verdict, ${kept.lifecycle}, w.first_seen_run_id, w.first_seen_at, w.expected,
-    w.settled, w.delta, w.currency, w.transaction_ids, w.warnings, w.explanation, ${kept.rejudged}, w.recheck_at`;
+    w.settled, w.delta, w.currency, w.transaction_ids, w.warnings, w.explanation, ${kept.rejudged}, w.at_risk, w.recheck_at`;
 }
 
 /**
@@ -244,13 +249,15 @@ function firstRunTail(runId: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`, written AS (
   INSERT INTO recon.verdicts (${VERDICT_COLUMN_LIST}, recheck_at)
   SELECT ${newVerdictValues(runId)} FROM w
-  RETURNING status, lifecycle, currency, expected_minor, settled_minor, cardinality(transaction_ids) AS tx_count
+  RETURNING status, lifecycle, currency, expected_minor, settled_minor, delta_minor, at_risk_minor,
+    cardinality(transaction_ids) AS tx_count
 )
 -- Grouped by what each row holds as written: an ORDERID without an order is exactly an unknown_order verdict, so
 -- known_order is told once per group, not hashed with every row.
 SELECT status, lifecycle, coalesce(currency, 'XXX') AS currency, status <> 'unknown_order' AS known_order, count(*)::integer AS verdicts,
   sum(tx_count)::integer AS transactions, sum(expected_minor)::text AS expected_minor, sum(settled_minor)::text AS settled_minor,
-  count(*)::integer AS changed
+  sum(delta_minor)::text AS delta_minor, coalesce(sum(at_risk_minor), 0)::text AS at_risk_minor,
+  count(*) FILTER (WHERE at_risk_minor IS NULL)::integer AS at_risk_unknown, count(*)::integer AS changed
 FROM written
 GROUP BY status, lifecycle, currency`;
 }
@@ -285,6 +292,8 @@ function compareTail(runId: RawBuilder<unknown>): RawBuilder<unknown> {
 SELECT w.verdict AS status, w.lifecycle, coalesce(w.currency, 'XXX') AS currency, w.verdict IS DISTINCT FROM 'unknown_order' AS known_order,
   count(*)::integer AS verdicts, coalesce(sum(cardinality(w.transaction_ids)), 0)::integer AS transactions,
   coalesce(sum(w.expected), 0)::text AS expected_minor, coalesce(sum(w.settled), 0)::text AS settled_minor,
+  coalesce(sum(w.delta), 0)::text AS delta_minor, coalesce(sum(w.at_risk), 0)::text AS at_risk_minor,
+  count(*) FILTER (WHERE w.at_risk IS NULL AND w.verdict IS NOT NULL)::integer AS at_risk_unknown,
   count(*) FILTER (WHERE w.change IN ('new', 'changed', 'removed'))::integer AS changed
 FROM w
 GROUP BY w.verdict, w.lifecycle, w.currency`;
@@ -308,6 +317,26 @@ function recheckSql(p: VerdictParameters): RawBuilder<unknown> {
     ${after(sql`x.latest_approval_wait_at`, APPROVAL_WAIT_DAYS * 24, sql`x.bits & ${TX.succeeded} = 0`)},
     ${after(sql`x.first_authorized_at`, CAPTURE_AT_RISK_DAYS * 24, uncaptured)},
     ${after(sql`x.first_authorized_at`, CAPTURE_WINDOW_DAYS * 24, uncaptured)})`;
+}
+
+/**
+ * The money a verdict puts at risk, written with it so that accountants sort and sum it without reading the
+ * explanation back (the rule per status: the comment on reporting.reconciliation.at_risk_minor). Every figure is
+ * known here: an unknown ORDERID has no amount, and its rule reads none.
+ */
+function atRiskSql(): RawBuilder<unknown> {
+  return sql`CASE x.verdict
+      WHEN 'matched' THEN 0
+      WHEN 'pending' THEN 0
+      WHEN 'capture_at_risk' THEN greatest(x.authorized - x.paid, 0)
+      WHEN 'capture_expired' THEN greatest(x.authorized - x.paid, 0)
+      WHEN 'approval_expired' THEN greatest(x.authorized - x.paid, x.expected - x.settled,
+        CASE WHEN x.expected = 0 THEN x.amount_minor - x.paid END, 0)
+      WHEN 'missing_at_provider' THEN CASE WHEN x.expected > 0 THEN x.expected ELSE x.amount_minor END
+      WHEN 'over_refunded' THEN greatest(x.refunded - x.paid, 0)
+      WHEN 'duplicate_payment' THEN greatest(x.settled - x.expected, 0)
+      ELSE abs(x.delta)
+    END`;
 }
 
 /** What does not change the status but deserves a look; null when nothing (most verdicts), else the list. */

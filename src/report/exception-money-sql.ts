@@ -3,12 +3,11 @@ import type { AgeBucket } from './run-report.ts';
 
 /**
  * What a report says of an exception's money and age, over a run's verdicts `v`, its run `run` and its order `o`
- * (left-joined: null for an unknown ORDERID). The money at risk is the reporting views' own rule
- * (recon.at_risk_minor, migration 0028); the age counts from the order's creation to the run's as_of, not to now, so
- * a past run's report reads the same however late it is made.
+ * (left-joined: null for an unknown ORDERID). The money at risk is the one written with the verdict, as the views
+ * read it; the age counts from the order's creation to the run's as_of, not to now, so a past run's report reads
+ * the same however late it is made.
  */
-export const atRiskMinorSql = sql<string | null>`recon.at_risk_minor(v.status::text, v.expected_minor,
-  v.settled_minor, v.delta_minor, v.explanation -> 'figures', o.amount_minor)::text`;
+export const atRiskMinorSql = sql<string | null>`v.at_risk_minor::text`;
 
 export const orderAgeDaysSql = sql<number | null>`floor(extract(epoch FROM run.as_of - o.created_at) / 86400)::integer`;
 

@@ -36,6 +36,7 @@ export async function runVerdicts(db: Kysely<Schema>, runId: string) {
         'v.transaction_ids',
         'v.warnings',
         'v.explanation',
+        'v.at_risk_minor',
         'v.until_run_id',
       ])
       // A run cut short counts only what it wrote.

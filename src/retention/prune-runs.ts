@@ -66,9 +66,14 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
           .where((eb) => eb.not(keptForAcknowledgement))
           .executeTakeFirst(),
       ),
-      runTotals: await count(
-        db.selectFrom('recon.run_totals').select(n).where('run_id', 'in', oldRuns()).executeTakeFirst(),
-      ),
+      runTotals:
+        (await count(db.selectFrom('recon.run_totals').select(n).where('run_id', 'in', oldRuns()).executeTakeFirst())) +
+        (await count(
+          db.selectFrom('recon.run_status_totals').select(n).where('run_id', 'in', oldRuns()).executeTakeFirst(),
+        )) +
+        (await count(
+          db.selectFrom('recon.run_account_totals').select(n).where('run_id', 'in', oldRuns()).executeTakeFirst(),
+        )),
       scopeOrders: await count(
         db.selectFrom('recon.run_scope_orders').select(n).where('run_id', 'in', oldRuns()).executeTakeFirst(),
       ),
@@ -98,9 +103,9 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
   const runs = await inBatches(options.batchSize, async (trx) => {
     const batch = (await oldRuns(trx).orderBy('run_id').limit(options.batchSize).execute()).map((row) => row.run_id);
     if (batch.length === 0) return 0;
-    runTotals += Number(
-      (await trx.deleteFrom('recon.run_totals').where('run_id', 'in', batch).executeTakeFirst()).numDeletedRows,
-    );
+    for (const table of ['recon.run_totals', 'recon.run_status_totals', 'recon.run_account_totals'] as const) {
+      runTotals += Number((await trx.deleteFrom(table).where('run_id', 'in', batch).executeTakeFirst()).numDeletedRows);
+    }
     scopeOrders += Number(
       (await trx.deleteFrom('recon.run_scope_orders').where('run_id', 'in', batch).executeTakeFirst()).numDeletedRows,
     );

@@ -50,6 +50,7 @@ interface VerdictRow {
   transaction_ids: string[];
   warnings: string[] | null;
   explanation: Explanation;
+  at_risk_minor: string | null;
 }
 
 describe.each(BACKENDS)('reconcile on %s', (backend) => {
@@ -95,6 +96,7 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
         'transaction_ids',
         'warnings',
         'explanation',
+        'at_risk_minor',
       ])
       .execute();
     return new Map(rows.map((row) => [row.order_id, { ...row, explanation: row.explanation as Explanation }]));
@@ -225,6 +227,26 @@ describe.each(BACKENDS)('reconcile on %s', (backend) => {
       'unknown-failed': undefined,
     });
     expect(summary.notFound).toEqual([p + 'unknown-failed']);
+    // The money each verdict puts at risk, written with it by the rule of its status.
+    expect(Object.fromEntries(ids.map((id) => [id.slice(p.length), v.get(id)?.at_risk_minor?.toString()]))).toEqual({
+      matched: '0',
+      // Nothing paid in the order's currency: the whole expected amount.
+      currency: '10000',
+      conflict: '0',
+      duplicate: '10000',
+      over: '2000',
+      'cancelled-paid': '10000',
+      amount: '1000',
+      // An authorized order never approved: its whole amount.
+      approval: '30000',
+      expired: '30000',
+      'at-risk': '30000',
+      young: '0',
+      missing: '10000',
+      'cancelled-refused': '0',
+      unknown: '5500',
+      'unknown-failed': undefined,
+    });
 
     const matched = v.get(p + 'matched')!;
     expect([matched.expected_minor, matched.settled_minor, matched.delta_minor, matched.currency].map(String)).toEqual([

@@ -6,6 +6,7 @@ import type {
   ReconciliationRunsTable,
   TransactionsTable,
   VerdictsTable,
+  VerdictStatus,
 } from '../../src/db/schema.ts';
 
 /** Every view of schema reporting, in name order. */
@@ -399,14 +400,22 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
       expected_minor: '1250',
       settled_minor: '1000',
       delta_minor: '-250',
+      at_risk_minor: '250',
     }),
-    verdict(run1, 'O2', { status: 'pending', expected_minor: '3000', settled_minor: '0', delta_minor: '-3000' }),
+    verdict(run1, 'O2', {
+      status: 'pending',
+      expected_minor: '3000',
+      settled_minor: '0',
+      delta_minor: '-3000',
+      at_risk_minor: '0',
+    }),
     verdict(run1, 'O3', {
       status: 'matched',
       currency: 'JPY',
       expected_minor: '0',
       settled_minor: '0',
       delta_minor: '0',
+      at_risk_minor: '0',
     }),
     verdict(run1, 'O4', {
       status: 'missing_at_provider',
@@ -414,6 +423,7 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
       expected_minor: BIG.toString(),
       settled_minor: '0',
       delta_minor: (-BIG).toString(),
+      at_risk_minor: BIG.toString(),
     }),
     verdict(run1, 'UNK-9', {
       status: 'unknown_order',
@@ -422,6 +432,7 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
       expected_minor: '0',
       settled_minor: '700',
       delta_minor: '700',
+      at_risk_minor: '700',
     }),
     verdict(run2, 'O1', {
       status: 'amount_mismatch',
@@ -430,7 +441,9 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
       expected_minor: '1250',
       settled_minor: '1000',
       delta_minor: '-250',
+      at_risk_minor: '250',
       transaction_ids: ['T1'],
+      warnings: ['instalment SCHEDULE position missing: 2, 3'],
       explanation: JSON.stringify({
         rule: 'amount_mismatch',
         reason: 'settled 10.00 EUR, 2.50 EUR less than the expected 12.50 EUR',
@@ -443,6 +456,7 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
       expected_minor: BIG.toString(),
       settled_minor: BIG.toString(),
       delta_minor: '0',
+      at_risk_minor: '0',
       transaction_ids: ['T2'],
       warnings: ['abandoned at the redirect step (0002), no money moved: T9'],
     }),
@@ -453,6 +467,7 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
       expected_minor: '0',
       settled_minor: '400',
       delta_minor: '400',
+      at_risk_minor: '400',
     }),
   ];
   const replaced = versions.filter((row) => row.run_id === run1 && (row.order_id === 'O1' || row.order_id === 'O4'));
@@ -485,6 +500,46 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
         settled_minor: (1000n + BIG + 400n).toString(),
       },
     ])
+    .execute();
+  // The same runs per status, as a run writes them when it finishes.
+  const statusTotal = (runId: string, currency: string, status: VerdictStatus, known: boolean, amounts: bigint[]) => ({
+    run_id: runId,
+    currency,
+    status,
+    verdicts: 1,
+    orders: known ? 1 : 0,
+    unknown_orders: known ? 0 : 1,
+    expected_minor: amounts[0]!.toString(),
+    settled_minor: amounts[1]!.toString(),
+    delta_minor: amounts[2]!.toString(),
+    at_risk_minor: amounts[3]!.toString(),
+    at_risk_unknown: 0,
+  });
+  await db
+    .insertInto('recon.run_status_totals')
+    .values([
+      statusTotal(run1, 'EUR', 'amount_mismatch', true, [1250n, 1000n, -250n, 250n]),
+      statusTotal(run1, 'EUR', 'pending', true, [3000n, 0n, -3000n, 0n]),
+      statusTotal(run1, 'JPY', 'matched', true, [0n, 0n, 0n, 0n]),
+      statusTotal(run1, 'EUR', 'missing_at_provider', true, [BIG, 0n, -BIG, BIG]),
+      statusTotal(run1, 'EUR', 'unknown_order', false, [0n, 700n, 700n, 700n]),
+      statusTotal(run2, 'EUR', 'amount_mismatch', true, [1250n, 1000n, -250n, 250n]),
+      statusTotal(run2, 'EUR', 'matched', true, [BIG, BIG, 0n, 0n]),
+      statusTotal(run2, 'EUR', 'unknown_order', false, [0n, 400n, 400n, 400n]),
+    ])
+    .execute();
+  // What the account settled through run 2's verdicts (O1's T1, O4's T2), as it finished.
+  await db
+    .insertInto('recon.run_account_totals')
+    .values({
+      run_id: run2,
+      identifier: 'merchant',
+      currency: 'EUR',
+      orders: 2,
+      transactions: 2,
+      paid_minor: (1000n + BIG).toString(),
+      refunded_minor: '0',
+    })
     .execute();
   // An accountant looked at O1: the audit trail has a row, and O1 reads as acknowledged.
   await sql`SELECT reporting.exception_action('O1', 'ack', 'asked the shop for the missing 2.50 EUR', 'alice')`.execute(

@@ -88,7 +88,8 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
         (SELECT count(*)::integer FROM recon.reconciliation_runs) AS runs,
         (SELECT count(*)::integer FROM recon.verdict_history) AS history,
         (SELECT count(*)::integer FROM recon.verdicts) AS current,
-        (SELECT count(*)::integer FROM recon.run_totals) AS totals`.execute(db())
+        (SELECT count(*)::integer FROM recon.run_totals) + (SELECT count(*)::integer FROM recon.run_status_totals)
+          + (SELECT count(*)::integer FROM recon.run_account_totals) AS totals`.execute(db())
     ).rows[0]!;
 
   const cutoff = () => new Date(Date.now() - RETENTION_DAYS * DAY);
