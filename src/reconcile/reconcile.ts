@@ -273,7 +273,12 @@ async function finishRun(
       )
       .execute();
   }
-  await writeRunAccountTotals(trx, runId, options.scope);
+  await writeRunAccountTotals(
+    trx,
+    runId,
+    options.scope,
+    plan.candidates !== null && plan.candidates.length === 0 ? plan.baseRunId : null,
+  );
   await markJudgedAgain(trx, runId, options.scope);
   const notFound =
     options.scope.kind === 'orders' ? await findNotFound(trx, options.scope.orderIds) : { first: [], count: 0 };

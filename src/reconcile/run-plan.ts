@@ -16,6 +16,8 @@ export interface RunPlan {
   /** Whether any current verdict exists: a first run only inserts. */
   readonly compare: boolean;
   readonly candidates: string[] | null;
+  /** The run this one starts from when `candidates` is set: what it did not judge again holds from there. */
+  readonly baseRunId: string | null;
 }
 
 /**
@@ -44,11 +46,11 @@ export async function planRun(db: Kysely<Schema>, options: PlanOptions, asOf: Da
   );
   const { compare, estimate } = rows[0]!;
   if (options.scope.kind !== 'all' || options.full === true || !compare) {
-    return { inputsSeenBefore, compare, candidates: null };
+    return { inputsSeenBefore, compare, candidates: null, baseRunId: null };
   }
   const base = await incrementalBase(db, options, asOf);
   if (base === null || (await accountsChangedSince(db, base.inputsSeenBefore)))
-    return { inputsSeenBefore, compare, candidates: null };
+    return { inputsSeenBefore, compare, candidates: null, baseRunId: null };
   const candidates = await changedSince(
     db,
     base,
@@ -56,7 +58,7 @@ export async function planRun(db: Kysely<Schema>, options: PlanOptions, asOf: Da
     options,
     Math.max(MAX_CANDIDATES_ALWAYS, Math.ceil(estimate * MAX_CANDIDATE_SHARE)),
   );
-  return { inputsSeenBefore, compare, candidates };
+  return { inputsSeenBefore, compare, candidates, baseRunId: candidates === null ? null : base.runId };
 }
 
 /**

@@ -141,4 +141,48 @@ describe.each(BACKENDS)('orders paid through several accounts on %s', (backend) 
       { transaction_id: 'T-WRONG-0', identifier: INSTALMENT },
     ]);
   });
+
+  it.skipIf(skip)(
+    "freezes each run's bridge per account: a later run sees a revised transaction, earlier ones keep theirs",
+    async () => {
+      const { db } = testDb.database;
+      const perAccount = async (run: string) =>
+        (
+          await sql<{
+            identifier: string;
+            orders: number;
+            paid_minor: string;
+            refunded_minor: string;
+          }>`SELECT identifier,
+            orders, paid_minor::text AS paid_minor, refunded_minor::text AS refunded_minor
+          FROM reporting.run_account_totals WHERE run_id = ${run}::bigint ORDER BY identifier`.execute(db)
+        ).rows;
+      const options = { scope: { kind: 'all' as const }, asOf: AS_OF, toleranceMinor: 0n, graceHours: 24 };
+      const first = await perAccount(runId);
+
+      // Nothing changed: the run starts from the first and holds its figures.
+      const unchanged = await reconcile(testDb.database, options);
+      expect(await perAccount(unchanged.runId)).toEqual(first);
+
+      // The refund of SPLIT, exported again, now went through the wallet account.
+      await ingestTransactions(testDb.database, dir, [
+        {
+          id: 'T-SPLIT-R',
+          orderId: 'SPLIT',
+          type: 'refund',
+          amount: '5.00',
+          exec: '0000',
+          at: ago(AS_OF, DAY),
+          identifier: WALLET,
+        },
+      ]);
+      const revised = await reconcile(testDb.database, options);
+      expect(await perAccount(revised.runId)).toEqual([
+        { identifier: INSTALMENT, orders: 2, paid_minor: '31000', refunded_minor: '0' },
+        { identifier: WALLET, orders: 1, paid_minor: '2000', refunded_minor: '500' },
+      ]);
+      expect(await perAccount(runId)).toEqual(first);
+      expect(await perAccount(unchanged.runId)).toEqual(first);
+    },
+  );
 });
