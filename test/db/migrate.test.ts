@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.ts';
 import { RECON_TABLES } from '../support/recon-tables.ts';
@@ -40,4 +41,12 @@ describe.each(BACKENDS)('migrations on %s', (backend) => {
       expect(count).toEqual({ n: '1000', last: 'été 1000' });
     },
   );
+
+  it.skipIf(backend === 'postgres' && !hasPostgres)('turns just-in-time compilation off for the database', async () => {
+    // A setting of the database, which its sessions take when they start: read from the catalog, as every new one will.
+    const { rows } = await sql<{ settings: string[] | null }>`SELECT s.setconfig AS settings
+      FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+      WHERE d.datname = current_database() AND s.setrole = 0`.execute(testDb.database.db);
+    expect(rows[0]?.settings).toContain('jit=off');
+  });
 });
