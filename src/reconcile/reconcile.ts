@@ -8,6 +8,7 @@ import { markJudgedAgain } from './judged-again.ts';
 import { sliceRanges } from './slice-ranges.ts';
 import { currentGroups, planRun, type RunPlan } from './run-plan.ts';
 import { RECONCILE_LOCK } from './reconcile-lock.ts';
+import { upkeepAfterRun } from './after-run-upkeep.ts';
 import { writeRunAccountTotals } from './run-account-totals.ts';
 import { statusTotalsOf } from './run-status-totals.ts';
 import { VERDICT_COLUMNS } from './verdict-columns.ts';
@@ -84,11 +85,7 @@ export const NOT_FOUND_KEPT = 100;
  */
 export async function reconcile(database: Database, options: ReconcileOptions): Promise<RunSummary> {
   const summary = await runReconciliation(database, options);
-  // PGlite has no autovacuum: the rows a run replaced would stay dead, and the table grow, night after night; and
-  // without statistics the planner would read the accountants' questions over the verdicts as if they were empty.
-  if (database.kind === 'pglite' && summary.verdictsChanged > 0) {
-    await sql`VACUUM (ANALYZE) recon.verdicts, recon.verdict_history`.execute(database.db);
-  }
+  await upkeepAfterRun(database, summary.verdictsChanged);
   return summary;
 }
 
