@@ -1,5 +1,6 @@
 /**
- * `npm run bench:history [-- --orders N] [-- --pglite-orders N] [-- --only postgres|pglite] [-- --json] [-- --keep]`:
+ * `npm run bench:history [-- --orders N] [-- --pglite-orders N] [-- --only postgres|pglite] [-- --json] [-- --keep]
+ * [-- --database NAME]`:
  * a year of nightly runs in ten. recon reconciles the same orders ten times, one day apart, with 1% of the orders
  * changed before each of runs 2..10 as production changes them (bench/history-changes.ts), then once more with
  * nothing changed. Measured: the storage each reconcile command adds to schema recon, its wall time, the reporting
@@ -16,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { benchDatabases } from './bench-database.ts';
+import { benchDatabases, databaseName, HISTORY_DATABASE } from './bench-database.ts';
 import { buildRecon } from './build-recon.ts';
 import { asOfOfRun, historyChanges, type ChangeStep } from './history-changes.ts';
 import {
@@ -39,7 +40,6 @@ import { timed, type Measure } from './timed.ts';
 
 const RUNS = 10;
 const REFERENCE_TIMES = 3;
-const DATABASE = 'recon_bench_history';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist', 'cli', 'main.js');
@@ -56,6 +56,8 @@ const { values: args } = parseArgs({
     json: { type: 'boolean', default: false },
     // Leaves the database and the generated files in place for a look.
     keep: { type: 'boolean', default: false },
+    // Another name than the default's, for a second history beside a kept one (bench:reporting builds one so).
+    database: { type: 'string', default: HISTORY_DATABASE },
   },
 });
 
@@ -105,10 +107,14 @@ const shebangFlags = () =>
 
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
 
-async function postgresBackend(adminUrl: string, orders: number): Promise<{ backend: Backend; transactions: number }> {
+async function postgresBackend(
+  adminUrl: string,
+  database: string,
+  orders: number,
+): Promise<{ backend: Backend; transactions: number }> {
   const databases = benchDatabases(adminUrl, cli);
-  log(`creating and migrating database ${DATABASE}`);
-  const url = await databases.fresh(DATABASE);
+  log(`creating and migrating database ${database}`);
+  const url = await databases.fresh(database);
   log(`loading ${count(orders)} orders and their transactions by COPY, then VACUUM ANALYZE`);
   const loaded = await loadReconcileData(url, orders);
   const backend: Backend = {
@@ -124,7 +130,7 @@ async function postgresBackend(adminUrl: string, orders: number): Promise<{ back
       if (result.exitCode !== 0) throw new Error(`reference failed: ${result.stderr.trim()}`);
       return result.seconds;
     },
-    drop: () => databases.drop(DATABASE),
+    drop: () => databases.drop(database),
   };
   return { backend, transactions: loaded.transactions };
 }
@@ -279,6 +285,7 @@ async function main(): Promise<void> {
     throw new Error(`--only must be postgres or pglite, got '${only}'`);
   const orders = positive('orders', args.orders);
   const pgliteOrders = positive('pglite-orders', args['pglite-orders']);
+  const database = databaseName(args.database);
   const adminUrl = process.env.DATABASE_URL;
   if (only !== 'pglite' && !adminUrl)
     throw new Error(
@@ -291,9 +298,9 @@ async function main(): Promise<void> {
     if (only !== 'pglite') {
       const dir = path.join(workDir, 'postgres');
       await mkdir(dir);
-      const { backend, transactions } = await postgresBackend(adminUrl!, orders);
+      const { backend, transactions } = await postgresBackend(adminUrl!, database, orders);
       results.push(await history(backend, orders, transactions, dir));
-      if (args.keep) log(`kept database ${DATABASE}`);
+      if (args.keep) log(`kept database ${database}`);
       else await backend.drop();
     }
     if (only !== 'postgres') {

@@ -42,10 +42,26 @@ export function migrationsDir(): string {
   return path.join(packageRoot(), 'sql', 'migrations');
 }
 
-export async function migrate(database: Database, options: MigrateOptions = {}): Promise<string[]> {
+/** The schema of this version of recon: its numbered migrations, and its definitions (null when not applied). */
+async function wantedSchema(options: MigrateOptions) {
   const dir = options.migrationsDir ?? migrationsDir();
   const files = (await readdir(dir)).filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name)).sort();
   const definitions = options.definitionsRoot === null ? null : await readDefinitions(options.definitionsRoot);
+  return { dir, files, definitions };
+}
+
+/**
+ * Whether migrate would find nothing to do, by one read: what a caller that must leave a database as it is (a
+ * benchmark reading somebody's kept database) checks before it runs a command, since every command migrates.
+ */
+export async function isMigrated(database: Database, options: MigrateOptions = {}): Promise<boolean> {
+  const { files, definitions } = await wantedSchema(options);
+  const state = await database.transaction((connection) => readState(connection.db));
+  return upToDate(state, files, definitions);
+}
+
+export async function migrate(database: Database, options: MigrateOptions = {}): Promise<string[]> {
+  const { dir, files, definitions } = await wantedSchema(options);
   // Every command migrates at start: in the usual case, one read finds everything applied and nothing more runs.
   const before = await database.transaction((connection) => readState(connection.db));
   if (upToDate(before, files, definitions)) return [];

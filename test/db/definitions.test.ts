@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { definitionsRoot, readDefinitions } from '../../src/db/definitions.ts';
-import { migrate, migrationsDir } from '../../src/db/migrate.ts';
+import { isMigrated, migrate, migrationsDir } from '../../src/db/migrate.ts';
 import { ReconError } from '../../src/errors.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
@@ -173,7 +173,9 @@ describe.each(BACKENDS)('views and functions defined as code on %s', (backend) =
       const text = await readFile(accounts, 'utf8');
       await writeFile(accounts, text.replace('FROM recon.accounts', ", 'probe'::text AS probe FROM recon.accounts"));
       expect(text).not.toBe(await readFile(accounts, 'utf8'));
+      expect(await isMigrated(testDb.database, options)).toBe(false);
       expect(await migrate(testDb.database, options)).toEqual(['reporting/accounts.sql']);
+      expect(await isMigrated(testDb.database, options)).toBe(true);
       const columns = async () =>
         (
           await testDb.database.transaction((c) =>

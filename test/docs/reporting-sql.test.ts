@@ -4,10 +4,11 @@ import { DEFAULT_REPORTING_ROLES, grantReportingRoles } from '../../src/db/repor
 import { packageRoot } from '../../src/package-root.ts';
 import { seedReporting } from '../reporting/reporting-seed.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
-import { readMarkdown, readText } from './markdown.ts';
+import { readText } from './markdown.ts';
+import { reportingSqlBlocks, roleOfBlock } from './reporting-sql.ts';
 
 const page = readText(path.join(packageRoot(), 'docs', 'reporting.md'));
-const blocks = readMarkdown(page).blocks.filter((block) => block.language === 'sql');
+const blocks = reportingSqlBlocks();
 
 /**
  * The worked SQL of docs/reporting.md runs as written, on a migrated database holding a small history of runs,
@@ -36,8 +37,7 @@ describe.each(BACKENDS)('docs/reporting.md on %s', (backend) => {
     async (_line, text) => {
       await testDb.database.transaction(async (connection) => {
         // Acting on an exception takes the accountant's role; every other query runs as a reader.
-        const role = text.includes('reporting.exception_action(') ? 'recon_accountant' : 'recon_reader';
-        if (backend === 'postgres') await connection.query(`SET LOCAL ROLE ${role}`);
+        if (backend === 'postgres') await connection.query(`SET LOCAL ROLE ${roleOfBlock(text)}`);
         await connection.query(text);
       });
     },
