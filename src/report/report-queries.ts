@@ -243,8 +243,11 @@ function toOpenException(row: ExceptionRow): OpenException {
 }
 
 /**
- * Every open exception of the run by order_id, `pageSize` at a time: each page continues the exceptions' order_id
- * index where the last stopped, so the whole list costs one walk of the run's verdicts and memory holds one page.
+ * Every open exception of the run by order_id, `pageSize` at a time, memory holding one page. The pages' bounds are
+ * read first, in one walk of the run's exceptions: each page is then a closed range of ORDERIDs, which every index
+ * it reads (the exceptions', the history's, the orders') scans from its start to its end. Pages continued after the
+ * last ORDERID with only a LIMIT walked each index from where it started or to its end, once per page: over a
+ * million orders the csv report took 45 s.
  */
 export async function* openExceptionPages(
   db: Kysely<Schema>,
@@ -252,20 +255,37 @@ export async function* openExceptionPages(
   options: { pageSize?: number; signal?: AbortSignal } = {},
 ): AsyncGenerator<OpenException[]> {
   const pageSize = options.pageSize ?? 1000;
+  const bounds = await pageBounds(db, runId, pageSize);
   let after: string | undefined;
-  for (;;) {
+  for (const upTo of [...bounds, undefined]) {
     options.signal?.throwIfAborted();
     const rows = await (
       await exceptionsOf(db, runId)
     )
       .$if(after !== undefined, (query) => query.where('v.order_id', '>', after!))
+      .$if(upTo !== undefined, (query) => query.where('v.order_id', '<=', upTo!))
       .orderBy('v.order_id')
-      .limit(pageSize)
       .execute();
     if (rows.length > 0) yield rows.map(toOpenException);
-    if (rows.length < pageSize) return;
-    after = rows.at(-1)!.order_id;
+    after = upTo;
   }
+}
+
+/** The last ORDERID of every full page of the run's open exceptions, in order. */
+async function pageBounds(db: Kysely<Schema>, runId: string, pageSize: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom(
+      db
+        .selectFrom(await runVerdicts(db, runId))
+        .select(['v.order_id', sql<number>`row_number() OVER (ORDER BY v.order_id)`.as('position')])
+        .where('v.status', 'not in', NOT_EXCEPTIONS)
+        .as('e'),
+    )
+    .select('e.order_id')
+    .where(sql<boolean>`e.position % ${pageSize} = 0`)
+    .orderBy('e.order_id')
+    .execute();
+  return rows.map((row) => row.order_id);
 }
 
 /** The `limit` oldest open exceptions (first seen earliest), for the lists that show only the head. */
