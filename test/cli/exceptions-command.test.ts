@@ -123,7 +123,14 @@ describe.each(BACKENDS)('recon exceptions on %s', (backend) => {
   });
 
   it.skipIf(skip)('says in one line what it refuses, with exit 2, or 1 for a usage error', async () => {
+    expect((await recon('ack', 'E-MISSING', '--note', 'asked the service', '--by', 'dora')).code).toBe(0);
     const cases: [string[], number, RegExp][] = [
+      [
+        // A second acknowledgement would hand the exception to somebody else: refused, the first one kept.
+        ['ack', 'E-MISSING', '--note', 'mine now', '--by', 'mallory'],
+        2,
+        /^recon exceptions: order E-MISSING is already acknowledged by dora \(login \S+\) since \d{4}-\d\d-\d\d \d\d:\d\d UTC: add a note, or reopen it first\n$/,
+      ],
       [
         ['ack', 'NOBODY', '--note', 'x'],
         2,
