@@ -1,12 +1,14 @@
 -- How old the open exceptions are, counted from the order's creation: the age an accountant means is the order's, not
 -- the exception's (an order first judged a month after it was placed is a month old the day recon first flags it).
+-- The columns say order_age so as not to be read as open_days. A bucket ends in ' days': '4-7' and '8-30' alone become
+-- dates in a spreadsheet (4 July, 30 August).
 CREATE VIEW reporting.exception_ageing AS
 SELECT
   e.status,
   e.currency,
-  b.age_bucket,
-  b.min_days,
-  b.max_days,
+  b.order_age_bucket,
+  b.min_order_age_days,
+  b.max_order_age_days,
   count(*)::integer AS exceptions,
   sum(e.at_risk_minor)::bigint AS at_risk_minor,
   recon.minor_to_unit(sum(e.at_risk_minor)::bigint, e.currency) AS at_risk,
@@ -17,32 +19,32 @@ FROM reporting.exceptions e
 CROSS JOIN LATERAL (
   SELECT CASE
       WHEN e.order_age_days IS NULL THEN 'no order'
-      WHEN e.order_age_days <= 3 THEN '0-3'
-      WHEN e.order_age_days <= 7 THEN '4-7'
-      WHEN e.order_age_days <= 30 THEN '8-30'
-      ELSE 'over 30' END AS age_bucket,
+      WHEN e.order_age_days <= 3 THEN '0-3 days'
+      WHEN e.order_age_days <= 7 THEN '4-7 days'
+      WHEN e.order_age_days <= 30 THEN '8-30 days'
+      ELSE 'over 30 days' END AS order_age_bucket,
     CASE
       WHEN e.order_age_days IS NULL THEN NULL
       WHEN e.order_age_days <= 3 THEN 0
       WHEN e.order_age_days <= 7 THEN 4
       WHEN e.order_age_days <= 30 THEN 8
-      ELSE 31 END AS min_days,
+      ELSE 31 END AS min_order_age_days,
     CASE
       WHEN e.order_age_days IS NULL THEN NULL
       WHEN e.order_age_days <= 3 THEN 3
       WHEN e.order_age_days <= 7 THEN 7
-      WHEN e.order_age_days <= 30 THEN 30 END AS max_days
+      WHEN e.order_age_days <= 30 THEN 30 END AS max_order_age_days
 ) b
-GROUP BY e.status, e.currency, b.age_bucket, b.min_days, b.max_days
-ORDER BY e.status, e.currency, b.min_days NULLS LAST;
+GROUP BY e.status, e.currency, b.order_age_bucket, b.min_order_age_days, b.max_order_age_days
+ORDER BY e.status, e.currency, b.min_order_age_days NULLS LAST;
 
 COMMENT ON VIEW reporting.exception_ageing IS
-  'The open exceptions by status, currency and age of their order (0-3, 4-7, 8-30, over 30 days since the order was created; no order for an unknown ORDERID), counted and with the money they put at risk.';
+  'The open exceptions by status, currency and age of their order (0-3 days, 4-7 days, 8-30 days, over 30 days since the order was created, reporting.exceptions.order_age_days; no order for an unknown ORDERID), counted and with the money they put at risk. Not by how long they have been open (open_days).';
 COMMENT ON COLUMN reporting.exception_ageing.status IS 'The exception (see reporting.reconciliation.status).';
 COMMENT ON COLUMN reporting.exception_ageing.currency IS 'ISO 4217 currency code of the amounts.';
-COMMENT ON COLUMN reporting.exception_ageing.age_bucket IS 'The order''s age in whole days (reporting.exceptions.order_age_days): 0-3, 4-7, 8-30 or over 30; no order for an unknown ORDERID.';
-COMMENT ON COLUMN reporting.exception_ageing.min_days IS 'The bucket''s first day of age (0, 4, 8, 31); null for no order.';
-COMMENT ON COLUMN reporting.exception_ageing.max_days IS 'The bucket''s last day of age (3, 7, 30); null for over 30 and for no order.';
+COMMENT ON COLUMN reporting.exception_ageing.order_age_bucket IS 'The order''s age in whole days since its creation (reporting.exceptions.order_age_days): 0-3 days, 4-7 days, 8-30 days or over 30 days; no order for an unknown ORDERID. Text a spreadsheet keeps as text.';
+COMMENT ON COLUMN reporting.exception_ageing.min_order_age_days IS 'The bucket''s first day of order age (0, 4, 8, 31); null for no order. Sort by it.';
+COMMENT ON COLUMN reporting.exception_ageing.max_order_age_days IS 'The bucket''s last day of order age (3, 7, 30); null for over 30 days and for no order.';
 COMMENT ON COLUMN reporting.exception_ageing.exceptions IS 'Number of open exceptions in the bucket.';
 COMMENT ON COLUMN reporting.exception_ageing.at_risk_minor IS 'The money they put at risk (reporting.exceptions.at_risk_minor), in minor units of currency.';
 COMMENT ON COLUMN reporting.exception_ageing.at_risk IS 'at_risk_minor in the currency''s unit, exact (numeric).';

@@ -1,7 +1,8 @@
 -- The open exceptions, oldest first, with their money at risk, their order, and whether someone acknowledged them.
 -- Whether an acknowledgement still holds is derived here, on read: the latest ack or reopen of the order, against the
 -- current verdict and the versions of recon.verdict_history after it (the reconcile path writes nothing for it).
--- age_days and open_days count from first_seen (open_days is the name that tells it apart from order_age_days).
+-- Two ages, each named for what it counts: open_days from first_seen, order_age_days from the order's creation.
+-- age_days is open_days under its former name, deprecated: kept so that saved queries keep running.
 CREATE VIEW reporting.exceptions AS
 SELECT
   c.order_id,
@@ -67,7 +68,7 @@ COMMENT ON COLUMN reporting.exceptions.known_order IS 'False for an ORDERID with
 COMMENT ON COLUMN reporting.exceptions.status IS 'The exception (see reporting.reconciliation.status).';
 COMMENT ON COLUMN reporting.exceptions.lifecycle IS 'As the latest run that judged the order gave it: new (that run saw the exception first) or persisting (seen in earlier runs too).';
 COMMENT ON COLUMN reporting.exceptions.first_seen IS 'as_of of the run in which the exception first appeared, timestamptz.';
-COMMENT ON COLUMN reporting.exceptions.age_days IS 'Whole days (24-hour periods, rounded down) from first_seen to now, the moment of the query.';
+COMMENT ON COLUMN reporting.exceptions.age_days IS 'Deprecated: open_days under its former name (whole days since first_seen, not the order''s age). Use open_days, or order_age_days for the age of the order.';
 COMMENT ON COLUMN reporting.exceptions.expected_minor IS 'What the order should have settled, in minor units of currency.';
 COMMENT ON COLUMN reporting.exceptions.settled_minor IS 'What the service settled, in minor units of currency.';
 COMMENT ON COLUMN reporting.exceptions.delta_minor IS 'settled_minor - expected_minor (for an authorized order: authorized - amount), in minor units of currency.';
@@ -83,7 +84,7 @@ COMMENT ON VIEW reporting.exceptions IS
   'The open exceptions: orders and unknown ORDERIDs whose current verdict is neither matched nor pending, oldest first.';
 COMMENT ON COLUMN reporting.exceptions.run_id IS 'The run the current verdict holds from (reporting.runs.run_id).';
 COMMENT ON COLUMN reporting.exceptions.reason IS 'Why, in one sentence (the explanation''s reason, amounts written in the currency''s unit).';
-COMMENT ON COLUMN reporting.exceptions.order_age_days IS 'Whole days (24-hour periods, rounded down) from the order''s creation to now, the moment of the query; null for an unknown ORDERID. age_days counts from first_seen instead.';
+COMMENT ON COLUMN reporting.exceptions.order_age_days IS 'Whole days (24-hour periods, rounded down) from the order''s creation to now, the moment of the query; null for an unknown ORDERID. open_days counts from first_seen instead.';
 COMMENT ON COLUMN reporting.exceptions.expected IS 'expected_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
 COMMENT ON COLUMN reporting.exceptions.settled IS 'settled_minor in the currency''s unit, exact (numeric).';
 COMMENT ON COLUMN reporting.exceptions.delta IS 'delta_minor in the currency''s unit, exact (numeric).';
@@ -98,6 +99,6 @@ COMMENT ON COLUMN reporting.exceptions.acknowledged_at IS 'When it was acknowled
 COMMENT ON COLUMN reporting.exceptions.last_note IS 'The latest note on the order (of an ack, a note or a reopen), even from an acknowledgement that lapsed; null when none.';
 COMMENT ON COLUMN reporting.exceptions.last_note_by IS 'The name the latest note was written under (the actor named, or the login); last_note_login says who wrote it.';
 COMMENT ON COLUMN reporting.exceptions.last_note_at IS 'When the latest note was written, timestamptz.';
-COMMENT ON COLUMN reporting.exceptions.open_days IS 'Whole days (24-hour periods, rounded down) since recon first saw the exception (first_seen) to now: how long it has been open. The same as age_days, by the name that tells it apart from order_age_days.';
+COMMENT ON COLUMN reporting.exceptions.open_days IS 'Whole days (24-hour periods, rounded down) since recon first saw the exception (first_seen) to now: how long it has been open. On a first install every exception is 0 days open whatever its order''s age (order_age_days).';
 COMMENT ON COLUMN reporting.exceptions.acknowledged_login IS 'The database login that acknowledged it, whatever name it gave; null when not acknowledged.';
 COMMENT ON COLUMN reporting.exceptions.last_note_login IS 'The database login that wrote the latest note, whatever name it gave.';

@@ -550,6 +550,7 @@ export interface ExceptionsView {
   status: VerdictStatus;
   lifecycle: Lifecycle | null;
   first_seen: Timestamp | null;
+  /** Deprecated: open_days under its former name, kept for saved queries. recon reads open_days. */
   age_days: number | null;
   expected_minor: Money;
   settled_minor: Money;
@@ -563,6 +564,7 @@ export interface ExceptionsView {
   as_of: Timestamp;
   explanation: unknown;
   reason: string | null;
+  /** Whole days since the order's creation: the age an accountant means; null for an unknown ORDERID. */
   order_age_days: number | null;
   expected: UnitAmount;
   settled: UnitAmount;
@@ -576,7 +578,7 @@ export interface ExceptionsView {
   last_note: string | null;
   last_note_by: string | null;
   last_note_at: Timestamp | null;
-  /** Whole days since first_seen: the same as age_days, by the name that tells it apart from order_age_days. */
+  /** Whole days since first_seen: how long recon has flagged it (0 for every exception on a first install). */
   open_days: number;
   /** The logins behind acknowledged_by and last_note_by, which are names anybody may type. */
   acknowledged_login: string | null;
