@@ -11,10 +11,10 @@ export const atRiskMinorSql = sql<string | null>`v.at_risk_minor::text`;
 
 export const orderAgeDaysSql = sql<number | null>`floor(extract(epoch FROM run.as_of - o.created_at) / 86400)::integer`;
 
-/** The buckets of reporting.exception_ageing, by the same bounds. */
+/** The buckets of reporting.exception_ageing (order_age_bucket), by the same bounds and words. */
 export const ageBucketSql = sql<AgeBucket>`CASE
   WHEN o.created_at IS NULL THEN 'no order'
-  WHEN ${orderAgeDaysSql} <= 3 THEN '0-3'
-  WHEN ${orderAgeDaysSql} <= 7 THEN '4-7'
-  WHEN ${orderAgeDaysSql} <= 30 THEN '8-30'
-  ELSE 'over 30' END`;
+  WHEN ${orderAgeDaysSql} <= 3 THEN '0-3 days'
+  WHEN ${orderAgeDaysSql} <= 7 THEN '4-7 days'
+  WHEN ${orderAgeDaysSql} <= 30 THEN '8-30 days'
+  ELSE 'over 30 days' END`;

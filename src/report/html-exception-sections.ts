@@ -21,7 +21,7 @@ export function ageingSection(report: RunReport): Html | null {
       : html`<td class="num">${exceptions.toLocaleString('en-US')}<br><span class="muted">${formatAmount(atRiskMinor, row.currency)}</span></td>`;
   };
   return html`<section id="ageing"><h2>Open exceptions by age of their order</h2>
-<table><thead><tr><th>Status</th><th>Currency</th>${AGE_BUCKETS.map((bucket) => html`<th class="num">${bucket === 'no order' ? bucket : `${bucket} days`}</th>`)}<th class="num">At risk</th></tr></thead>
+<table><thead><tr><th>Status</th><th>Currency</th>${AGE_BUCKETS.map((bucket) => html`<th class="num">${bucket}</th>`)}<th class="num">At risk</th></tr></thead>
 <tbody>${rows.map(
     (row) =>
       html`<tr><td><span class="badge">${row.status}</span></td><td>${row.currency ?? '—'}</td>${AGE_BUCKETS.map((bucket) => cell(row, bucket))}<td class="num"><strong>${formatAmount(row.atRiskMinor, row.currency)}</strong>${row.atRiskUnknown > 0 ? html`<br><span class="muted">+${row.atRiskUnknown.toLocaleString('en-US')} unknown</span>` : null}</td></tr>`,
@@ -64,7 +64,7 @@ function groupDetails(group: ExceptionGroup, perGroup: number): Html {
   return html`<details class="group${group.key.acknowledged ? ' acknowledged' : ''}" data-status="${group.key.status}"${open ? html` open` : null}>
 <summary><span class="badge">${group.key.status}</span> <strong class="count">${group.exceptions.toLocaleString('en-US')}</strong> at risk ${atRisk.map((part, i) => html`${i > 0 ? ' · ' : ''}${part}`)}</summary>
 <table>
-<thead><tr><th>Order</th><th>Lifecycle</th><th>Since</th><th class="num">Age</th><th>Currency</th><th class="num">Expected</th><th class="num">Settled</th><th class="num">Delta</th><th class="num">At risk</th></tr></thead>
+<thead><tr><th>Order</th><th>Lifecycle</th><th>First seen</th><th class="num">Order age</th><th>Currency</th><th class="num">Expected</th><th class="num">Settled</th><th class="num">Delta</th><th class="num">At risk</th></tr></thead>
 ${group.listed.map(exceptionRows)}</table>
 ${more > 0 ? html`<p class="note">Showing the ${group.listed.length.toLocaleString('en-US')} oldest of ${group.exceptions.toLocaleString('en-US')} (at most ${perGroup.toLocaleString('en-US')} per status).</p>` : null}
 </details>`;

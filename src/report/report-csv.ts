@@ -169,12 +169,12 @@ export async function* renderCsv(
 
   head += section(
     "open exceptions by status and age of their order (whole days at the run's as_of; at_risk: money at risk)",
-    ['status', 'acknowledged', 'currency', 'age_days', 'exceptions', 'at_risk', 'at_risk_unknown'],
+    ['status', 'acknowledged', 'currency', 'order_age_bucket', 'exceptions', 'at_risk', 'at_risk_unknown'],
     report.ageing.map((cell) => [
       cell.status,
       cell.acknowledged ? 'yes' : 'no',
       cell.currency,
-      cell.bucket,
+      cell.orderAgeBucket,
       cell.exceptions,
       money(cell.atRiskMinor, cell.currency),
       cell.atRiskUnknown,

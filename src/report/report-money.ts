@@ -111,7 +111,7 @@ export function ageingRows(cells: readonly AgeingCell[]): AgeingRow[] {
     .map(({ status, currency, cells: own }) => {
       const buckets = Object.fromEntries(
         AGE_BUCKETS.map((bucket) => {
-          const inBucket = own.filter((cell) => cell.bucket === bucket);
+          const inBucket = own.filter((cell) => cell.orderAgeBucket === bucket);
           return [
             bucket,
             {

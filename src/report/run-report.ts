@@ -130,8 +130,11 @@ export interface SettlementDay {
   readonly netMinor: string;
 }
 
-/** Ages of an exception's order, in whole days at the run's as_of; `no order` for an unknown ORDERID. */
-export const AGE_BUCKETS = ['0-3', '4-7', '8-30', 'over 30', 'no order'] as const;
+/**
+ * Ages of an exception's order, in whole days at the run's as_of; `no order` for an unknown ORDERID. Words, as in
+ * reporting.exception_ageing: a spreadsheet turns a bare `4-7` or `8-30` into a date.
+ */
+export const AGE_BUCKETS = ['0-3 days', '4-7 days', '8-30 days', 'over 30 days', 'no order'] as const;
 export type AgeBucket = (typeof AGE_BUCKETS)[number];
 
 export interface AgeingCell {
@@ -139,7 +142,8 @@ export interface AgeingCell {
   /** Acknowledged as the run finished (see acknowledgement-sql.ts): such exceptions are counted apart. */
   readonly acknowledged: boolean;
   readonly currency: string | null;
-  readonly bucket: AgeBucket;
+  /** The age of the order, not how long the exception has been open. */
+  readonly orderAgeBucket: AgeBucket;
   readonly exceptions: number;
   /** The money they put at risk (reporting.reconciliation.at_risk_minor), those whose figures are missing left out. */
   readonly atRiskMinor: string;

@@ -52,7 +52,7 @@ describe.each(BACKENDS)('acknowledged exceptions in a report on %s', (backend) =
           status: 'amount_mismatch',
           acknowledged: true,
           currency: 'EUR',
-          bucket: '8-30',
+          orderAgeBucket: '8-30 days',
           exceptions: 1,
           atRiskMinor: '1000',
           atRiskUnknown: 0,

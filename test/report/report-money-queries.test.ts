@@ -130,7 +130,7 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
           status: 'amount_mismatch',
           acknowledged: false,
           currency: 'EUR',
-          bucket: '8-30',
+          orderAgeBucket: '8-30 days',
           exceptions: 1,
           atRiskMinor: '1000',
           atRiskUnknown: 0,
@@ -139,7 +139,7 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
           status: 'duplicate_payment',
           acknowledged: false,
           currency: 'KWD',
-          bucket: '0-3',
+          orderAgeBucket: '0-3 days',
           exceptions: 1,
           atRiskMinor: '1000',
           atRiskUnknown: 0,
@@ -148,7 +148,7 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
           status: 'missing_at_provider',
           acknowledged: false,
           currency: 'EUR',
-          bucket: '0-3',
+          orderAgeBucket: '0-3 days',
           exceptions: 2,
           atRiskMinor: '4300',
           atRiskUnknown: 0,
@@ -157,7 +157,7 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
           status: 'unknown_order',
           acknowledged: false,
           currency: 'EUR',
-          bucket: 'no order',
+          orderAgeBucket: 'no order',
           exceptions: 1,
           atRiskMinor: '500',
           atRiskUnknown: 0,
@@ -181,7 +181,7 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
       // Forty days on, A-1 is over 30 days old, and M-1 with it (the refund above made it a mismatch).
       expect(
         (await loadRunReport(db, later.runId)).ageing.find((cell) => cell.status === 'amount_mismatch'),
-      ).toMatchObject({ bucket: 'over 30', exceptions: 2 });
+      ).toMatchObject({ orderAgeBucket: 'over 30 days', exceptions: 2 });
       expect(await loadRunReport(db, runs.second.runId)).toEqual(before);
     },
   );

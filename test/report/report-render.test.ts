@@ -4,12 +4,13 @@ import { renderCsv } from '../../src/report/report-csv.ts';
 import { renderHtml } from '../../src/report/report-html.ts';
 import { renderJson } from '../../src/report/report-json.ts';
 import { renderTable } from '../../src/report/report-table.ts';
-import type {
-  AccountTotal,
-  OpenException,
-  RunReport,
-  SettlementDay,
-  StatusTotal,
+import {
+  AGE_BUCKETS,
+  type AccountTotal,
+  type OpenException,
+  type RunReport,
+  type SettlementDay,
+  type StatusTotal,
 } from '../../src/report/run-report.ts';
 
 /** The formats on a report built by hand: no database, every hostile value in every place a value can go. */
@@ -70,7 +71,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
         status: 'missing_at_provider',
         acknowledged: false,
         currency: 'EUR',
-        bucket: '0-3',
+        orderAgeBucket: '0-3 days',
         exceptions: 1,
         atRiskMinor: '4200',
         atRiskUnknown: 0,
@@ -79,7 +80,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
         status: 'missing_at_provider',
         acknowledged: false,
         currency: 'EUR',
-        bucket: '8-30',
+        orderAgeBucket: '8-30 days',
         exceptions: 2,
         atRiskMinor: '11620',
         atRiskUnknown: 0,
@@ -88,7 +89,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
         status: 'missing_at_provider',
         acknowledged: false,
         currency: 'KWD',
-        bucket: 'over 30',
+        orderAgeBucket: 'over 30 days',
         exceptions: 1,
         atRiskMinor: '1234',
         atRiskUnknown: 0,
@@ -97,7 +98,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
         status: 'unknown_order',
         acknowledged: false,
         currency: 'JPY',
-        bucket: 'no order',
+        orderAgeBucket: 'no order',
         exceptions: 1,
         atRiskMinor: '500',
         atRiskUnknown: 1,
@@ -394,6 +395,10 @@ describe('html report', () => {
     );
     expect(page).toContain('Showing the 2 oldest of 4 (at most 2 per status).');
     expect(page).toContain('<td class="num">12 d</td>');
+    expect(page).toContain('<th>First seen</th><th class="num">Order age</th>');
+    expect(ageing).toContain(
+      '<th class="num">8-30 days</th><th class="num">over 30 days</th><th class="num">no order</th>',
+    );
     expect(page).toContain('<td class="num"><strong>42.00</strong></td>');
   });
 
@@ -407,7 +412,7 @@ describe('html report', () => {
             status: 'missing_at_provider',
             acknowledged: false,
             currency: 'EUR',
-            bucket: '0-3',
+            orderAgeBucket: '0-3 days',
             exceptions: 250,
             atRiskMinor: '1050000',
             atRiskUnknown: 0,
@@ -483,13 +488,19 @@ describe('csv report', () => {
       'KWD,2,1,1,1.234,0.000,0.012,1.222',
     ]);
     expect(sectionOf('money moved per day')).toContain('2026-11-19,EUR,2,1,1,5.00,10.00,0.15,-5.15');
-    expect(sectionOf('open exceptions by status and age')).toEqual([
-      'status,acknowledged,currency,age_days,exceptions,at_risk,at_risk_unknown',
-      'missing_at_provider,no,EUR,0-3,1,42.00,0',
-      'missing_at_provider,no,EUR,8-30,2,116.20,0',
-      'missing_at_provider,no,KWD,over 30,1,1.234,0',
+    const ageing = sectionOf('open exceptions by status and age of their order');
+    expect(ageing).toEqual([
+      'status,acknowledged,currency,order_age_bucket,exceptions,at_risk,at_risk_unknown',
+      'missing_at_provider,no,EUR,0-3 days,1,42.00,0',
+      'missing_at_provider,no,EUR,8-30 days,2,116.20,0',
+      'missing_at_provider,no,KWD,over 30 days,1,1.234,0',
       'unknown_order,no,JPY,no order,1,500,1',
     ]);
+    // A spreadsheet reads 4-7 as 4 July and 8-30 as 30 August: every bucket stays text.
+    for (const bucket of AGE_BUCKETS) expect(bucket).not.toMatch(/^\d{1,2}[-/.]\d{1,2}$/);
+    for (const row of ageing.slice(1)) expect(row.split(',')[3]).not.toMatch(/^\d{1,2}[-/.]\d{1,2}$/);
+    // The list of exceptions says which age it holds.
+    expect(rows.find((row) => row.startsWith('order_id,'))?.split(',')).toContain('order_age_days');
   });
 
   it("puts a suspect run's warning before anything else", async () => {
@@ -588,7 +599,7 @@ describe('json report', () => {
       acknowledged: false,
       currency: 'JPY',
       exponent: 0,
-      bucket: 'no order',
+      orderAgeBucket: 'no order',
       exceptions: 1,
       atRiskMinor: '500',
       atRiskUnknown: 1,
@@ -646,6 +657,9 @@ describe('table report', () => {
     expect(text).toMatch(/missing_at_provider\s+EUR\s+1 · 42\.00\s+2 · 116\.20\s+158\.20\n/);
     expect(text).toMatch(/unknown_order\s+JPY\s+1 · 500\s+500 \(\+1 unknown\)\n/);
     expect(text).toMatch(/12 d\s+EUR\s+42\.00\s+0\.00\s+-42\.00\s+42\.00/);
+    // Each age says which it is: the order's, and the day recon first saw the exception.
+    expect(text).toMatch(/\nstatus\s+currency\s+0-3 days\s+4-7 days\s+8-30 days\s+over 30 days\s+no order\s+at risk\n/);
+    expect(text).toMatch(/\norder id\s+status\s+lifecycle\s+first seen\s+order age\s+currency\s/);
     expect(text).toMatch(/JPY\s+0\s+500\s+500\s+unknown/);
   });
 
@@ -774,7 +788,7 @@ describe('acknowledged exceptions', () => {
         status: 'missing_at_provider',
         acknowledged: false,
         currency: 'EUR',
-        bucket: '0-3',
+        orderAgeBucket: '0-3 days',
         exceptions: 1,
         atRiskMinor: '4200',
         atRiskUnknown: 0,
@@ -783,7 +797,7 @@ describe('acknowledged exceptions', () => {
         status: 'missing_at_provider',
         acknowledged: true,
         currency: 'EUR',
-        bucket: '8-30',
+        orderAgeBucket: '8-30 days',
         exceptions: 1,
         atRiskMinor: '4200',
         atRiskUnknown: 0,
@@ -818,7 +832,7 @@ describe('acknowledged exceptions', () => {
     const csv = (
       await collect(renderCsv(acknowledgedReport(), pages([handled], 1), { generatedAt: GENERATED_AT }))
     ).split('\r\n');
-    expect(csv).toContain('missing_at_provider,yes,EUR,8-30,1,42.00,0');
+    expect(csv).toContain('missing_at_provider,yes,EUR,8-30 days,1,42.00,0');
     expect(csv.find((row) => row.startsWith('ACK-1,'))).toContain(
       ',42.00,12,yes,alice,alice,2026-11-20T09:15:00Z,refund promised <b>by phone</b>,Alice Martin,alice,2026-11-20T09:15:00Z,',
     );
