@@ -139,6 +139,23 @@ describe.each(BACKENDS)('reporting.settlement_daily on %s', (backend) => {
       ['2026-03-03', 'Europe/Paris', 'JPY', 1, 1, 0, '1500', '0', '20', '1480', '1500', '0', '20', '1480'],
     ]);
   });
+
+  it.skipIf(skip)(
+    'gives a transaction the day reporting.report_today gives its instant, whatever the session zone',
+    async () => {
+      const { rows } = await testDb.database.transaction(async (c) => {
+        // In New York, C1 (23:30Z) is still 2 March; in Paris, the report's zone, it is 3 March.
+        await c.query("SET LOCAL TIME ZONE 'America/New_York'");
+        await c.query("SET LOCAL recon.report_timezone = 'Europe/Paris'");
+        return c.query<{ day: string; report_today: string; session_day: string }>(
+          `SELECT s.day::text AS day, reporting.report_today(timestamptz '2026-03-02 23:30:00Z')::text AS report_today,
+             (timestamptz '2026-03-02 23:30:00Z')::date::text AS session_day
+           FROM reporting.settlement_daily s WHERE s.currency = 'JPY'`,
+        );
+      });
+      expect(rows).toEqual([{ day: '2026-03-03', report_today: '2026-03-03', session_day: '2026-03-02' }]);
+    },
+  );
 });
 
 describe.each(BACKENDS)('reporting.settlement_daily across daylight saving time on %s', (backend) => {
