@@ -18,7 +18,10 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     // Grants always, whatever was granted before: the way to restore grants someone changed by hand.
-    const applied = await prepareDatabase(database, config, { forceGrants: true });
+    const applied = await prepareDatabase(database, config, {
+      forceGrants: true,
+      warn: (line) => ctx.stderr.write(`recon migrate: warning: ${line}\n`),
+    });
     ctx.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'database is up to date\n');
     return EXIT.ok;
   } finally {

@@ -87,7 +87,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   let admin: AdminListener | undefined;
   try {
     await removeStaleTempFolders();
-    await prepareDatabase(database, config);
+    await prepareDatabase(database, config, { warn: (line) => log.warn(line) });
     await syncAccounts(database.db, config.service.accounts);
     registerNightlyMetrics(metrics, database.db, {
       schedule: config.nightly.schedule,

@@ -47,7 +47,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   let admin: AdminListener | undefined;
   try {
     await removeStaleTempFolders();
-    await prepareDatabase(database, config);
+    await prepareDatabase(database, config, { warn: (line) => log.warn(line) });
     await syncAccounts(database.db, config.service.accounts);
     admin = await startAdminListener({ ...config.admin, metrics, db: database.db });
     const services = await startReconServices({

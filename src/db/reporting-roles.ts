@@ -3,6 +3,7 @@ import type { ReportingRolesConfig } from '../config/config.ts';
 import { ReconError } from '../errors.ts';
 import type { Database } from './database.ts';
 import { MIGRATION_LOCK } from './migrate.ts';
+import { publicConnectNotice } from './public-connect.ts';
 import type { Schema } from './schema.ts';
 import { SQL_STATE, sqlState } from './sql-state.ts';
 
@@ -20,16 +21,18 @@ const ACTION_FUNCTION = 'reporting.exception_action(text, text, text, text)';
  * reporting.exception_action, nothing else. Both are created NOLOGIN when missing; logins are made members of them.
  *
  * Commands start often: the grants are written only when the roles configured or the schema applied differ from
- * what recon.reporting_grants says was granted last (`force` writes them anyway: `recon migrate`).
+ * what recon.reporting_grants says was granted last (`force` writes them anyway: `recon migrate`). Having written
+ * them, it `warn`s in one line of the databases PUBLIC may still connect to, the readers' logins included
+ * (see public-connect.ts): grants keep a reader to the views, not to this database.
  */
 export async function grantReportingRoles(
   database: Database,
   roles: ReportingRolesConfig,
-  options: { force?: boolean } = {},
+  options: { force?: boolean; warn?: (line: string) => void } = {},
 ): Promise<'granted' | 'unchanged' | 'not on pglite'> {
   if (database.kind === 'pglite') return 'not on pglite';
   if (!options.force && (await grantsCurrent(database.db, roles))) return 'unchanged';
-  return database.transaction(async ({ db }) => {
+  const result = await database.transaction(async ({ db }) => {
     // The migrations' lock: grants beside a migration, or beside another process granting, would collide on the
     // same catalog rows (tuple concurrently updated).
     await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(db);
@@ -80,8 +83,13 @@ export async function grantReportingRoles(
         }),
       )
       .execute();
-    return 'granted';
+    return 'granted' as const;
   });
+  if (result === 'granted' && options.warn) {
+    const notice = await publicConnectNotice(database.db, roles);
+    if (notice !== null) options.warn(notice);
+  }
+  return result;
 }
 
 async function grantsCurrent(db: Kysely<Schema>, roles: ReportingRolesConfig): Promise<boolean> {

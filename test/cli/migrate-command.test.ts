@@ -23,15 +23,26 @@ describe.each(BACKENDS)('recon migrate on %s', (backend) => {
     async () => {
       const files = (await readdir(migrationsDir())).filter((name) => name.endsWith('.sql')).sort();
       expect(files.slice(0, 2)).toEqual(['0001_ingest.sql', '0002_orders.sql']);
+      // On PostgreSQL the roles step says, in one line, which databases PUBLIC may still connect to: this new one
+      // first (CREATE DATABASE gives PUBLIC CONNECT). PGlite has no roles and says nothing.
+      const name = new URL(testDb.env.DATABASE_URL ?? 'pglite:/').pathname.slice(1);
+      const warning =
+        backend === 'postgres'
+          ? expect.stringMatching(
+              new RegExp(
+                `^recon migrate: warning: PUBLIC may still CONNECT to \\d+ databases? of this server \\(${name}[,)][^\n]* REVOKE CONNECT ON DATABASE ${name}[, ][^\n]*\n$`,
+              ),
+            )
+          : '';
       expect(await runRecon(['migrate'], testDb.env)).toEqual({
         code: 0,
         stdout: `applied ${[...files, ...(await readDefinitions()).map((definition) => definition.file)].join(', ')}\n`,
-        stderr: '',
+        stderr: warning,
       });
       expect(await runRecon(['migrate'], testDb.env)).toEqual({
         code: 0,
         stdout: 'database is up to date\n',
-        stderr: '',
+        stderr: warning,
       });
       const database = await testDb.reopen();
       try {
