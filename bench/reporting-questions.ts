@@ -106,11 +106,11 @@ export function reportingQuestions(s: Samples): ReportingQuery[] {
     // Ageing.
     [
       'ageing of one currency',
-      `SELECT * FROM reporting.exception_ageing WHERE currency = ${currency} ORDER BY status, min_days NULLS LAST`,
+      `SELECT * FROM reporting.exception_ageing WHERE currency = ${currency} ORDER BY status, min_order_age_days NULLS LAST`,
     ],
     [
       'ageing per bucket, all statuses',
-      'SELECT age_bucket, sum(exceptions) AS exceptions, sum(at_risk_minor) AS at_risk_minor, sum(unacknowledged) AS unacknowledged FROM reporting.exception_ageing GROUP BY age_bucket ORDER BY age_bucket',
+      'SELECT order_age_bucket, sum(exceptions) AS exceptions, sum(at_risk_minor) AS at_risk_minor, sum(unacknowledged) AS unacknowledged FROM reporting.exception_ageing GROUP BY order_age_bucket, min_order_age_days ORDER BY min_order_age_days NULLS LAST',
     ],
     // What the latest run judged.
     [
