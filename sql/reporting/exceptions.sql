@@ -1,4 +1,4 @@
--- The open exceptions, oldest first, with their money at risk, their order, and whether someone acknowledged them.
+-- The open exceptions with their money at risk, their order, and whether someone acknowledged them.
 -- Whether an acknowledgement still holds is derived here, on read: the latest ack or reopen of the order, against the
 -- current verdict and the versions of recon.verdict_history after it (the reconcile path writes nothing for it).
 -- Two ages, each named for what it counts: open_days from first_seen, order_age_days from the order's creation.
@@ -62,7 +62,9 @@ LEFT JOIN (
   ORDER BY x.order_id, x.action_id DESC
 ) n ON n.order_id = c.order_id
 WHERE c.status NOT IN ('matched', 'pending')
-ORDER BY c.first_seen, c.order_id;
+-- No ORDER BY of its own: a query's own order and LIMIT then read only what they need, where sorting every open
+-- exception first (124,000 of a million orders) made "the 20 most at risk" take 1.1 s instead of 0.4 s.
+;
 COMMENT ON COLUMN reporting.exceptions.order_id IS 'The order id (ORDERID) of the exception.';
 COMMENT ON COLUMN reporting.exceptions.known_order IS 'False for an ORDERID with succeeded transactions but no order (status unknown_order).';
 COMMENT ON COLUMN reporting.exceptions.status IS 'The exception (see reporting.reconciliation.status).';
@@ -81,7 +83,7 @@ COMMENT ON COLUMN reporting.exceptions.as_of IS 'That run''s as_of, timestamptz.
 COMMENT ON COLUMN reporting.exceptions.explanation IS 'Why (jsonb, see reporting.reconciliation.explanation). Amounts inside are strings of minor units of currency.';
 
 COMMENT ON VIEW reporting.exceptions IS
-  'The open exceptions: orders and unknown ORDERIDs whose current verdict is neither matched nor pending, oldest first.';
+  'The open exceptions: orders and unknown ORDERIDs whose current verdict is neither matched nor pending, in no order of its own: ORDER BY first_seen, order_id lists the oldest first.';
 COMMENT ON COLUMN reporting.exceptions.run_id IS 'The run the current verdict holds from (reporting.runs.run_id).';
 COMMENT ON COLUMN reporting.exceptions.reason IS 'Why, in one sentence (the explanation''s reason, amounts written in the currency''s unit).';
 COMMENT ON COLUMN reporting.exceptions.order_age_days IS 'Whole days (24-hour periods, rounded down) from the order''s creation to now, the moment of the query; null for an unknown ORDERID. open_days counts from first_seen instead.';

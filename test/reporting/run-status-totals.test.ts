@@ -94,7 +94,7 @@ describe.each(BACKENDS)('reporting.run_status_totals on %s', (backend) => {
   });
 
   it.skipIf(skip)('reads the money at risk of a real run from the figures the run stored', async () => {
-    const rows = await read('exceptions');
+    const rows = await read('exceptions', 'first_seen, order_id');
     const atRisk = Object.fromEntries(rows.map((r) => [r.order_id, [r.status, r.at_risk_minor, r.at_risk]]));
     expect(atRisk).toMatchObject({
       'A-1': ['amount_mismatch', '1000', '10.00'],
