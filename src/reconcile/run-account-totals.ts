@@ -29,11 +29,12 @@ export async function writeRunAccountTotals(
   // transaction and sorts spilled to disk (13 s); joined on the ORDERID by hash and grouped in memory it takes a
   // fraction of that (JIT is off for recon's database: migration 0033). The setting ends with the transaction.
   await sql`SET LOCAL work_mem = '128MB'`.execute(trx);
-  // Grouped per order first: two small hash aggregates cost less than count(DISTINCT order_id), which sorts.
-  await sql`INSERT INTO recon.run_account_totals (run_id, identifier, currency, orders, transactions, paid_minor,
-      refunded_minor)
-    SELECT ${runId}::bigint, identifier, currency, count(*)::integer, sum(transactions)::integer,
-      coalesce(sum(paid), 0)::bigint, coalesce(sum(refunded), 0)::bigint
+  // Grouped per order first: two small hash aggregates cost less than count(DISTINCT order_id), which sorts. Read,
+  // then inserted: PostgreSQL 15 plans an INSERT ... SELECT on one core, and the SELECT alone takes two (1.0 s
+  // against 0.5 s over a million orders); what comes back is a row per account and currency.
+  const { rows } = await sql<AccountTotal>`SELECT identifier, currency, count(*)::integer AS orders,
+      sum(transactions)::integer AS transactions, coalesce(sum(paid), 0)::text AS paid_minor,
+      coalesce(sum(refunded), 0)::text AS refunded_minor
     FROM (
       SELECT t.order_id, t.identifier, t.currency, count(*) AS transactions,
         sum(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')) AS paid,
@@ -44,4 +45,18 @@ export async function writeRunAccountTotals(
       GROUP BY t.order_id, t.identifier, t.currency
     ) per_order
     GROUP BY identifier, currency`.execute(trx);
+  if (rows.length === 0) return;
+  await trx
+    .insertInto('recon.run_account_totals')
+    .values(rows.map((row) => ({ run_id: runId, ...row })))
+    .execute();
+}
+
+interface AccountTotal {
+  identifier: string | null;
+  currency: string | null;
+  orders: number;
+  transactions: number;
+  paid_minor: string;
+  refunded_minor: string;
 }

@@ -26,7 +26,7 @@ describe.each(BACKENDS)('reporting.run_status_totals on %s', (backend) => {
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
 
-  const read = (view: string) => testDb.database.transaction((c) => readView(c, view));
+  const read = (view: string, orderBy = '') => testDb.database.transaction((c) => readView(c, view, orderBy));
 
   it.skipIf(skip)("gives each run's verdicts per currency and status, as the run gave them", async () => {
     const rows = await read('run_status_totals');
