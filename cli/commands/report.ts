@@ -25,11 +25,16 @@ const LISTED = { table: 100, html: HTML_LISTED_PER_STATUS } as const;
 
 const USAGE = `usage: recon report [--format table|csv|json|html] [--out FILE] [--run ID]
 
-Reports a reconciliation run, the latest finished one unless --run names another: its totals, the bridge
-per currency (expected vs settled) with its difference by status, the money moved on the run's days (gross,
-refunds, fees, net), the counts per status, the open exceptions' ageing and money at risk, and the open
-exceptions with their explanation. Days are dates in RECON_REPORT_TIMEZONE (default UTC).
+Reports one reconciliation run: its totals, the bridge per currency (expected vs settled) with its difference
+by status, the money moved on the run's days (gross, refunds, fees, net), the counts per status, the open
+exceptions' ageing and money at risk, and the open exceptions with their explanation. Days are dates in
+RECON_REPORT_TIMEZONE (default UTC).
 A suspect run (orders expect money but no transaction was found) is flagged at the top of every format.
+
+Which run, without --run: the finished nightly run with the highest run id (a nightly run's reconciliation);
+before any nightly run has finished, the finished run over all orders (recon reconcile --all or
+--created-since) with the highest run id. A backfill, a run over named orders and a run that never finished
+are shown only when named with --run. The report's first line says which run it is and why.
 
 options:
   --format F   table  for a terminal (default; the ${LISTED.table} oldest open exceptions)
@@ -39,7 +44,7 @@ options:
                       verdicts and money per day, ageing, the open exceptions grouped by status (the
                       ${LISTED.html} oldest of each) with their explanation
   --out FILE   write to FILE (a temporary file renamed into place) and print its path
-  --run ID     the run to report
+  --run ID     the run to report (see above for the run shown without it)
   -h, --help   this help
 
 exit codes: 0 the report was written; 2 no such run, no run yet, or FILE could not be written;

@@ -1,12 +1,38 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/reconcile/reconcile.ts';
 import { ago, DAY, insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { AS_OF, SCRIPT_ID, twoRuns } from '../report/report-scenario.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { run as reportCommand } from '../../cli/commands/report.ts';
 import { runRecon } from './run-recon.ts';
+
+describe('recon report --help', () => {
+  it('says which run it shows without --run, as findRun picks it', async () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    const code = await reportCommand({
+      argv: ['--help'],
+      env: {},
+      stdout: out,
+      stderr: out,
+      signal: new AbortController().signal,
+    });
+    expect(code).toBe(0);
+    const said = text.replace(/\s+/g, ' ');
+    expect(said).toContain('Which run, without --run: the finished nightly run with the highest run id');
+    expect(said).toContain(
+      'before any nightly run has finished, the finished run over all orders (recon reconcile --all or --created-since) with the highest run id',
+    );
+    expect(said).toContain(
+      'A backfill, a run over named orders and a run that never finished are shown only when named with --run',
+    );
+  });
+});
 
 describe.each(BACKENDS)('recon report on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
