@@ -11,13 +11,13 @@ export function bridgeSection(report: RunReport): Html {
   const differences = differenceByStatus(report.bridge, report.statusTotals);
   const blocks = differences.map((difference) => currencyBlock(difference));
   return html`<section id="bridge"><h2>Expected vs settled, and the difference by status</h2>
-<table><thead><tr><th>Currency / status</th><th class="num">Verdicts</th><th class="num">Expected</th><th class="num">Settled</th><th class="num">Difference</th><th>Share of the difference</th></tr></thead>
-${blocks.length > 0 ? blocks : html`<tbody><tr><td colspan="6">No amounts in this run.</td></tr></tbody>`}</table>
-<p class="note">Per currency, in its own units (never summed across currencies). Difference = settled − expected; settled includes the money of unknown orders. The statuses' rows add up to their currency's. Each bar is one status's difference from a zero line, on one scale per currency (the longest bar is the currency's largest part): offsetting errors show side by side instead of cancelling out in the total.</p>
+<table><thead><tr><th>Currency / status</th><th class="num">Verdicts</th><th class="num">Expected</th><th class="num">Settled</th><th class="num">Difference</th><th class="num">At risk</th><th>Share of the difference</th></tr></thead>
+${blocks.length > 0 ? blocks : html`<tbody><tr><td colspan="7">No amounts in this run.</td></tr></tbody>`}</table>
+<p class="note">Per currency, in its own units (never summed across currencies). Difference = settled − expected; settled includes the money of unknown orders. The statuses' rows add up to their currency's. At risk: the money the verdicts put at risk, which a difference of 0.00 may hide (the authorized money of an order never captured). Each bar is one status's difference from a zero line, on one scale per currency (the longest bar is the currency's largest part): offsetting errors show side by side instead of cancelling out in the total.</p>
 </section>`;
 }
 
-function currencyBlock({ bridge, differenceMinor, parts }: CurrencyDifference): Html {
+function currencyBlock({ bridge, differenceMinor, atRiskMinor, atRiskUnknown, parts }: CurrencyDifference): Html {
   const abs = (minor: string) => (minor.startsWith('-') ? BigInt(minor.slice(1)) : BigInt(minor));
   const scale = [differenceMinor, ...parts.map((part) => part.differenceMinor)].reduce(
     (max, minor) => (abs(minor) > max ? abs(minor) : max),
@@ -28,13 +28,18 @@ function currencyBlock({ bridge, differenceMinor, parts }: CurrencyDifference): 
     (part) => html`<tr class="part">
 <td><span class="badge ${part.status === 'matched' || part.status === 'pending' ? part.status : 'exception'}">${part.status}</span></td><td class="num">${part.verdicts.toLocaleString('en-US')}</td>
 <td class="num">${money(part.expectedMinor)}</td><td class="num">${money(part.settledMinor)}</td>
-<td class="num ${signClass(part.differenceMinor)}">${money(part.differenceMinor)}</td><td>${differenceBar(part.differenceMinor, scale, `${part.status}: ${money(part.differenceMinor)} ${bridge.currency}`)}</td></tr>`,
+<td class="num ${signClass(part.differenceMinor)}">${money(part.differenceMinor)}</td>${atRiskCell(part.atRiskMinor, part.atRiskUnknown, bridge.currency)}<td>${differenceBar(part.differenceMinor, scale, `${part.status}: ${money(part.differenceMinor)} ${bridge.currency}`)}</td></tr>`,
   );
   return html`<tbody class="currency"><tr class="total">
 <td><strong>${bridge.currency}</strong> <span class="muted">${bridge.orders.toLocaleString('en-US')} orders, ${bridge.unknownOrders.toLocaleString('en-US')} unknown</span></td><td class="num">${(bridge.orders + bridge.unknownOrders).toLocaleString('en-US')}</td>
 <td class="num">${money(bridge.expectedMinor)}</td><td class="num">${money(bridge.settledMinor)}</td>
-<td class="num ${signClass(differenceMinor)}"><strong>${money(differenceMinor)}</strong></td><td>${differenceBar(differenceMinor, scale, `total: ${money(differenceMinor)} ${bridge.currency}`)}</td></tr>
+<td class="num ${signClass(differenceMinor)}"><strong>${money(differenceMinor)}</strong></td>${atRiskCell(atRiskMinor, atRiskUnknown, bridge.currency)}<td>${differenceBar(differenceMinor, scale, `total: ${money(differenceMinor)} ${bridge.currency}`)}</td></tr>
 ${rows}</tbody>`;
+}
+
+/** The money at risk, marked when there is some: beside a difference of 0.00 it is what the difference hides. */
+function atRiskCell(minor: string, unknown: number, currency: string): Html {
+  return html`<td class="num at-risk${/^0+$/.test(minor) ? '' : ' some'}">${formatAmount(minor, currency)}${unknown > 0 ? html`<br><span class="muted">+${unknown.toLocaleString('en-US')} unknown</span>` : null}</td>`;
 }
 
 /** A bar from the middle: right for money settled beyond what was expected, left for money missing. `label` says it in words. */

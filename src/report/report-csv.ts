@@ -62,21 +62,23 @@ export async function* renderCsv(
 
   const differences = differenceByStatus(report.bridge, report.statusTotals);
   head += section(
-    'bridge per currency (difference = settled - expected)',
-    ['currency', 'orders', 'unknown_orders', 'expected', 'settled', 'difference'],
-    differences.map(({ bridge, differenceMinor }) => [
+    'bridge per currency (difference = settled - expected; at_risk: money the verdicts put at risk)',
+    ['currency', 'orders', 'unknown_orders', 'expected', 'settled', 'difference', 'at_risk', 'at_risk_unknown'],
+    differences.map(({ bridge, differenceMinor, atRiskMinor, atRiskUnknown }) => [
       bridge.currency,
       bridge.orders,
       bridge.unknownOrders,
       minorToDecimal(bridge.expectedMinor, bridge.currency),
       minorToDecimal(bridge.settledMinor, bridge.currency),
       minorToDecimal(differenceMinor, bridge.currency),
+      minorToDecimal(atRiskMinor, bridge.currency),
+      atRiskUnknown,
     ]),
   );
 
   head += section(
-    "the difference by status (each currency's rows add up to its bridge)",
-    ['currency', 'status', 'verdicts', 'expected', 'settled', 'difference'],
+    "the difference by status (each currency's rows add up to its bridge; at_risk beside the difference)",
+    ['currency', 'status', 'verdicts', 'expected', 'settled', 'difference', 'at_risk', 'at_risk_unknown'],
     differences.flatMap(({ bridge, parts }) =>
       parts.map((part) => [
         bridge.currency,
@@ -85,6 +87,8 @@ export async function* renderCsv(
         minorToDecimal(part.expectedMinor, bridge.currency),
         minorToDecimal(part.settledMinor, bridge.currency),
         minorToDecimal(part.differenceMinor, bridge.currency),
+        minorToDecimal(part.atRiskMinor, bridge.currency),
+        part.atRiskUnknown,
       ]),
     ),
   );

@@ -35,6 +35,7 @@ th { font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; color: 
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tfoot td { font-weight: 650; border-top: 2px solid var(--line); }
 .neg { color: var(--bad); } .pos { color: var(--accent); }
+td.at-risk.some { color: var(--bad); font-weight: 600; }
 code, .id { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
 .badge { display: inline-block; border-radius: 10px; padding: 1px 9px; font-size: 12px; font-weight: 600; white-space: nowrap;
   background: #fdecec; color: #9b2c2c; }

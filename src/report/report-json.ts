@@ -49,23 +49,29 @@ export async function* renderJson(
       lifecycle: totals.byLifecycle,
       byStatus: Object.fromEntries(totals.byStatus),
     },
-    bridge: differenceByStatus(report.bridge, report.statusTotals).map(({ bridge, differenceMinor, parts }) => ({
-      currency: bridge.currency,
-      exponent: currencyExponent(bridge.currency),
-      orders: bridge.orders,
-      unknownOrders: bridge.unknownOrders,
-      expectedMinor: bridge.expectedMinor,
-      settledMinor: bridge.settledMinor,
-      differenceMinor,
-      // The difference explained: these add up to the currency's expected, settled and difference.
-      byStatus: parts.map((part) => ({
-        status: part.status,
-        verdicts: part.verdicts,
-        expectedMinor: part.expectedMinor,
-        settledMinor: part.settledMinor,
-        differenceMinor: part.differenceMinor,
-      })),
-    })),
+    bridge: differenceByStatus(report.bridge, report.statusTotals).map(
+      ({ bridge, differenceMinor, atRiskMinor, atRiskUnknown, parts }) => ({
+        currency: bridge.currency,
+        exponent: currencyExponent(bridge.currency),
+        orders: bridge.orders,
+        unknownOrders: bridge.unknownOrders,
+        expectedMinor: bridge.expectedMinor,
+        settledMinor: bridge.settledMinor,
+        differenceMinor,
+        atRiskMinor,
+        atRiskUnknown,
+        // The difference explained: these add up to the currency's expected, settled, difference and money at risk.
+        byStatus: parts.map((part) => ({
+          status: part.status,
+          verdicts: part.verdicts,
+          expectedMinor: part.expectedMinor,
+          settledMinor: part.settledMinor,
+          differenceMinor: part.differenceMinor,
+          atRiskMinor: part.atRiskMinor,
+          atRiskUnknown: part.atRiskUnknown,
+        })),
+      }),
+    ),
     // Always present, even for a single unnamed account: a program reads one shape. identifier null: no account.
     accounts: report.accounts.map((account) => ({
       identifier: account.identifier,

@@ -65,22 +65,30 @@ export function moneyMovedPerCurrency(days: readonly SettlementDay[]): CurrencyM
 export interface CurrencyDifference {
   readonly bridge: CurrencyBridge;
   readonly differenceMinor: string;
+  /** The money the currency's verdicts put at risk: the sum of its parts'. */
+  readonly atRiskMinor: string;
+  readonly atRiskUnknown: number;
   /** The statuses of this currency in the order people read them; their differences add up to differenceMinor. */
   readonly parts: readonly StatusTotal[];
 }
 
-/** Each currency's bridge with its difference explained by status. */
+/** Each currency's bridge with its difference explained by status, and the money at risk beside it. */
 export function differenceByStatus(
   bridge: readonly CurrencyBridge[],
   statusTotals: readonly StatusTotal[],
 ): CurrencyDifference[] {
-  return bridge.map((row) => ({
-    bridge: row,
-    differenceMinor: (BigInt(row.settledMinor) - BigInt(row.expectedMinor)).toString(),
-    parts: statusTotals
+  return bridge.map((row) => {
+    const parts = statusTotals
       .filter((part) => part.currency === row.currency)
-      .sort((a, b) => STATUS_DISPLAY_ORDER.indexOf(a.status) - STATUS_DISPLAY_ORDER.indexOf(b.status)),
-  }));
+      .sort((a, b) => STATUS_DISPLAY_ORDER.indexOf(a.status) - STATUS_DISPLAY_ORDER.indexOf(b.status));
+    return {
+      bridge: row,
+      differenceMinor: (BigInt(row.settledMinor) - BigInt(row.expectedMinor)).toString(),
+      atRiskMinor: sumMinor(parts.map((part) => part.atRiskMinor)),
+      atRiskUnknown: parts.reduce((sum, part) => sum + part.atRiskUnknown, 0),
+      parts,
+    };
+  });
 }
 
 /** One status and currency of the ageing, with a cell per bucket (zeros where none). */

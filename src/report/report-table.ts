@@ -46,27 +46,31 @@ export function renderTable(
   if (run.notFoundCount > 0) lines.push(`not found: ${describeNotFound(run, 10, printable)}`);
 
   const differences = differenceByStatus(report.bridge, report.statusTotals);
-  lines.push('', 'Bridge per currency (difference = settled - expected)');
+  lines.push('', 'Bridge per currency (difference = settled - expected; at risk: money the verdicts put at risk)');
   lines.push(
     formatTextTable(
-      ['currency', 'orders', 'unknown orders', 'expected', 'settled', 'difference'],
-      differences.map(({ bridge, differenceMinor }) => [
+      ['currency', 'orders', 'unknown orders', 'expected', 'settled', 'difference', 'at risk'],
+      differences.map(({ bridge, differenceMinor, atRiskMinor, atRiskUnknown }) => [
         printable(bridge.currency),
         String(bridge.orders),
         String(bridge.unknownOrders),
         formatAmount(bridge.expectedMinor, bridge.currency),
         formatAmount(bridge.settledMinor, bridge.currency),
         formatAmount(differenceMinor, bridge.currency),
+        atRiskText(atRiskMinor, atRiskUnknown, bridge.currency),
       ]),
-      [1, 2, 3, 4, 5],
+      [1, 2, 3, 4, 5, 6],
     ),
   );
 
   if (differences.some(({ parts }) => parts.length > 0)) {
-    lines.push('', "The difference by status (each currency's rows add up to its bridge)");
+    lines.push(
+      '',
+      "The difference by status, with the money at risk beside it (each currency's rows add up to its bridge)",
+    );
     lines.push(
       formatTextTable(
-        ['currency', 'status', 'verdicts', 'expected', 'settled', 'difference'],
+        ['currency', 'status', 'verdicts', 'expected', 'settled', 'difference', 'at risk'],
         differences.flatMap(({ bridge, parts }) =>
           parts.map((part) => [
             printable(bridge.currency),
@@ -75,9 +79,10 @@ export function renderTable(
             formatAmount(part.expectedMinor, bridge.currency),
             formatAmount(part.settledMinor, bridge.currency),
             formatAmount(part.differenceMinor, bridge.currency),
+            atRiskText(part.atRiskMinor, part.atRiskUnknown, bridge.currency),
           ]),
         ),
-        [2, 3, 4, 5],
+        [2, 3, 4, 5, 6],
       ),
     );
   }
@@ -243,6 +248,11 @@ function moneyMovedLines(report: RunReport): string[] {
     ),
   );
   return lines;
+}
+
+/** `12.50`, or `12.50 (+2 unknown)` when some verdicts' money at risk is not known. */
+function atRiskText(minor: string, unknown: number, currency: string | null): string {
+  return formatAmount(minor, currency) + (unknown > 0 ? ` (+${unknown} unknown)` : '');
 }
 
 /** Reasons are one sentence, some long: the table keeps their start, the csv and html the whole. */

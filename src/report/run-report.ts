@@ -70,6 +70,13 @@ export interface StatusTotal {
   readonly settledMinor: string;
   /** settled - expected of these verdicts: the statuses' differences add up to the bridge's. */
   readonly differenceMinor: string;
+  /**
+   * The money these verdicts put at risk, as the run wrote it (reporting.run_status_totals.at_risk_minor): what a
+   * difference of 0.00 may hide, such as the authorized money of capture_expired orders never captured.
+   */
+  readonly atRiskMinor: string;
+  /** How many of them have no known money at risk (their figures were missing). */
+  readonly atRiskUnknown: number;
 }
 
 /** What one processing account settled for the run's orders in one currency: its succeeded transactions. */

@@ -3,8 +3,9 @@ import type { Schema } from '../db/schema.ts';
 import type { StatusTotal } from './run-report.ts';
 
 /**
- * The run's bridge by currency and status, from reporting.run_status_totals as an accountant reads it. The view
- * counts a verdict without a currency under XXX, as the bridge does (recon.run_totals): the parts meet their total.
+ * The run's bridge by currency and status, with the money each status puts at risk, from reporting.run_status_totals
+ * as an accountant reads it. The view counts a verdict without a currency under XXX, as the bridge does
+ * (recon.run_totals): the parts meet their total.
  */
 export async function loadStatusTotals(db: Kysely<Schema>, runId: string): Promise<StatusTotal[]> {
   const rows = await db
@@ -16,6 +17,8 @@ export async function loadStatusTotals(db: Kysely<Schema>, runId: string): Promi
       sql<string>`sum(expected_minor)::text`.as('expected_minor'),
       sql<string>`sum(settled_minor)::text`.as('settled_minor'),
       sql<string>`sum(difference_minor)::text`.as('difference_minor'),
+      sql<string>`sum(at_risk_minor)::text`.as('at_risk_minor'),
+      sql<number>`sum(at_risk_unknown)::int`.as('at_risk_unknown'),
     ])
     .where('run_id', '=', runId)
     .groupBy(['currency', 'status'])
@@ -29,5 +32,7 @@ export async function loadStatusTotals(db: Kysely<Schema>, runId: string): Promi
     expectedMinor: row.expected_minor,
     settledMinor: row.settled_minor,
     differenceMinor: row.difference_minor,
+    atRiskMinor: row.at_risk_minor,
+    atRiskUnknown: row.at_risk_unknown,
   }));
 }

@@ -64,7 +64,7 @@ describe.each(BACKENDS)('recon report on %s', (backend) => {
     expect(result.stdout).toContain(
       '16 verdicts: 10 matched, 1 pending, 5 open exceptions (2 new, 3 persisting), 1 resolved in this run',
     );
-    expect(result.stdout).toMatch(/KWD\s+2\s+0\s+13\.345\s+14\.345\s+1\.000\n/);
+    expect(result.stdout).toMatch(/KWD\s+2\s+0\s+13\.345\s+14\.345\s+1\.000\s+1\.000\n/);
   });
 
   it.skipIf(skip)('writes one JSON document for the run named', async () => {

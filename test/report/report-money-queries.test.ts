@@ -61,6 +61,8 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
       expectedMinor: '1000',
       settledMinor: '2000',
       differenceMinor: '1000',
+      atRiskMinor: '1000',
+      atRiskUnknown: 0,
     });
   });
 

@@ -51,10 +51,12 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
     // EUR: -102.50 is a status_mismatch of +55.70 netted against missing payments of -158.20.
     statusTotals: [
       statusTotal('EUR', 'matched', 2, '5000', '5000'),
-      statusTotal('EUR', 'missing_at_provider', 2, '15820', '0'),
-      statusTotal('EUR', 'status_mismatch', 1, '-10820', '-5250'),
+      statusTotal('EUR', 'missing_at_provider', 2, '15820', '0', '15820'),
+      statusTotal('EUR', 'status_mismatch', 1, '-10820', '-5250', '5570'),
+      // Authorized, never captured: nothing expected, nothing settled, no difference, and all of it at risk.
+      statusTotal('EUR', 'capture_expired', 63, '0', '0', '472500', 2),
       statusTotal('JPY', 'matched', 1, '1234567', '1234567'),
-      statusTotal('KWD', 'missing_at_provider', 1, '1234', '0'),
+      statusTotal('KWD', 'missing_at_provider', 1, '1234', '0', '1234'),
     ],
     accounts: ACCOUNTS,
     moneyMoved: {
@@ -146,6 +148,8 @@ function statusTotal(
   verdicts: number,
   expectedMinor: string,
   settledMinor: string,
+  atRiskMinor = '0',
+  atRiskUnknown = 0,
 ): StatusTotal {
   return {
     currency,
@@ -154,6 +158,8 @@ function statusTotal(
     expectedMinor,
     settledMinor,
     differenceMinor: (BigInt(settledMinor) - BigInt(expectedMinor)).toString(),
+    atRiskMinor,
+    atRiskUnknown,
   };
 }
 
@@ -351,6 +357,12 @@ describe('html report', () => {
     expect(eur).toContain('<rect class="over" x="100" y="3" height="12" width="35.2"/>');
     expect(eur).toContain('<rect class="short" x="35.3" y="3" height="12" width="64.7"/>');
     expect(eur.match(/<rect /g)).toHaveLength(3);
+    // No difference, but money at risk: the cell beside the difference says so, marked.
+    expect(eur).toMatch(
+      /capture_expired<\/span><\/td><td class="num">63<\/td>\s*<td class="num">0\.00<\/td><td class="num">0\.00<\/td>\s*<td class="num ">0\.00<\/td><td class="num at-risk some">4,725\.00<br><span class="muted">\+2 unknown<\/span><\/td>/,
+    );
+    expect(eur).toMatch(/<strong>-102\.50<\/strong><\/td><td class="num at-risk some">4,938\.90<br>/);
+    expect(eur).toMatch(/matched<\/span>[\s\S]*?<td class="num at-risk">0\.00<\/td>/);
   });
 
   it('shows money moved per currency and per day in the zone of the report, each currency in its units', () => {
@@ -444,9 +456,9 @@ describe('csv report', () => {
     const csv = await collect(renderCsv(report(), pages(EXCEPTIONS, 2), { generatedAt: GENERATED_AT }));
     expect(csv.startsWith('\uFEFFrecon reconciliation report,run 7\r\n')).toBe(true);
     const rows = csv.split('\r\n');
-    expect(rows).toContain('EUR,4,1,100.00,-2.50,-102.50');
-    expect(rows).toContain('JPY,1,0,1234567,1234567,0');
-    expect(rows).toContain('KWD,1,0,1.234,0.000,-1.234');
+    expect(rows).toContain('EUR,4,1,100.00,-2.50,-102.50,4938.90,2');
+    expect(rows).toContain('JPY,1,0,1234567,1234567,0,0,0');
+    expect(rows).toContain('KWD,1,0,1.234,0.000,-1.234,1.234,0');
     const exceptions = rows.slice(
       rows.indexOf(
         'order_id,known_order,status,lifecycle,first_seen_at,first_seen_run_id,currency,expected,settled,delta,at_risk,order_age_days,acknowledged,acknowledged_by,acknowledged_login,acknowledged_at,last_note,last_note_by,last_note_login,last_note_at,rule,reason,transactions,warnings,figures,conflicts',
@@ -474,12 +486,13 @@ describe('csv report', () => {
     };
     expect(rows).toContain('report_timezone,Europe/Paris');
     expect(sectionOf('the difference by status')).toEqual([
-      'currency,status,verdicts,expected,settled,difference',
-      'EUR,matched,2,50.00,50.00,0.00',
-      'EUR,status_mismatch,1,-108.20,-52.50,55.70',
-      'EUR,missing_at_provider,2,158.20,0.00,-158.20',
-      'JPY,matched,1,1234567,1234567,0',
-      'KWD,missing_at_provider,1,1.234,0.000,-1.234',
+      'currency,status,verdicts,expected,settled,difference,at_risk,at_risk_unknown',
+      'EUR,matched,2,50.00,50.00,0.00,0.00,0',
+      'EUR,status_mismatch,1,-108.20,-52.50,55.70,55.70,0',
+      'EUR,capture_expired,63,0.00,0.00,0.00,4725.00,2',
+      'EUR,missing_at_provider,2,158.20,0.00,-158.20,158.20,0',
+      'JPY,matched,1,1234567,1234567,0,0,0',
+      'KWD,missing_at_provider,1,1.234,0.000,-1.234,1.234,0',
     ]);
     expect(sectionOf('money moved per currency (2026-11-10 to 2026-11-20, Europe/Paris;')).toEqual([
       'currency,transactions,payments,refunds_count,gross,refunds,fees,net',
@@ -533,14 +546,35 @@ describe('json report', () => {
       expectedMinor: '10000',
       settledMinor: '-250',
       differenceMinor: '-10250',
+      atRiskMinor: '493890',
+      atRiskUnknown: 2,
       byStatus: [
-        { status: 'matched', verdicts: 2, expectedMinor: '5000', settledMinor: '5000', differenceMinor: '0' },
+        {
+          status: 'matched',
+          verdicts: 2,
+          expectedMinor: '5000',
+          settledMinor: '5000',
+          differenceMinor: '0',
+          atRiskMinor: '0',
+          atRiskUnknown: 0,
+        },
         {
           status: 'status_mismatch',
           verdicts: 1,
           expectedMinor: '-10820',
           settledMinor: '-5250',
           differenceMinor: '5570',
+          atRiskMinor: '5570',
+          atRiskUnknown: 0,
+        },
+        {
+          status: 'capture_expired',
+          verdicts: 63,
+          expectedMinor: '0',
+          settledMinor: '0',
+          differenceMinor: '0',
+          atRiskMinor: '472500',
+          atRiskUnknown: 2,
         },
         {
           status: 'missing_at_provider',
@@ -548,6 +582,8 @@ describe('json report', () => {
           expectedMinor: '15820',
           settledMinor: '0',
           differenceMinor: '-15820',
+          atRiskMinor: '15820',
+          atRiskUnknown: 0,
         },
       ],
     });
@@ -645,12 +681,15 @@ describe('table report', () => {
     expect(lines[1]).toBe('!!! SUSPECT RUN: no transaction at all');
     expect(lines.at(-1)).toBe('!!! SUSPECT RUN: no transaction at all');
     expect(text).toMatch(/EUR\s+4\s+1\s+100\.00\s+-2\.50\s+-102\.50/);
-    expect(text).toMatch(/JPY\s+1\s+0\s+1,234,567\s+1,234,567\s+0\n/);
+    expect(text).toMatch(/JPY\s+1\s+0\s+1,234,567\s+1,234,567\s+0\s+0\n/);
+    expect(text).toMatch(/EUR\s+4\s+1\s+100\.00\s+-2\.50\s+-102\.50\s+4,938\.90 \(\+2 unknown\)\n/);
   });
 
   it("shows the difference by status, money moved, ageing and each exception's money at risk and age", () => {
     const text = renderTable(report(), EXCEPTIONS, { generatedAt: GENERATED_AT });
-    expect(text).toMatch(/EUR\s+status_mismatch\s+1\s+-108\.20\s+-52\.50\s+55\.70\n/);
+    expect(text).toMatch(/EUR\s+status_mismatch\s+1\s+-108\.20\s+-52\.50\s+55\.70\s+55\.70\n/);
+    // 63 orders of no difference, whose authorized money is at risk all the same.
+    expect(text).toMatch(/EUR\s+capture_expired\s+63\s+0\.00\s+0\.00\s+0\.00\s+4,725\.00 \(\+2 unknown\)\n/);
     expect(text).toContain('Money moved 2026-11-10 to 2026-11-20 (Europe/Paris)');
     expect(text).toMatch(/KWD\s+2\s+1\.234\s+0\.000\s+0\.012\s+1\.222\n/);
     expect(text).toMatch(/2026-11-19\s+EUR\s+2\s+5\.00\s+10\.00\s+0\.15\s+-5\.15\n/);
