@@ -5,7 +5,7 @@ import { loadAccountTotals } from './account-totals-query.ts';
 import { loadAgeing } from './ageing-query.ts';
 import { acknowledgedSql, latestAckSql, latestNoteSql } from './acknowledgement-sql.ts';
 import { atRiskMinorSql, orderAgeDaysSql } from './exception-money-sql.ts';
-import { reportWindow } from './report-window.ts';
+import { reportWindow, runDays } from './report-window.ts';
 import { runVerdicts } from './run-verdicts.ts';
 import { loadMoneyMoved } from './settlement-query.ts';
 import { loadStatusTotals } from './status-totals-query.ts';
@@ -43,8 +43,9 @@ export async function loadRunReport(
     loadVerdictGroups(db, run.runId, timeZone),
     loadAgeing(db, run.runId),
   ]);
-  const window = reportWindow(verdictGroups, run.asOf, timeZone);
-  const moneyMoved = { window, days: await loadMoneyMoved(db, window, timeZone) };
+  const read = reportWindow(verdictGroups, run.asOf, timeZone);
+  const days = await loadMoneyMoved(db, read, timeZone);
+  const moneyMoved = { window: runDays(read, verdictGroups, days), days };
   return { run, timeZone, bridge, statusTotals, accounts, verdictGroups, moneyMoved, ageing };
 }
 
