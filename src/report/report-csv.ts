@@ -1,7 +1,8 @@
 import { csvLine } from './csv-cell.ts';
 import { decodeExplanation, describeConflict, describeTransaction } from './explanation.ts';
+import { moneyFirst } from './money-first.ts';
 import { minorToDecimal } from './money-format.ts';
-import { differenceByStatus, moneyMovedPerCurrency } from './report-money.ts';
+import { differenceByStatus, moneyMovedPerCurrency, type CurrencyMoneyMoved } from './report-money.ts';
 import { isoInstant } from './report-time.ts';
 import {
   accountName,
@@ -30,6 +31,7 @@ export async function* renderCsv(
   const totals = verdictTotals(report.verdictGroups);
   let head = '\uFEFF' + csvLine(['recon reconciliation report', `run ${run.runId}`]);
   for (const warning of reportWarnings(report)) head += csvLine(['WARNING', warning]);
+  head += moneyFirstSections(report);
 
   head += section(
     'run',
@@ -219,6 +221,63 @@ export async function* renderCsv(
   for await (const page of exceptionPages) {
     yield page.map(exceptionLine).join('');
   }
+}
+
+/** The money before anything else: the last day's and the run's, then the money at risk, handled and not. */
+function moneyFirstSections(report: RunReport): string {
+  const first = moneyFirst(report);
+  const { window, lastDay } = first;
+  const money = (minor: string, currency: string | null) => minorToDecimal(minor, currency);
+  const moved = window === null ? [] : first.currencies.filter((currency) => currency.run.transactions > 0);
+  const row = (currency: string | null, days: string, from: string, to: string, total: CurrencyMoneyMoved) => [
+    currency,
+    days,
+    from,
+    to,
+    total.transactions,
+    money(total.paidMinor, currency),
+    money(total.refundedMinor, currency),
+    money(total.feesMinor, currency),
+    money(total.netMinor, currency),
+  ];
+  return (
+    section(
+      `money first: the last day and the run's days (${window === null ? 'no dated verdict' : `${window.from} to ${window.to}, ${report.timeZone}`}; net = gross - refunds - fees)`,
+      ['currency', 'days', 'from', 'to', 'transactions', 'gross', 'refunds', 'fees', 'net'],
+      window === null || lastDay === null
+        ? []
+        : moved.flatMap(({ currency, lastDay: last, run }) => [
+            row(currency, 'last_day', lastDay, lastDay, last),
+            row(currency, 'run', window.from, window.to, run),
+          ]),
+    ) +
+    section(
+      'money at risk in the open exceptions, not handled and handled (acknowledged)',
+      [
+        'currency',
+        'not_handled',
+        'at_risk_not_handled',
+        'at_risk_not_handled_unknown',
+        'handled',
+        'at_risk_handled',
+        'at_risk_handled_unknown',
+      ],
+      [
+        ...first.currencies
+          .filter(({ atRisk }) => atRisk.notHandledExceptions > 0 || atRisk.handledExceptions > 0)
+          .map(({ currency, atRisk }) => [
+            currency,
+            atRisk.notHandledExceptions,
+            money(atRisk.notHandledMinor, currency),
+            atRisk.notHandledUnknown,
+            atRisk.handledExceptions,
+            money(atRisk.handledMinor, currency),
+            atRisk.handledUnknown,
+          ]),
+        ['all currencies', first.exceptionsNotHandled, null, null, first.exceptionsHandled, null, null],
+      ],
+    )
+  );
 }
 
 function section(

@@ -36,6 +36,12 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 tfoot td { font-weight: 650; border-top: 2px solid var(--line); }
 .neg { color: var(--bad); } .pos { color: var(--accent); }
 td.at-risk.some { color: var(--bad); font-weight: 600; }
+#money-first { border-top: 4px solid var(--accent); margin-top: 0; margin-bottom: 18px; }
+#money-first .headline { font-size: 15px; margin: 0 0 10px; }
+#money-first .headline .figure { font-size: 26px; font-weight: 650; font-variant-numeric: tabular-nums; margin-right: 6px; }
+#money-first .headline .figure.bad { color: var(--bad); } #money-first .headline .figure.ok { color: var(--ok); }
+#money-first table + table { margin-top: 12px; }
+#money-first tr.last-day td { border-bottom-style: dashed; }
 code, .id { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
 .badge { display: inline-block; border-radius: 10px; padding: 1px 9px; font-size: 12px; font-weight: 600; white-space: nowrap;
   background: #fdecec; color: #9b2c2c; }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ageingSection, exceptionsSection } from './html-exception-sections.ts';
+import { moneyFirstSection } from './html-money-first.ts';
 import { accountsSection, bridgeSection, moneyMovedSection, moneyPerDayTable } from './html-money-sections.ts';
 import { Html, html } from './html-template.ts';
 import { renderMoneyChart } from './money-chart.ts';
@@ -66,6 +67,7 @@ ${warnings.map((warning) =>
     ? html`<div class="banner suspect" role="alert"><strong>SUSPECT RUN</strong>${warning.slice('SUSPECT RUN: '.length)}</div>`
     : html`<div class="banner warning" role="alert">${warning}</div>`,
 )}
+${moneyFirstSection(report)}
 ${cards(totals)}
 ${bridgeSection(report)}
 ${accountsSection(report)}

@@ -1,5 +1,6 @@
+import { moneyFirst } from './money-first.ts';
 import { currencyExponent } from './money-format.ts';
-import { differenceByStatus, moneyMovedPerCurrency } from './report-money.ts';
+import { differenceByStatus, moneyMovedPerCurrency, type CurrencyMoneyMoved } from './report-money.ts';
 import { isoInstant } from './report-time.ts';
 import { reportWarnings, verdictsPerDay, verdictTotals, type OpenException, type RunReport } from './run-report.ts';
 
@@ -20,6 +21,7 @@ export async function* renderJson(
     generatedAt: isoInstant(options.generatedAt),
     warnings: reportWarnings(report),
     timeZone: report.timeZone,
+    moneyFirst: moneyFirstJson(report),
     run: {
       runId: run.runId,
       kind: run.kind,
@@ -112,6 +114,28 @@ export async function* renderJson(
     yield chunk;
   }
   yield '\n]}}\n';
+}
+
+/** The money before anything else, amounts as strings of minor units with their currency's exponent. */
+function moneyFirstJson(report: RunReport) {
+  const first = moneyFirst(report);
+  const moved = (total: CurrencyMoneyMoved) => {
+    const { currency: _currency, ...figures } = total;
+    return figures;
+  };
+  return {
+    window: first.window,
+    lastDay: first.lastDay,
+    exceptionsNotHandled: first.exceptionsNotHandled,
+    exceptionsHandled: first.exceptionsHandled,
+    perCurrency: first.currencies.map(({ currency, lastDay, run, atRisk }) => ({
+      currency,
+      exponent: currencyExponent(currency),
+      lastDay: moved(lastDay),
+      run: moved(run),
+      atRisk,
+    })),
+  };
 }
 
 function exceptionJson(exception: OpenException) {

@@ -144,7 +144,7 @@ export function sumMinor(amounts: readonly string[]): string {
   return amounts.reduce((sum, amount) => sum + BigInt(amount), 0n).toString();
 }
 
-function compareCurrencies(a: string | null, b: string | null): number {
+export function compareCurrencies(a: string | null, b: string | null): number {
   const left = a ?? '';
   const right = b ?? '';
   return left < right ? -1 : left > right ? 1 : 0;

@@ -1,7 +1,8 @@
 import { formatTextTable } from '../terminal/text-table.ts';
 import { decodeExplanation } from './explanation.ts';
 import { formatAmount } from './money-format.ts';
-import { ageingRows, differenceByStatus, moneyMovedPerCurrency } from './report-money.ts';
+import { ageingRows, differenceByStatus, moneyMovedPerCurrency, type CurrencyMoneyMoved } from './report-money.ts';
+import { moneyFirst } from './money-first.ts';
 import { humanInstant } from './report-time.ts';
 import {
   AGE_BUCKETS,
@@ -36,6 +37,8 @@ export function renderTable(
   const lines: string[] = [
     `Reconciliation run ${run.runId}: ${printable(runTitle(run))}, as of ${humanInstant(run.asOf)}${note ? ` (${note})` : ''}`,
     ...warnings,
+    ...moneyFirstLines(report),
+    '',
   ];
   lines.push(
     `tolerance ${run.toleranceMinor} minor units; grace ${run.graceHours} h`,
@@ -175,6 +178,62 @@ export function renderTable(
   // Repeated at the end: after a long list the top of the report has scrolled away.
   if (warnings.length > 0) lines.push('', ...warnings);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * The money before anything else: per currency, the last day's and the run's gross, refunds, fees and net, then the
+ * money the open exceptions put at risk, not handled and handled, and how many nobody has handled.
+ */
+function moneyFirstLines(report: RunReport): string[] {
+  const first = moneyFirst(report);
+  const lines = [''];
+  const { window, lastDay } = first;
+  if (window === null || lastDay === null) {
+    lines.push('Money: the run has no dated verdict, so no days');
+  } else {
+    lines.push(
+      `Money of the last day, ${lastDay}, and of the run's days, ${window.from} to ${window.to} (${report.timeZone}; net = gross - refunds - fees)`,
+    );
+    const moved = first.currencies.filter((currency) => currency.run.transactions > 0);
+    const row = (label: string, total: CurrencyMoneyMoved) => [
+      printable(total.currency ?? ''),
+      label,
+      formatAmount(total.paidMinor, total.currency),
+      formatAmount(total.refundedMinor, total.currency),
+      formatAmount(total.feesMinor, total.currency),
+      formatAmount(total.netMinor, total.currency),
+    ];
+    lines.push(
+      moved.length === 0
+        ? 'no succeeded transaction on those days'
+        : formatTextTable(
+            ['currency', 'days', 'gross', 'refunds', 'fees', 'net'],
+            moved.flatMap((currency) => [row('last day', currency.lastDay), row("the run's days", currency.run)]),
+            [2, 3, 4, 5],
+          ),
+    );
+  }
+  lines.push(
+    '',
+    `Open exceptions not handled: ${first.exceptionsNotHandled}; handled (acknowledged): ${first.exceptionsHandled}`,
+  );
+  const atRisk = first.currencies.filter(
+    ({ atRisk }) => atRisk.notHandledExceptions > 0 || atRisk.handledExceptions > 0,
+  );
+  if (atRisk.length > 0) {
+    lines.push(
+      formatTextTable(
+        ['currency', 'at risk, not handled', 'at risk, handled'],
+        atRisk.map(({ currency, atRisk: money }) => [
+          printable(currency ?? ''),
+          atRiskText(money.notHandledMinor, money.notHandledUnknown, currency),
+          atRiskText(money.handledMinor, money.handledUnknown, currency),
+        ]),
+        [1, 2],
+      ),
+    );
+  }
+  return lines;
 }
 
 /** Settled per account and currency, when the run's transactions went through more than a single unnamed account. */

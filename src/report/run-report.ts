@@ -115,7 +115,10 @@ export function showsAccounts(accounts: readonly AccountTotal[]): boolean {
  * days, whatever order it belongs to, as recon holds them when the report is made.
  */
 export interface MoneyMoved {
-  /** The run's days, `YYYY-MM-DD` in the report's zone (see reportWindow); null when the run has no dated verdict. */
+  /**
+   * The run's days, `YYYY-MM-DD` in the report's zone, from its first order's creation to its last day with an order
+   * created or money moved, at most the day of its as_of (see runDays); null when the run has no dated verdict.
+   */
   readonly window: { readonly from: string; readonly to: string } | null;
   /** One row per day and currency that moved money, in day then currency order. */
   readonly days: readonly SettlementDay[];
