@@ -15,8 +15,10 @@ import {
 /**
  * The money moved per day of one currency, drawn under the verdict chart on the same buckets and frame so that a
  * day's money stands under the day's verdicts: gross (payments and captures) as a pale bar, net (gross - refunds -
- * fees) as a dark bar inside it, below the zero line when refunds and fees exceed it. Each currency has its own
- * scale, said on the chart: amounts of different currencies are never drawn against each other.
+ * fees) as a dark bar inside it, below the zero line when refunds and fees exceed it, and a mark on the zero line
+ * when money moved but nets to nothing. Each currency has its own scale, said on the chart: its largest day at the
+ * top left, its lowest net at the top right when a net is negative; amounts of different currencies are never drawn
+ * against each other. A currency reads "no money moved" only when nothing moved at all, not when its gross is nil.
  */
 const HEIGHT = 130;
 const TOP = 18;
@@ -61,6 +63,8 @@ export function renderMoneyChart(
   const labelEvery = Math.ceil(all.length / 10);
   const money = (minor: bigint) => formatAmount(minor, currency);
   const code = currency ?? 'no currency';
+  const moved = (bucket: MoneyBucket) => bucket.paid !== 0n || bucket.refunded !== 0n || bucket.fees !== 0n;
+  const anything = all.some(moved);
 
   const bars = all.map((bucket, i) => {
     const x = barX(i);
@@ -70,16 +74,19 @@ export function renderMoneyChart(
         ? html`<rect class="gross" x="${x}" y="${round(zeroY - pixels(bucket.paid))}" width="${round(barWidth)}" height="${round(Math.max(1, pixels(bucket.paid)))}"/>`
         : null;
     const net =
-      bucket.net === 0n
-        ? null
-        : html`<rect class="net${bucket.net < 0n ? ' negative' : ''}" x="${round(x + (barWidth - inner) / 2)}" y="${round(bucket.net > 0n ? zeroY - pixels(bucket.net) : zeroY)}" width="${inner}" height="${round(Math.max(1, pixels(bucket.net)))}"/>`;
+      bucket.net !== 0n
+        ? html`<rect class="net${bucket.net < 0n ? ' negative' : ''}" x="${round(x + (barWidth - inner) / 2)}" y="${round(bucket.net > 0n ? zeroY - pixels(bucket.net) : zeroY)}" width="${inner}" height="${round(Math.max(1, pixels(bucket.net)))}"/>`
+        : moved(bucket)
+          ? html`<rect class="net zero" x="${round(x + (barWidth - inner) / 2)}" y="${round(zeroY - 1)}" width="${inner}" height="2"/>`
+          : null;
     const label = i % labelEvery === 0 ? bucketAxisLabel(unit, bucket.start, x + barWidth / 2, HEIGHT - 8) : null;
     return html`<g><title>${bucketName(unit, bucket.start)}: gross ${money(bucket.paid)}, refunds ${money(bucket.refunded)}, fees ${money(bucket.fees)}, net ${money(bucket.net)} ${code}</title>${paid}${net}</g>${label}`;
   });
 
   return html`<svg class="money-chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Money moved per ${unit} in ${code}" preserveAspectRatio="xMidYMid meet">
 <text class="currency" x="${PLOT.left - 8}" y="${TOP + 10}" text-anchor="end">${code}</text>
-<text class="axis" x="${PLOT.left}" y="${TOP - 6}">${top > 0n ? `${money(top)} ${code}` : `no money in ${code}`}</text>
+<text class="axis" x="${PLOT.left}" y="${TOP - 6}">${anything ? `${money(top)} ${code}` : `no money moved in ${code}`}</text>
+${bottom > 0n ? html`<text class="axis" x="${WIDTH - PLOT.right}" y="${TOP - 6}" text-anchor="end">lowest net ${money(-bottom)} ${code}</text>` : null}
 <line class="grid" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${TOP}" y2="${TOP}"/>
 <line class="baseline" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${round(zeroY)}" y2="${round(zeroY)}"/>${bars}</svg>`;
 }

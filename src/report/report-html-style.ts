@@ -55,6 +55,7 @@ tbody.currency tr.part td:first-child { padding-left: 26px; }
 .difference-bar .over { fill: var(--accent); } .difference-bar .short { fill: var(--bad); }
 svg.money-chart { width: 100%; height: auto; display: block; margin-top: 6px; }
 svg.money-chart .gross { fill: #bcd0ea; } svg.money-chart .net { fill: var(--accent); } svg.money-chart .net.negative { fill: var(--bad); }
+svg.money-chart .net.zero { fill: var(--ink); }
 svg.money-chart .grid { stroke: #e9edf2; stroke-width: 1; } svg.money-chart .baseline { stroke: #9aa5b1; stroke-width: 1; }
 svg.money-chart .axis { fill: var(--muted); font-size: 11px; } svg.money-chart .currency { fill: var(--ink); font-size: 13px; font-weight: 650; }
 svg.money-chart g:hover rect { opacity: 0.8; }

@@ -114,7 +114,7 @@ function chartSection(report: RunReport, totals: VerdictTotals): Html {
 ${buckets.length > 0 ? renderVerdictChart(unit, buckets) : html`<p>No dated verdicts in this run.</p>`}
 ${
   currencies.length > 0 && buckets.length > 0
-    ? html`<div class="legend"><span><span class="swatch gross"></span>gross</span><span><span class="swatch net"></span>net (gross − refunds − fees)</span><span>by day of the transaction, one scale per currency (its largest day written at the top)</span></div>
+    ? html`<div class="legend"><span><span class="swatch gross"></span>gross</span><span><span class="swatch net"></span>net (gross − refunds − fees)</span><span>by day of the transaction, one scale per currency (its largest day written at the top, its lowest net beside it when below zero)</span></div>
 ${currencies.map((currency) => renderMoneyChart(currency, unit, starts, days))}`
     : null
 }
