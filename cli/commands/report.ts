@@ -32,8 +32,8 @@ RECON_REPORT_TIMEZONE (default UTC).
 A suspect run (orders expect money but no transaction was found) is flagged at the top of every format.
 
 Which run, without --run: the finished nightly run with the highest run id (a nightly run's reconciliation);
-before any nightly run has finished, the finished run over all orders (recon reconcile --all or
---created-since) with the highest run id. A backfill, a run over named orders and a run that never finished
+before any nightly run has finished, the finished run over all orders (recon reconcile of all orders or of
+those created since a date) with the highest run id. A backfill, a run over named orders and a run that never finished
 are shown only when named with --run. The report's first line says which run it is and why.
 
 options:

@@ -26,7 +26,7 @@ describe('recon report --help', () => {
     const said = text.replace(/\s+/g, ' ');
     expect(said).toContain('Which run, without --run: the finished nightly run with the highest run id');
     expect(said).toContain(
-      'before any nightly run has finished, the finished run over all orders (recon reconcile --all or --created-since) with the highest run id',
+      'before any nightly run has finished, the finished run over all orders (recon reconcile of all orders or of those created since a date) with the highest run id',
     );
     expect(said).toContain(
       'A backfill, a run over named orders and a run that never finished are shown only when named with --run',
