@@ -1,7 +1,8 @@
 -- A run's bridge per account: what each account settled for the orders the run judged, through the succeeded
 -- transactions its verdicts considered, as they stood when the run finished (written then:
 -- src/reconcile/run-account-totals.ts). Expected money belongs to an order, not to an account: it stays in
--- reporting.run_totals.
+-- reporting.run_totals. The stored rows are split by the bridge the money counts in too (migration 0034, read by
+-- reporting.received_to_bridge): a handful per run, added up here; an order is in one bridge, so its count adds up.
 CREATE VIEW reporting.run_account_totals AS
 SELECT
   s.run_id,
@@ -15,8 +16,16 @@ SELECT
   s.paid_minor - s.refunded_minor AS settled_minor,
   recon.minor_to_unit(s.paid_minor, s.currency) AS paid,
   recon.minor_to_unit(s.refunded_minor, s.currency) AS refunded,
-  recon.minor_to_unit(s.paid_minor - s.refunded_minor, s.currency) AS settled
-FROM recon.run_account_totals s
+  recon.minor_to_unit(s.paid_minor - s.refunded_minor, s.currency) AS settled,
+  s.fees_minor,
+  recon.minor_to_unit(s.fees_minor, s.currency) AS fees
+FROM (
+  SELECT run_id, identifier, currency, sum(orders)::integer AS orders, sum(transactions)::integer AS transactions,
+    sum(paid_minor)::bigint AS paid_minor, sum(refunded_minor)::bigint AS refunded_minor,
+    sum(fees_minor)::bigint AS fees_minor
+  FROM recon.run_account_totals
+  GROUP BY run_id, identifier, currency
+) s
 LEFT JOIN recon.accounts a ON a.identifier = s.identifier
 ORDER BY s.run_id, s.identifier, s.currency;
 
@@ -34,3 +43,5 @@ COMMENT ON COLUMN reporting.run_account_totals.settled_minor IS 'paid_minor - re
 COMMENT ON COLUMN reporting.run_account_totals.paid IS 'paid_minor in the currency''s unit, exact (numeric: 12.34 EUR, 1500 JPY, 1.234 KWD).';
 COMMENT ON COLUMN reporting.run_account_totals.refunded IS 'refunded_minor in the currency''s unit, exact (numeric).';
 COMMENT ON COLUMN reporting.run_account_totals.settled IS 'settled_minor in the currency''s unit, exact (numeric).';
+COMMENT ON COLUMN reporting.run_account_totals.fees_minor IS 'The service''s fees (BILLINGFEES INCL. VAT) of those succeeded transactions, in minor units of currency.';
+COMMENT ON COLUMN reporting.run_account_totals.fees IS 'fees_minor in the currency''s unit, exact (numeric).';

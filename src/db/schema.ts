@@ -268,10 +268,15 @@ export interface RunAccountTotalsTable {
   run_id: string;
   identifier: string | null;
   currency: string | null;
+  /** The currency of the bridge the money counts in: the verdict's, XXX when it has none (migration 0034). */
+  verdict_currency: string;
+  /** Whether the ORDERID is an order (false: an unknown ORDERID). */
+  known_order: boolean;
   orders: number;
   transactions: number;
   paid_minor: Money;
   refunded_minor: Money;
+  fees_minor: Money;
 }
 
 /** COMPRESSION as sent in a getTransactions request. */
@@ -653,6 +658,38 @@ export interface RunAccountTotalsView {
   paid: UnitAmount;
   refunded: UnitAmount;
   settled: UnitAmount;
+  /** The fees (BILLINGFEES INCL. VAT) of those succeeded transactions (migration 0034). */
+  fees_minor: Money;
+  fees: UnitAmount;
+}
+
+/**
+ * reporting.received_to_bridge (sql/reporting/received_to_bridge.sql), a view: each finished run's money received
+ * reconciled with its bridge's settled, per currency, one row per line.
+ */
+export interface ReceivedToBridgeView {
+  run_id: string;
+  /** char(3); XXX for the bridge of verdicts without a currency. */
+  currency: string;
+  /** 1 to 7, the line's place. */
+  step: number;
+  line:
+    | 'received'
+    | 'paid_for_another_currency'
+    | 'unknown_to_another_currency'
+    | 'unknown_from_another_currency'
+    | 'without_currency'
+    | 'not_explained'
+    | 'settled';
+  description: string;
+  orders: number | null;
+  transactions: number | null;
+  /** Signed as it adds up to settled. */
+  amount_minor: Money;
+  /** On the received line only. */
+  fees_minor: Money | null;
+  amount: UnitAmount;
+  fees: UnitAmount | null;
 }
 
 /** Bootstrapped by migrate.ts itself, before the first migration. */
@@ -707,4 +744,5 @@ export interface Schema {
   'reporting.settlement_daily': SettlementDailyView;
   'reporting.run_status_totals': RunStatusTotalsView;
   'reporting.run_account_totals': RunAccountTotalsView;
+  'reporting.received_to_bridge': ReceivedToBridgeView;
 }

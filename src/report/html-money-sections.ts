@@ -1,6 +1,7 @@
 import { html, type Html } from './html-template.ts';
 import { formatAmount } from './money-format.ts';
 import { differenceByStatus, moneyMovedPerCurrency, type CurrencyDifference } from './report-money.ts';
+import { RECEIVED_LABELS, receivedByCurrency } from './received-lines.ts';
 import { accountName, showsAccounts, type RunReport } from './run-report.ts';
 
 /**
@@ -56,6 +57,23 @@ function differenceBar(minor: string, scale: bigint, label: string): Html {
       ? null
       : html`<rect class="${value < 0n ? 'short' : 'over'}" x="${value < 0n ? Math.round((half - length) * 10) / 10 : half}" y="3" height="12" width="${length}"/>`;
   return html`<svg class="difference-bar" width="200" height="18" viewBox="0 0 200 18" role="img" aria-label="${label}"><line x1="${half}" x2="${half}" y1="0" y2="18"/>${bar}</svg>`;
+}
+
+/** From the money received to the bridge's settled, per currency; none for a run without totals (one cut short). */
+export function receivedSection(report: RunReport): Html | null {
+  if (report.receivedToBridge.length === 0) return null;
+  const blocks = receivedByCurrency(report.receivedToBridge).map(({ currency, lines }) => {
+    const money = (minor: string) => formatAmount(minor, currency);
+    const rows = lines.map(
+      (line) =>
+        html`<tr class="${line.line === 'settled' ? 'total' : line.line === 'received' ? 'received' : 'part'}"><td>${line.line === 'received' ? html`<strong>${currency}</strong> ` : null}${RECEIVED_LABELS[line.line]}</td><td class="num">${line.orders === null ? '' : line.orders.toLocaleString('en-US')}</td><td class="num">${line.transactions === null ? '' : line.transactions.toLocaleString('en-US')}</td><td class="num ${line.line === 'settled' || line.line === 'received' ? '' : signClass(line.amountMinor)}">${line.line === 'settled' ? html`<strong>${money(line.amountMinor)}</strong>` : money(line.amountMinor)}</td><td class="num">${line.feesMinor === null ? '' : money(line.feesMinor)}</td></tr>`,
+    );
+    return html`<tbody class="received-currency">${rows}</tbody>`;
+  });
+  return html`<section id="received"><h2>From the money received to the bridge's settled</h2>
+<table><thead><tr><th>Currency / line</th><th class="num">Orders</th><th class="num">Transactions</th><th class="num">Amount</th><th class="num">Fees</th></tr></thead>${blocks}</table>
+<p class="note">Per currency, in its own units: the succeeded payments and captures minus refunds of the run's orders and unknown ORDERIDs, as they stood when the run finished, then what the bridge counts elsewhere or adds, down to its settled (the bridge above): every currency's lines add up. Money paid in another currency than its order's (currency_mismatch) is in no bridge; an unknown ORDERID's money counts in the currency of its first transaction. Fees: BILLINGFEES INCL. VAT of the money received. Orders are counted once per account they moved money through.</p>
+</section>`;
 }
 
 /** Settled per account and currency; none when the run's transactions went through a single unnamed account. */

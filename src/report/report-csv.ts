@@ -7,6 +7,7 @@ import { isoInstant } from './report-time.ts';
 import {
   accountName,
   isException,
+  RECEIVED_LINES,
   reportWarnings,
   STATUS_DISPLAY_ORDER,
   verdictsPerDay,
@@ -93,6 +94,20 @@ export async function* renderCsv(
         part.atRiskUnknown,
       ]),
     ),
+  );
+
+  head += section(
+    "from the money received to the bridge's settled (each currency's lines add up to its settled; fees on the received line)",
+    ['currency', 'step', 'line', 'orders', 'transactions', 'amount', 'fees'],
+    report.receivedToBridge.map((line) => [
+      line.currency,
+      RECEIVED_LINES.indexOf(line.line) + 1,
+      line.line,
+      line.orders,
+      line.transactions,
+      minorToDecimal(line.amountMinor, line.currency),
+      line.feesMinor === null ? null : minorToDecimal(line.feesMinor, line.currency),
+    ]),
   );
 
   // Every run has this section, even of a single account: a spreadsheet finds its sections by their titles.

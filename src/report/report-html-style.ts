@@ -50,6 +50,8 @@ code, .id { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monosp
 .muted { color: var(--muted); font-weight: normal; font-size: 12.5px; }
 tbody.currency tr.total td { background: #f8fafc; border-top: 2px solid var(--line); }
 tbody.currency tr.part td:first-child { padding-left: 26px; }
+tbody.received-currency tr.part td:first-child { padding-left: 26px; }
+tbody.received-currency tr.total td { background: #f8fafc; border-bottom: 2px solid var(--line); }
 .difference-bar { display: block; }
 .difference-bar line { stroke: #9aa5b1; stroke-width: 1; }
 .difference-bar .over { fill: var(--accent); } .difference-bar .short { fill: var(--bad); }

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { ageingSection, exceptionsSection } from './html-exception-sections.ts';
 import { moneyFirstSection } from './html-money-first.ts';
-import { accountsSection, bridgeSection, moneyMovedSection, moneyPerDayTable } from './html-money-sections.ts';
+import {
+  accountsSection,
+  bridgeSection,
+  moneyMovedSection,
+  moneyPerDayTable,
+  receivedSection,
+} from './html-money-sections.ts';
 import { Html, html } from './html-template.ts';
 import { renderMoneyChart } from './money-chart.ts';
 import { REPORT_CSS } from './report-html-style.ts';
@@ -70,6 +76,7 @@ ${warnings.map((warning) =>
 ${moneyFirstSection(report)}
 ${cards(totals)}
 ${bridgeSection(report)}
+${receivedSection(report)}
 ${accountsSection(report)}
 ${moneyMovedSection(report)}
 ${chartSection(report, totals)}

@@ -1,6 +1,7 @@
 import { moneyFirst } from './money-first.ts';
 import { currencyExponent } from './money-format.ts';
 import { differenceByStatus, moneyMovedPerCurrency, type CurrencyMoneyMoved } from './report-money.ts';
+import { receivedByCurrency } from './received-lines.ts';
 import { isoInstant } from './report-time.ts';
 import { reportWarnings, verdictsPerDay, verdictTotals, type OpenException, type RunReport } from './run-report.ts';
 
@@ -74,6 +75,18 @@ export async function* renderJson(
         })),
       }),
     ),
+    // Each currency's lines add up to its settled, the last line.
+    receivedToBridge: receivedByCurrency(report.receivedToBridge).map(({ currency, lines }) => ({
+      currency,
+      exponent: currencyExponent(currency),
+      lines: lines.map((line) => ({
+        line: line.line,
+        orders: line.orders,
+        transactions: line.transactions,
+        amountMinor: line.amountMinor,
+        feesMinor: line.feesMinor,
+      })),
+    })),
     // Always present, even for a single unnamed account: a program reads one shape. identifier null: no account.
     accounts: report.accounts.map((account) => ({
       identifier: account.identifier,

@@ -7,6 +7,7 @@ import { acknowledgedSql, latestAckSql, latestNoteSql } from './acknowledgement-
 import { atRiskMinorSql, orderAgeDaysSql } from './exception-money-sql.ts';
 import { reportWindow, runDays } from './report-window.ts';
 import { runVerdicts } from './run-verdicts.ts';
+import { loadReceivedToBridge } from './received-query.ts';
 import { loadMoneyMoved } from './settlement-query.ts';
 import { loadStatusTotals } from './status-totals-query.ts';
 import {
@@ -36,17 +37,18 @@ export async function loadRunReport(
 ): Promise<RunReport> {
   const timeZone = options.timeZone ?? 'UTC';
   const run = await findRun(db, runId);
-  const [bridge, statusTotals, accounts, verdictGroups, ageing] = await Promise.all([
+  const [bridge, statusTotals, accounts, receivedToBridge, verdictGroups, ageing] = await Promise.all([
     loadBridge(db, run.runId),
     loadStatusTotals(db, run.runId),
     loadAccountTotals(db, run.runId),
+    loadReceivedToBridge(db, run.runId),
     loadVerdictGroups(db, run.runId, timeZone),
     loadAgeing(db, run.runId),
   ]);
   const read = reportWindow(verdictGroups, run.asOf, timeZone);
   const days = await loadMoneyMoved(db, read, timeZone);
   const moneyMoved = { window: runDays(read, verdictGroups, days), days };
-  return { run, timeZone, bridge, statusTotals, accounts, verdictGroups, moneyMoved, ageing };
+  return { run, timeZone, bridge, statusTotals, accounts, receivedToBridge, verdictGroups, moneyMoved, ageing };
 }
 
 /**

@@ -3,6 +3,7 @@ import { decodeExplanation } from './explanation.ts';
 import { formatAmount } from './money-format.ts';
 import { ageingRows, differenceByStatus, moneyMovedPerCurrency, type CurrencyMoneyMoved } from './report-money.ts';
 import { moneyFirst } from './money-first.ts';
+import { RECEIVED_LABELS, receivedByCurrency } from './received-lines.ts';
 import { humanInstant } from './report-time.ts';
 import {
   AGE_BUCKETS,
@@ -90,6 +91,7 @@ export function renderTable(
     );
   }
 
+  lines.push(...receivedLines(report));
   lines.push(...accountLines(report));
   lines.push(...moneyMovedLines(report));
 
@@ -234,6 +236,29 @@ function moneyFirstLines(report: RunReport): string[] {
     );
   }
   return lines;
+}
+
+/** From the money received to the bridge's settled, per currency: each currency's lines add up to its settled. */
+function receivedLines(report: RunReport): string[] {
+  if (report.receivedToBridge.length === 0) return [];
+  return [
+    '',
+    "From the money received to the bridge's settled (each currency's lines add up to its settled; fees beside)",
+    formatTextTable(
+      ['currency', 'line', 'orders', 'transactions', 'amount', 'fees'],
+      receivedByCurrency(report.receivedToBridge).flatMap(({ currency, lines }) =>
+        lines.map((line) => [
+          printable(currency),
+          RECEIVED_LABELS[line.line],
+          line.orders === null ? '' : String(line.orders),
+          line.transactions === null ? '' : String(line.transactions),
+          formatAmount(line.amountMinor, currency),
+          line.feesMinor === null ? '' : formatAmount(line.feesMinor, currency),
+        ]),
+      ),
+      [2, 3, 4, 5],
+    ),
+  ];
 }
 
 /** Settled per account and currency, when the run's transactions went through more than a single unnamed account. */

@@ -14,6 +14,8 @@ export interface RunReport {
   readonly statusTotals: readonly StatusTotal[];
   /** What each processing account settled for the run's orders, per currency (reporting.run_account_totals). */
   readonly accounts: readonly AccountTotal[];
+  /** From the money received to the bridge's settled, per currency (reporting.received_to_bridge), by step. */
+  readonly receivedToBridge: readonly ReceivedLine[];
   /** Verdicts per day of order creation (in timeZone), status and lifecycle, counted from the verdicts themselves. */
   readonly verdictGroups: readonly VerdictGroup[];
   readonly moneyMoved: MoneyMoved;
@@ -94,6 +96,30 @@ export interface AccountTotal {
   readonly refundedMinor: string;
   /** paid - refunded. */
   readonly settledMinor: string;
+}
+
+/** The lines of reporting.received_to_bridge, in their order: each currency's add up to its bridge's settled. */
+export const RECEIVED_LINES = [
+  'received',
+  'paid_for_another_currency',
+  'unknown_to_another_currency',
+  'unknown_from_another_currency',
+  'without_currency',
+  'not_explained',
+  'settled',
+] as const;
+export type ReceivedLineKind = (typeof RECEIVED_LINES)[number];
+
+export interface ReceivedLine {
+  /** XXX for the bridge of verdicts without a currency. */
+  readonly currency: string;
+  readonly line: ReceivedLineKind;
+  readonly orders: number | null;
+  readonly transactions: number | null;
+  /** Signed as it adds up to settled. */
+  readonly amountMinor: string;
+  /** The fees of the money received, on the received line; null on the others. */
+  readonly feesMinor: string | null;
 }
 
 /** How a report names an account: its IDENTIFIER, or that the transactions named none. */

@@ -23,7 +23,10 @@ export interface TestTransaction {
   readonly type: 'payment' | 'authorization' | 'capture' | 'refund';
   /** Major units as the export writes them, e.g. "100.00". */
   readonly amount: string;
+  /** EUR when absent; '' leaves the CURRENCY empty. */
   readonly currency?: string;
+  /** BILLINGFEES INCL. VAT, in major units; the export has no such column when no transaction says one. */
+  readonly fees?: string;
   readonly exec: string;
   readonly at: Date;
   readonly schedule?: string;
@@ -76,7 +79,8 @@ export async function ingestTransactions(
   transactions: readonly TestTransaction[],
 ): Promise<string> {
   const accounts = transactions.some((t) => t.identifier !== undefined);
-  const header = `TRANSACTIONID;ORDERID;OPERATIONTYPE;DATE;AMOUNT;CURRENCY;EXECCODE;SCHEDULE${accounts ? ';IDENTIFIER' : ''}`;
+  const fees = transactions.some((t) => t.fees !== undefined);
+  const header = `TRANSACTIONID;ORDERID;OPERATIONTYPE;DATE;AMOUNT;CURRENCY;EXECCODE;SCHEDULE${accounts ? ';IDENTIFIER' : ''}${fees ? ';BILLINGFEES INCL. VAT' : ''}`;
   const lines = transactions.map((t) =>
     [
       t.id,
@@ -88,6 +92,7 @@ export async function ingestTransactions(
       t.exec,
       t.schedule ?? '',
       ...(accounts ? [t.identifier ?? ''] : []),
+      ...(fees ? [t.fees ?? ''] : []),
     ].join(';'),
   );
   const file = path.join(dir, `export-${process.pid}-${++exportCount}.csv`);

@@ -1,4 +1,11 @@
-import type { AgeingCell, OpenException, RunReport, SettlementDay, StatusTotal } from '../../src/report/run-report.ts';
+import type {
+  AgeingCell,
+  OpenException,
+  ReceivedLine,
+  RunReport,
+  SettlementDay,
+  StatusTotal,
+} from '../../src/report/run-report.ts';
 
 /**
  * A report built by hand for what an accountant reads first in the morning: the money of the last day and of the
@@ -41,6 +48,15 @@ export function morningReport(overrides: Partial<RunReport> = {}): RunReport {
       statusTotal('KWD', 'over_refunded', 1, '0', '-12465', '12465'),
     ],
     accounts: [],
+    // EUR received 470.43 of which 520.43 EUR paid for a USD order, in no bridge: 500.00 - 520.43 + ... = settled.
+    receivedToBridge: [
+      received('EUR', 'received', 3, 4, '102043', '750'),
+      received('EUR', 'paid_for_another_currency', 1, 1, '-52043'),
+      received('EUR', 'settled', 69, null, '50000'),
+      received('KWD', 'received', 1, 1, '-12465', '0'),
+      received('KWD', 'settled', 1, null, '-12465'),
+      received('USD', 'settled', 1, null, '0'),
+    ],
     verdictGroups: [
       { day: '2026-11-10', status: 'capture_expired', lifecycle: 'persisting', verdicts: 63 },
       { day: '2026-11-18', status: 'matched', lifecycle: null, verdicts: 5 },
@@ -64,6 +80,17 @@ export function morningReport(overrides: Partial<RunReport> = {}): RunReport {
     ],
     ...overrides,
   };
+}
+
+export function received(
+  currency: string,
+  line: ReceivedLine['line'],
+  orders: number,
+  transactions: number | null,
+  amountMinor: string,
+  feesMinor: string | null = null,
+): ReceivedLine {
+  return { currency, line, orders, transactions, amountMinor, feesMinor };
 }
 
 export function statusTotal(

@@ -59,6 +59,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
       statusTotal('KWD', 'missing_at_provider', 1, '1234', '0', '1234'),
     ],
     accounts: ACCOUNTS,
+    receivedToBridge: [],
     moneyMoved: {
       window: { from: '2026-11-10', to: '2026-11-20' },
       days: [

@@ -18,6 +18,7 @@ export const REPORTING_VIEWS = [
   'exceptions',
   'files',
   'orders',
+  'received_to_bridge',
   'reconciliation',
   'rejected_rows',
   'run_account_totals',
@@ -535,10 +536,13 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
       run_id: run2,
       identifier: 'merchant',
       currency: 'EUR',
+      verdict_currency: 'EUR',
+      known_order: true,
       orders: 2,
       transactions: 2,
       paid_minor: (1000n + BIG).toString(),
       refunded_minor: '0',
+      fees_minor: '25',
     })
     .execute();
   // An accountant looked at O1: the audit trail has a row, and O1 reads as acknowledged.
