@@ -23,12 +23,17 @@ type Format = (typeof FORMATS)[number];
 /** The lists that show only the head of the open exceptions; csv and json stream them all. */
 const LISTED = { table: 100, html: HTML_LISTED_PER_STATUS } as const;
 
+/** The warnings listed (every one is counted): a page's worth for people, more in the files programs read. */
+const WARNINGS_LISTED = { table: 100, html: 100, csv: 10_000, json: 10_000 } as const;
+
 const USAGE = `usage: recon report [--format table|csv|json|html] [--out FILE] [--run ID]
 
-Reports one reconciliation run: its totals, the bridge per currency (expected vs settled) with its difference
-by status, the money moved on the run's days (gross, refunds, fees, net), the counts per status, the open
-exceptions' ageing and money at risk, and the open exceptions with their explanation. Days are dates in
-RECON_REPORT_TIMEZONE (default UTC).
+Reports one reconciliation run. First the money: the gross, refunds, fees and net of the run's last day and
+of all its days per currency, the money the open exceptions put at risk, handled and not, and how many nobody
+has handled. Then its totals, the bridge per currency (expected vs settled) with its difference and money at
+risk by status, the money received down to the bridge's settled, the money moved per day, the counts per
+status, the open exceptions' ageing, the open exceptions with their explanation, and the warnings on the run's
+verdicts, whatever their status. Days are dates in RECON_REPORT_TIMEZONE (default UTC).
 A suspect run (orders expect money but no transaction was found) is flagged at the top of every format.
 
 Which run, without --run: the finished nightly run with the highest run id (a nightly run's reconciliation);
@@ -76,7 +81,10 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     await prepareDatabase(database, config);
-    const report = await loadRunReport(database.db, values.run, { timeZone: config.reportTimezone });
+    const report = await loadRunReport(database.db, values.run, {
+      timeZone: config.reportTimezone,
+      warningsListed: WARNINGS_LISTED[format],
+    });
     const runId = report.run.runId;
     const options = { generatedAt: new Date(), perGroup: LISTED.html };
     const allExceptions = () => openExceptionPages(database.db, runId, { signal: ctx.signal });

@@ -45,3 +45,8 @@ GROUP BY run_id, identifier, currency, verdict_currency, known_order;
 ALTER TABLE recon.run_account_totals ALTER COLUMN verdict_currency SET NOT NULL;
 ALTER TABLE recon.run_account_totals ALTER COLUMN known_order SET NOT NULL;
 ALTER TABLE recon.run_account_totals ALTER COLUMN fees_minor SET NOT NULL;
+
+-- The verdicts with warnings, a few in a million: listed (reporting.warnings, a report's warnings) without reading
+-- every verdict. A verdict without warnings stores null (src/reconcile/verdicts-sql.ts).
+CREATE INDEX verdicts_warnings_idx ON recon.verdicts (order_id) WHERE warnings IS NOT NULL;
+CREATE INDEX verdict_history_warnings_idx ON recon.verdict_history (order_id) WHERE warnings IS NOT NULL;

@@ -692,6 +692,20 @@ export interface ReceivedToBridgeView {
   fees: UnitAmount | null;
 }
 
+/** reporting.warnings (sql/reporting/warnings.sql), a view: one row per warning of each current verdict. */
+export interface WarningsView {
+  order_id: string;
+  known_order: boolean;
+  status: VerdictStatus;
+  /** From 1, among the verdict's warnings. */
+  position: number;
+  warning: string;
+  /** The account the warning names (a payment on an account that does not serve the order's method); else null. */
+  identifier: string | null;
+  currency: string | null;
+  run_id: string;
+}
+
 /** Bootstrapped by migrate.ts itself, before the first migration. */
 export interface SchemaMigrationsTable {
   name: string;
@@ -745,4 +759,5 @@ export interface Schema {
   'reporting.run_status_totals': RunStatusTotalsView;
   'reporting.run_account_totals': RunAccountTotalsView;
   'reporting.received_to_bridge': ReceivedToBridgeView;
+  'reporting.warnings': WarningsView;
 }

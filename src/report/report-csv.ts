@@ -202,6 +202,13 @@ export async function* renderCsv(
     ]),
   );
 
+  const { verdicts, warnings, listed } = report.verdictWarnings;
+  head += section(
+    `warnings on the run's verdicts, whatever their status (${warnings} on ${verdicts} verdicts; the first ${listed.length} by order_id)`,
+    ['order_id', 'status', 'currency', 'account', 'warning'],
+    listed.map((warning) => [warning.orderId, warning.status, warning.currency, warning.identifier, warning.warning]),
+  );
+
   head += '\r\n' + csvLine([`open exceptions (${totals.exceptions}, by order_id)`]);
   head += csvLine([
     'order_id',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ageingSection, exceptionsSection } from './html-exception-sections.ts';
 import { moneyFirstSection } from './html-money-first.ts';
+import { warningsSection } from './html-warnings-section.ts';
 import {
   accountsSection,
   bridgeSection,
@@ -86,6 +87,7 @@ ${runSection(report)}
 </div>
 ${ageingSection(report)}
 ${exceptionsSection(report, listed, totals, options.perGroup)}
+${warningsSection(report)}
 </main>
 </body>
 </html>

@@ -113,6 +113,8 @@ export async function* renderJson(
       byStatus: Object.fromEntries(day.byStatus),
     })),
     undatedVerdicts: totals.undated,
+    // Counted whole; listed up to what the report was asked to list, by order id.
+    verdictWarnings: report.verdictWarnings,
   };
   const opening = JSON.stringify(head);
   // The head object, reopened to append the exceptions as its last member.

@@ -9,6 +9,7 @@ import { reportWindow, runDays } from './report-window.ts';
 import { runVerdicts } from './run-verdicts.ts';
 import { loadReceivedToBridge } from './received-query.ts';
 import { loadMoneyMoved } from './settlement-query.ts';
+import { loadVerdictWarnings } from './warnings-query.ts';
 import { loadStatusTotals } from './status-totals-query.ts';
 import {
   NOT_EXCEPTIONS,
@@ -26,6 +27,9 @@ import {
  * Amounts are cast to text in SQL so that neither driver turns them into a number on the way.
  */
 
+/** The warnings a report lists unless asked for another number: every one of them is counted. */
+export const WARNINGS_LISTED = 100;
+
 /**
  * The run named, or the run a report shows by default (see findRun). Its days are dates in `timeZone`
  * (RECON_REPORT_TIMEZONE), UTC unless given.
@@ -33,22 +37,34 @@ import {
 export async function loadRunReport(
   db: Kysely<Schema>,
   runId?: string,
-  options: { readonly timeZone?: string } = {},
+  options: { readonly timeZone?: string; readonly warningsListed?: number } = {},
 ): Promise<RunReport> {
   const timeZone = options.timeZone ?? 'UTC';
   const run = await findRun(db, runId);
-  const [bridge, statusTotals, accounts, receivedToBridge, verdictGroups, ageing] = await Promise.all([
+  const [bridge, statusTotals, accounts, receivedToBridge, verdictGroups, ageing, verdictWarnings] = await Promise.all([
     loadBridge(db, run.runId),
     loadStatusTotals(db, run.runId),
     loadAccountTotals(db, run.runId),
     loadReceivedToBridge(db, run.runId),
     loadVerdictGroups(db, run.runId, timeZone),
     loadAgeing(db, run.runId),
+    loadVerdictWarnings(db, run.runId, options.warningsListed ?? WARNINGS_LISTED),
   ]);
   const read = reportWindow(verdictGroups, run.asOf, timeZone);
   const days = await loadMoneyMoved(db, read, timeZone);
   const moneyMoved = { window: runDays(read, verdictGroups, days), days };
-  return { run, timeZone, bridge, statusTotals, accounts, receivedToBridge, verdictGroups, moneyMoved, ageing };
+  return {
+    run,
+    timeZone,
+    bridge,
+    statusTotals,
+    accounts,
+    receivedToBridge,
+    verdictGroups,
+    moneyMoved,
+    ageing,
+    verdictWarnings,
+  };
 }
 
 /**

@@ -177,6 +177,7 @@ export function renderTable(
   }
   const more = totals.exceptions - oldest.length;
   if (more > 0) lines.push(`... and ${more} more: \`recon report --format csv\` or \`--format json\` lists them all`);
+  lines.push(...warningLines(report));
   // Repeated at the end: after a long list the top of the report has scrolled away.
   if (warnings.length > 0) lines.push('', ...warnings);
   return lines.join('\n') + '\n';
@@ -261,6 +262,30 @@ function receivedLines(report: RunReport): string[] {
   ];
 }
 
+/** The warnings on the run's verdicts, which change no status and so are in no list of exceptions: counted, the first listed. */
+function warningLines(report: RunReport): string[] {
+  const { verdicts, warnings, listed } = report.verdictWarnings;
+  if (warnings === 0) return ['', "Warnings on the run's verdicts: none"];
+  const lines = [
+    '',
+    `Warnings on the run's verdicts: ${warnings} on ${verdicts} verdict${verdicts === 1 ? '' : 's'}, whatever their status (a warning changes none), by order id`,
+    formatTextTable(
+      ['order id', 'status', 'currency', 'account', 'warning'],
+      listed.map((warning) => [
+        shorten(printable(warning.orderId), ID_WIDTH),
+        warning.status,
+        printable(warning.currency ?? ''),
+        shorten(printable(warning.identifier ?? ''), ID_WIDTH),
+        shorten(printable(warning.warning), REASON_WIDTH),
+      ]),
+    ),
+  ];
+  const more = warnings - listed.length;
+  if (more > 0)
+    lines.push(`... and ${more} more: \`recon report --format csv\` lists more, reporting.warnings every current one`);
+  return lines;
+}
+
 /** Settled per account and currency, when the run's transactions went through more than a single unnamed account. */
 function accountLines(report: RunReport): string[] {
   if (!showsAccounts(report.accounts)) return [];
@@ -342,6 +367,7 @@ function atRiskText(minor: string, unknown: number, currency: string | null): st
 /** Reasons are one sentence, some long: the table keeps their start, the csv and html the whole. */
 const REASON_WIDTH = 100;
 const NOTE_WIDTH = 40;
+const ID_WIDTH = 40;
 
 function shorten(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, width - 1)}…`;

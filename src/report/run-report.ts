@@ -21,6 +21,27 @@ export interface RunReport {
   readonly moneyMoved: MoneyMoved;
   /** The run's open exceptions by status, currency and age of their order at the run's as_of. */
   readonly ageing: readonly AgeingCell[];
+  /** The warnings on the run's verdicts, whatever their status: counted, and the first of them listed. */
+  readonly verdictWarnings: VerdictWarnings;
+}
+
+/** Warnings change no status: a matched order paid on the wrong account is in no list of exceptions, but in this. */
+export interface VerdictWarnings {
+  /** Verdicts with at least one warning. */
+  readonly verdicts: number;
+  /** Warnings in all. */
+  readonly warnings: number;
+  /** The first of them by order id (at most as many as the report was asked to list). */
+  readonly listed: readonly VerdictWarning[];
+}
+
+export interface VerdictWarning {
+  readonly orderId: string;
+  readonly status: VerdictStatus;
+  readonly currency: string | null;
+  /** The account the warning names (a payment on an account that does not serve the order's method), else null. */
+  readonly identifier: string | null;
+  readonly warning: string;
 }
 
 export interface RunFacts {

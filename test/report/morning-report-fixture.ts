@@ -78,6 +78,26 @@ export function morningReport(overrides: Partial<RunReport> = {}): RunReport {
       ageing('missing_at_provider', false, 'EUR', 1, '10000', 0),
       ageing('over_refunded', false, 'KWD', 1, '12465', 0),
     ],
+    verdictWarnings: {
+      verdicts: 2,
+      warnings: 3,
+      listed: [
+        {
+          orderId: 'W-1',
+          status: 'matched',
+          currency: 'EUR',
+          identifier: 'SHOP-INST',
+          warning: 'payment T-W1 on account SHOP-INST, which does not serve wallet',
+        },
+        {
+          orderId: 'W-2',
+          status: 'pending',
+          currency: 'EUR',
+          identifier: null,
+          warning: 'abandoned at the redirect step (0002), no money moved: T-W2',
+        },
+      ],
+    },
     ...overrides,
   };
 }

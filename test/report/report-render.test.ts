@@ -60,6 +60,7 @@ function report(overrides: Partial<RunReport['run']> = {}): RunReport {
     ],
     accounts: ACCOUNTS,
     receivedToBridge: [],
+    verdictWarnings: { verdicts: 0, warnings: 0, listed: [] },
     moneyMoved: {
       window: { from: '2026-11-10', to: '2026-11-20' },
       days: [

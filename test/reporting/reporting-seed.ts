@@ -29,6 +29,7 @@ export const REPORTING_VIEWS = [
   'settlement_daily',
   'transactions',
   'verdict_history',
+  'warnings',
 ] as const;
 
 /** Above 2^53: a total that went through a float anywhere would come out wrong. */
