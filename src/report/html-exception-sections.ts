@@ -1,4 +1,3 @@
-import { actedBy } from '../exceptions/acted-by.ts';
 import { decodeExplanation, describeConflict, describeSource, type Explanation } from './explanation.ts';
 import { exceptionGroups, type ExceptionGroup } from './exception-groups.ts';
 import { html, type Html } from './html-template.ts';
@@ -6,6 +5,8 @@ import { signClass } from './html-money-sections.ts';
 import { formatAmount } from './money-format.ts';
 import { ageingRows, type AgeingRow } from './report-money.ts';
 import { humanInstant, humanTimestampText } from './report-time.ts';
+import { actedByHtml, untrusted } from './html-untrusted.ts';
+import { ID_SHOWN, NOTE_SHOWN } from './untrusted-text.ts';
 import { AGE_BUCKETS, type OpenException, type RunReport, type VerdictTotals } from './run-report.ts';
 
 /** A group this small is open when the page opens: read at a glance. A larger one shows its count and money first. */
@@ -74,7 +75,7 @@ function exceptionRows(exception: OpenException): Html {
   const explanation = decodeExplanation(exception.explanation);
   const money = (minor: string) => formatAmount(minor, exception.currency);
   return html`<tbody class="exception"><tr class="main">
-<td class="id">${exception.orderId}</td>
+<td class="id">${untrusted(exception.orderId, ID_SHOWN)}</td>
 <td>${exception.lifecycle ? html`<span class="badge ${exception.lifecycle}">${exception.lifecycle}</span>` : ''}</td>
 <td>${exception.firstSeenAt === null ? '' : humanInstant(exception.firstSeenAt).slice(0, 10)}</td>
 <td class="num">${exception.orderAgeDays === null ? '—' : `${exception.orderAgeDays} d`}</td><td>${exception.currency ?? ''}</td>
@@ -89,26 +90,26 @@ ${acknowledgement(exception)}
 function acknowledgement(exception: OpenException): Html | null {
   if (!exception.acknowledged && exception.lastNote === null) return null;
   const by = (name: string | null, login: string | null, at: Date | null) =>
-    html`${actedBy(name, login)}${at === null ? '' : `, ${humanInstant(at)}`}`;
-  return html`<tr class="note-row"><td colspan="9">${exception.acknowledged ? html`<span class="badge acknowledged">acknowledged</span> by ${by(exception.acknowledgedBy, exception.acknowledgedLogin, exception.acknowledgedAt)}` : null}${exception.lastNote === null ? null : html`<div class="last-note">“${exception.lastNote}” <span class="muted">— ${by(exception.lastNoteBy, exception.lastNoteLogin, exception.lastNoteAt)}</span></div>`}</td></tr>`;
+    html`${actedByHtml(name, login)}${at === null ? '' : `, ${humanInstant(at)}`}`;
+  return html`<tr class="note-row"><td colspan="9">${exception.acknowledged ? html`<span class="badge acknowledged">acknowledged</span> by ${by(exception.acknowledgedBy, exception.acknowledgedLogin, exception.acknowledgedAt)}` : null}${exception.lastNote === null ? null : html`<div class="last-note">“${untrusted(exception.lastNote, NOTE_SHOWN)}” <span class="muted">— ${by(exception.lastNoteBy, exception.lastNoteLogin, exception.lastNoteAt)}</span></div>`}</td></tr>`;
 }
 
 function explanationDetails(explanation: Explanation, currency: string | null): Html {
   const transactions = explanation.transactions.map(
     (transaction) => html`<tr>
-<td class="id">${transaction.transactionId ?? ''}</td><td>${transaction.operationType ?? ''}</td><td><code>${transaction.execCode ?? ''}</code></td>
-<td class="num">${transaction.amountMinor === null ? '' : formatAmount(transaction.amountMinor, transaction.currency)} ${transaction.currency ?? ''}</td>
-<td>${transaction.occurredAt === null ? '' : humanTimestampText(transaction.occurredAt)}</td>
-<td>${transaction.sourceFile === null ? '' : describeSource(transaction)}</td></tr>`,
+<td class="id">${untrusted(transaction.transactionId, ID_SHOWN)}</td><td>${untrusted(transaction.operationType)}</td><td><code>${untrusted(transaction.execCode)}</code></td>
+<td class="num">${transaction.amountMinor === null ? '' : formatAmount(transaction.amountMinor, transaction.currency)} ${untrusted(transaction.currency)}</td>
+<td>${transaction.occurredAt === null ? '' : untrusted(humanTimestampText(transaction.occurredAt))}</td>
+<td>${transaction.sourceFile === null ? '' : untrusted(describeSource(transaction))}</td></tr>`,
   );
   const figures = explanation.figures.map(
-    ([name, minor]) => html`${name} <strong>${formatAmount(minor, currency)}</strong>`,
+    ([name, minor]) => html`${untrusted(name)} <strong>${formatAmount(minor, currency)}</strong>`,
   );
-  return html`<details class="why"><summary>${explanation.reason ?? explanation.rule ?? 'no explanation recorded'}</summary><div class="inner">
+  return html`<details class="why"><summary>${untrusted(explanation.reason ?? explanation.rule ?? 'no explanation recorded')}</summary><div class="inner">
 ${transactions.length > 0 ? html`<table><thead><tr><th>Transaction</th><th>Type</th><th>Exec code</th><th class="num">Amount</th><th>Date</th><th>Source</th></tr></thead><tbody>${transactions}</tbody></table>` : html`<p class="note">No transaction was considered.</p>`}
-${explanation.conflicts.length > 0 ? html`<ul class="conflicts">${explanation.conflicts.map((conflict) => html`<li>${describeConflict(conflict, currency)}</li>`)}</ul>` : null}
-${explanation.warnings.length > 0 ? html`<ul>${explanation.warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : null}
+${explanation.conflicts.length > 0 ? html`<ul class="conflicts">${explanation.conflicts.map((conflict) => html`<li>${untrusted(describeConflict(conflict, currency))}</li>`)}</ul>` : null}
+${explanation.warnings.length > 0 ? html`<ul>${explanation.warnings.map((warning) => html`<li>${untrusted(warning)}</li>`)}</ul>` : null}
 ${figures.length > 0 ? html`<div class="figures">${figures.map((figure, i) => html`${i > 0 ? ' · ' : ''}${figure}`)}</div>` : null}
-${explanation.rule ? html`<div class="figures">rule: <code>${explanation.rule}</code></div>` : null}
+${explanation.rule ? html`<div class="figures">rule: <code>${untrusted(explanation.rule)}</code></div>` : null}
 </div></details>`;
 }

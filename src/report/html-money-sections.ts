@@ -1,7 +1,9 @@
 import { html, type Html } from './html-template.ts';
 import { formatAmount } from './money-format.ts';
 import { differenceByStatus, moneyMovedPerCurrency, type CurrencyDifference } from './report-money.ts';
+import { untrusted } from './html-untrusted.ts';
 import { RECEIVED_LABELS, receivedByCurrency } from './received-lines.ts';
+import { ID_SHOWN } from './untrusted-text.ts';
 import { accountName, showsAccounts, type RunReport } from './run-report.ts';
 
 /**
@@ -81,7 +83,7 @@ export function accountsSection(report: RunReport): Html | null {
   if (!showsAccounts(report.accounts)) return null;
   const rows = report.accounts.map((account) => {
     const money = (minor: string) => formatAmount(minor, account.currency);
-    return html`<tr><td><strong>${accountName(account)}</strong></td><td>${account.accountGroup ?? ''}</td><td>${account.currency ?? '—'}</td>
+    return html`<tr><td><strong>${untrusted(accountName(account), ID_SHOWN)}</strong></td><td>${untrusted(account.accountGroup, ID_SHOWN)}</td><td>${account.currency ?? '—'}</td>
 <td class="num">${account.orders.toLocaleString('en-US')}</td><td class="num">${account.transactions.toLocaleString('en-US')}</td>
 <td class="num">${money(account.paidMinor)}</td><td class="num">${money(account.refundedMinor)}</td><td class="num ${signClass(account.settledMinor)}"><strong>${money(account.settledMinor)}</strong></td></tr>`;
   });

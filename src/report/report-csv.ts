@@ -4,6 +4,7 @@ import { moneyFirst } from './money-first.ts';
 import { minorToDecimal } from './money-format.ts';
 import { differenceByStatus, moneyMovedPerCurrency, type CurrencyMoneyMoved } from './report-money.ts';
 import { isoInstant } from './report-time.ts';
+import { bounded, NAME_SHOWN, NOTE_SHOWN } from './untrusted-text.ts';
 import {
   accountName,
   isException,
@@ -310,6 +311,11 @@ function section(
   return '\r\n' + csvLine([title]) + csvLine(header) + rows.map(csvLine).join('');
 }
 
+/** A name anybody typed, bounded (the notes too: the whole is in reporting.exception_actions). */
+function name(text: string | null): string | null {
+  return text === null ? null : bounded(text, NAME_SHOWN);
+}
+
 function exceptionLine(exception: OpenException): string {
   const explanation = decodeExplanation(exception.explanation);
   const money = (minor: string) => minorToDecimal(minor, exception.currency);
@@ -327,12 +333,12 @@ function exceptionLine(exception: OpenException): string {
     exception.atRiskMinor === null ? null : money(exception.atRiskMinor),
     exception.orderAgeDays,
     exception.acknowledged ? 'yes' : 'no',
-    exception.acknowledgedBy,
-    exception.acknowledgedLogin,
+    name(exception.acknowledgedBy),
+    name(exception.acknowledgedLogin),
     exception.acknowledgedAt === null ? null : isoInstant(exception.acknowledgedAt),
-    exception.lastNote,
-    exception.lastNoteBy,
-    exception.lastNoteLogin,
+    exception.lastNote === null ? null : bounded(exception.lastNote, NOTE_SHOWN),
+    name(exception.lastNoteBy),
+    name(exception.lastNoteLogin),
     exception.lastNoteAt === null ? null : isoInstant(exception.lastNoteAt),
     explanation.rule,
     explanation.reason,

@@ -13,8 +13,9 @@ import { Html, html } from './html-template.ts';
 import { renderMoneyChart } from './money-chart.ts';
 import { REPORT_CSS } from './report-html-style.ts';
 import { humanInstant } from './report-time.ts';
+import { untrusted } from './html-untrusted.ts';
+import { ID_SHOWN } from './untrusted-text.ts';
 import {
-  describeNotFound,
   isException,
   reportWarnings,
   runChoiceNote,
@@ -145,7 +146,12 @@ function statusSection(totals: VerdictTotals): Html {
 
 function runSection(report: RunReport): Html {
   const { run } = report;
-  const notFound = run.notFoundCount === 0 ? null : html`<dt>Not found</dt><dd>${describeNotFound(run, 20)}</dd>`;
+  const shown = run.notFound.slice(0, 20);
+  const more = run.notFoundCount - shown.length;
+  const notFound =
+    run.notFoundCount === 0
+      ? null
+      : html`<dt>Not found</dt><dd>${shown.map((id, i) => html`${i > 0 ? ', ' : ''}${untrusted(id, ID_SHOWN)}`)}${more > 0 ? ` and ${more.toLocaleString('en-US')} more` : ''}</dd>`;
   return html`<section id="run"><h2>Run</h2>
 <dl class="facts">
 <dt>Run</dt><dd>${run.runId}</dd>

@@ -3,6 +3,7 @@ import { currencyExponent } from './money-format.ts';
 import { differenceByStatus, moneyMovedPerCurrency, type CurrencyMoneyMoved } from './report-money.ts';
 import { receivedByCurrency } from './received-lines.ts';
 import { isoInstant } from './report-time.ts';
+import { bounded, NAME_SHOWN, NOTE_SHOWN } from './untrusted-text.ts';
 import { reportWarnings, verdictsPerDay, verdictTotals, type OpenException, type RunReport } from './run-report.ts';
 
 /**
@@ -153,6 +154,11 @@ function moneyFirstJson(report: RunReport) {
   };
 }
 
+/** A name anybody typed, bounded. */
+function name(text: string | null): string | null {
+  return text === null ? null : bounded(text, NAME_SHOWN);
+}
+
 function exceptionJson(exception: OpenException) {
   return {
     orderId: exception.orderId,
@@ -169,12 +175,14 @@ function exceptionJson(exception: OpenException) {
     atRiskMinor: exception.atRiskMinor,
     orderAgeDays: exception.orderAgeDays,
     acknowledged: exception.acknowledged,
-    acknowledgedBy: exception.acknowledgedBy,
-    acknowledgedLogin: exception.acknowledgedLogin,
+    acknowledgedBy: name(exception.acknowledgedBy),
+    acknowledgedLogin: name(exception.acknowledgedLogin),
     acknowledgedAt: exception.acknowledgedAt === null ? null : isoInstant(exception.acknowledgedAt),
-    lastNote: exception.lastNote,
-    lastNoteBy: exception.lastNoteBy,
-    lastNoteLogin: exception.lastNoteLogin,
+    // Its first characters and how long it is: the whole note is in reporting.exception_actions.
+    lastNote: exception.lastNote === null ? null : bounded(exception.lastNote, NOTE_SHOWN),
+    lastNoteLength: exception.lastNote?.length ?? null,
+    lastNoteBy: name(exception.lastNoteBy),
+    lastNoteLogin: name(exception.lastNoteLogin),
     lastNoteAt: exception.lastNoteAt === null ? null : isoInstant(exception.lastNoteAt),
     explanation: exception.explanation,
   };

@@ -3,6 +3,7 @@ import { decodeExplanation } from './explanation.ts';
 import { formatAmount } from './money-format.ts';
 import { ageingRows, differenceByStatus, moneyMovedPerCurrency, type CurrencyMoneyMoved } from './report-money.ts';
 import { moneyFirst } from './money-first.ts';
+import { bounded } from './untrusted-text.ts';
 import { RECEIVED_LABELS, receivedByCurrency } from './received-lines.ts';
 import { humanInstant } from './report-time.ts';
 import {
@@ -47,7 +48,9 @@ export function renderTable(
     `${totals.verdicts} verdicts: ${totals.matched} matched, ${totals.pending} pending, ${totals.exceptions} open exceptions` +
       ` (${totals.byLifecycle.new} new, ${totals.byLifecycle.persisting} persisting), ${totals.byLifecycle.resolved} resolved in this run`,
   );
-  if (run.notFoundCount > 0) lines.push(`not found: ${describeNotFound(run, 10, printable)}`);
+  if (run.notFoundCount > 0) {
+    lines.push(`not found: ${describeNotFound(run, 10, (id) => bounded(printable(id), ID_WIDTH))}`);
+  }
 
   const differences = differenceByStatus(report.bridge, report.statusTotals);
   lines.push('', 'Bridge per currency (difference = settled - expected; at risk: money the verdicts put at risk)');
@@ -157,7 +160,7 @@ export function renderTable(
           'last note',
         ],
         oldest.map((exception) => [
-          printable(exception.orderId),
+          bounded(printable(exception.orderId), ID_WIDTH),
           exception.status,
           exception.lifecycle ?? '',
           exception.firstSeenAt === null ? '' : humanInstant(exception.firstSeenAt).slice(0, 10),
@@ -169,7 +172,7 @@ export function renderTable(
           exception.atRiskMinor === null ? 'unknown' : formatAmount(exception.atRiskMinor, exception.currency),
           exception.acknowledged ? 'yes' : '',
           shorten(printable(decodeExplanation(exception.explanation).reason ?? ''), REASON_WIDTH),
-          shorten(printable(exception.lastNote ?? ''), NOTE_WIDTH),
+          bounded(printable(exception.lastNote ?? ''), NOTE_WIDTH),
         ]),
         [4, 6, 7, 8, 9],
       ),
@@ -272,11 +275,11 @@ function warningLines(report: RunReport): string[] {
     formatTextTable(
       ['order id', 'status', 'currency', 'account', 'warning'],
       listed.map((warning) => [
-        shorten(printable(warning.orderId), ID_WIDTH),
+        bounded(printable(warning.orderId), ID_WIDTH),
         warning.status,
         printable(warning.currency ?? ''),
-        shorten(printable(warning.identifier ?? ''), ID_WIDTH),
-        shorten(printable(warning.warning), REASON_WIDTH),
+        bounded(printable(warning.identifier ?? ''), ID_WIDTH),
+        bounded(printable(warning.warning), REASON_WIDTH),
       ]),
     ),
   ];
@@ -295,8 +298,8 @@ function accountLines(report: RunReport): string[] {
     formatTextTable(
       ['account', 'group', 'currency', 'orders', 'transactions', 'paid', 'refunded', 'settled'],
       report.accounts.map((account) => [
-        printable(accountName(account)),
-        printable(account.accountGroup ?? ''),
+        bounded(printable(accountName(account)), ID_WIDTH),
+        bounded(printable(account.accountGroup ?? ''), ID_WIDTH),
         printable(account.currency ?? ''),
         String(account.orders),
         String(account.transactions),
@@ -364,7 +367,10 @@ function atRiskText(minor: string, unknown: number, currency: string | null): st
   return formatAmount(minor, currency) + (unknown > 0 ? ` (+${unknown} unknown)` : '');
 }
 
-/** Reasons are one sentence, some long: the table keeps their start, the csv and html the whole. */
+/**
+ * Reasons are one sentence, some long: the table keeps their start, the csv and html more. Notes, ids and names are
+ * anybody's text: the table keeps their start and says how long they are (untrusted-text.ts).
+ */
 const REASON_WIDTH = 100;
 const NOTE_WIDTH = 40;
 const ID_WIDTH = 40;

@@ -279,6 +279,7 @@ const HTML_TAGS = new Set([
   'h2',
   'h3',
   'br',
+  'bdi',
   'span',
   'section',
   'table',
@@ -318,7 +319,7 @@ describe('html report', () => {
     expect(page).toContain('&lt;b onmouseover=alert(3)&gt;');
     expect(page).toContain('&lt;svg onload=alert(4)&gt;');
     expect(page).toContain('&quot;&gt;&lt;script&gt;alert(5)&lt;/script&gt;.zip!day.csv:3');
-    expect(page).toContain('<li>&lt;u&gt;T9&lt;/u&gt;: export 0000 42.00, notification 0000 43.00</li>');
+    expect(page).toContain('<li><bdi>&lt;u&gt;T9&lt;/u&gt;: export 0000 42.00, notification 0000 43.00</bdi></li>');
     expect(page).toContain('-2+3 &lt;i&gt;abandoned&lt;/i&gt;');
   });
 
@@ -737,12 +738,12 @@ describe('settled per account', () => {
     expect(section).toContain('<h2>Settled per account</h2>');
     expect(section.match(/<tbody>[\s\S]*<\/tbody>/)![0].match(/<tr>/g)).toHaveLength(3);
     expect(section).toMatch(
-      /<td><strong>SHOP-INST<\/strong><\/td><td>shop<\/td><td>EUR<\/td>\s*<td class="num">3<\/td><td class="num">4<\/td>\s*<td class="num">10,310\.00<\/td><td class="num">5\.00<\/td><td class="num pos"><strong>10,305\.00<\/strong><\/td>/,
+      /<td><strong><bdi>SHOP-INST<\/bdi><\/strong><\/td><td><bdi>shop<\/bdi><\/td><td>EUR<\/td>\s*<td class="num">3<\/td><td class="num">4<\/td>\s*<td class="num">10,310\.00<\/td><td class="num">5\.00<\/td><td class="num pos"><strong>10,305\.00<\/strong><\/td>/,
     );
     expect(section).toContain(
-      '<td><strong>&lt;script&gt;alert(1)&lt;/script&gt;</strong></td><td>=HYPERLINK(&quot;http://evil.test&quot;,&quot;x&quot;)</td><td>KWD</td>',
+      '<td><strong><bdi>&lt;script&gt;alert(1)&lt;/script&gt;</bdi></strong></td><td><bdi>=HYPERLINK(&quot;http://evil.test&quot;,&quot;x&quot;)</bdi></td><td>KWD</td>',
     );
-    expect(section).toContain('<td><strong>(no account)</strong></td><td></td><td>JPY</td>');
+    expect(section).toContain('<td><strong><bdi>(no account)</bdi></strong></td><td></td><td>JPY</td>');
     expect(section).toContain('<td class="num neg"><strong>-500</strong></td>');
     expect(section).not.toMatch(/<script/i);
     expect(renderHtml(single(), [], { generatedAt: GENERATED_AT, perGroup: 2 })).not.toContain('id="accounts"');
@@ -859,12 +860,12 @@ describe('acknowledged exceptions', () => {
       ['missing_at_provider', true, false],
     ]);
     const acknowledgedGroup = page.slice(page.indexOf('<details class="group acknowledged"'));
-    expect(acknowledgedGroup).toContain('<td class="id">ACK-1</td>');
+    expect(acknowledgedGroup).toContain('<td class="id"><bdi>ACK-1</bdi></td>');
     expect(acknowledgedGroup).toContain(
-      '<span class="badge acknowledged">acknowledged</span> by alice, 2026-11-20 09:15 UTC',
+      '<span class="badge acknowledged">acknowledged</span> by <bdi>alice</bdi>, 2026-11-20 09:15 UTC',
     );
     expect(acknowledgedGroup).toContain(
-      '“refund promised &lt;b&gt;by phone&lt;/b&gt;” <span class="muted">— Alice Martin (login alice), 2026-11-20 09:15 UTC',
+      '“<bdi>refund promised &lt;b&gt;by phone&lt;/b&gt;</bdi>” <span class="muted">— <bdi>Alice Martin</bdi> (login <bdi>alice</bdi>), 2026-11-20 09:15 UTC',
     );
     expect(page.slice(0, page.indexOf('<details class="group acknowledged"'))).not.toContain('ACK-1');
   });

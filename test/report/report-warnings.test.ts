@@ -52,7 +52,7 @@ describe("the run's warnings", () => {
     expect(page.indexOf('<section id="warnings">')).toBeGreaterThan(page.indexOf('<section id="exceptions">'));
     expect(section).toContain('<h2>Warnings (3)</h2>');
     expect(section).toContain(
-      '<td class="id">W-1</td><td><span class="badge matched">matched</span></td><td>EUR</td><td>SHOP-INST</td>',
+      '<td class="id"><bdi>W-1</bdi></td><td><span class="badge matched">matched</span></td><td>EUR</td><td class="id"><bdi>SHOP-INST</bdi></td>',
     );
     expect(section).toContain('Showing the first 2 by order id');
     const none = renderHtml(morningReport({ verdictWarnings: { verdicts: 0, warnings: 0, listed: [] } }), [], {
