@@ -161,7 +161,7 @@ function ageing(
   atRiskMinor: string,
   atRiskUnknown: number,
 ): AgeingCell {
-  return { status, acknowledged, currency, bucket: '8-30', exceptions, atRiskMinor, atRiskUnknown };
+  return { status, acknowledged, currency, orderAgeBucket: '8-30 days', exceptions, atRiskMinor, atRiskUnknown };
 }
 
 export function openException(orderId: string, overrides: Partial<OpenException> = {}): OpenException {

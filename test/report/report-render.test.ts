@@ -516,7 +516,7 @@ describe('csv report', () => {
     for (const bucket of AGE_BUCKETS) expect(bucket).not.toMatch(/^\d{1,2}[-/.]\d{1,2}$/);
     for (const row of ageing.slice(1)) expect(row.split(',')[3]).not.toMatch(/^\d{1,2}[-/.]\d{1,2}$/);
     // The list of exceptions says which age it holds.
-    expect(rows.find((row) => row.startsWith('order_id,'))?.split(',')).toContain('order_age_days');
+    expect(rows.find((row) => row.startsWith('order_id,known_order,'))?.split(',')).toContain('order_age_days');
   });
 
   it("puts a suspect run's warning before anything else", async () => {
