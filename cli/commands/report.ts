@@ -2,6 +2,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import { prepareDatabase } from '../../src/db/prepare-database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { ReconError } from '../../src/errors.ts';
+import { CSV_LOCALES, type CsvLocale } from '../../src/report/csv-cell.ts';
 import { renderCsv } from '../../src/report/report-csv.ts';
 import { HTML_LISTED_PER_STATUS, renderHtml } from '../../src/report/report-html.ts';
 import { renderJson } from '../../src/report/report-json.ts';
@@ -26,7 +27,7 @@ const LISTED = { table: 100, html: HTML_LISTED_PER_STATUS } as const;
 /** The warnings listed (every one is counted): a page's worth for people, more in the files programs read. */
 const WARNINGS_LISTED = { table: 100, html: 100, csv: 10_000, json: 10_000 } as const;
 
-const USAGE = `usage: recon report [--format table|csv|json|html] [--out FILE] [--run ID]
+const USAGE = `usage: recon report [--format table|csv|json|html] [--csv-locale en|fr] [--out FILE] [--run ID]
 
 Reports one reconciliation run. First the money: the gross, refunds, fees and net of the run's last day and
 of all its days per currency, the money the open exceptions put at risk, handled and not, and how many nobody
@@ -38,8 +39,8 @@ A suspect run (orders expect money but no transaction was found) is flagged at t
 
 Which run, without --run: the finished nightly run with the highest run id (a nightly run's reconciliation);
 before any nightly run has finished, the finished run over all orders (recon reconcile of all orders or of
-those created since a date) with the highest run id. A backfill, a run over named orders and a run that never finished
-are shown only when named with --run. The report's first line says which run it is and why.
+those created since a date) with the highest run id. A backfill, a run over named orders and a run that
+never finished are shown only when named with --run. The report's first line says which run it is and why.
 
 options:
   --format F   table  for a terminal (default; the ${LISTED.table} oldest open exceptions)
@@ -48,6 +49,11 @@ options:
                html   one self-contained page: totals, the difference by status, money moved, charts of
                       verdicts and money per day, ageing, the open exceptions grouped by status (the
                       ${LISTED.html} oldest of each) with their explanation
+  --csv-locale L
+               en  the csv's cells separated by commas, amounts with a decimal point (default, or
+                   RECON_REPORT_CSV_LOCALE)
+               fr  separated by semicolons, amounts with a decimal comma, as a spreadsheet set to French
+                   reads them (1234,56); only with --format csv
   --out FILE   write to FILE (a temporary file renamed into place) and print its path
   --run ID     the run to report (see above for the run shown without it)
   -h, --help   this help
@@ -58,6 +64,7 @@ exit codes: 0 the report was written; 2 no such run, no run yet, or FILE could n
 
 export const OPTIONS = {
   format: { type: 'string', default: 'table' },
+  'csv-locale': { type: 'string' },
   out: { type: 'string' },
   run: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -75,6 +82,13 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (values.run !== undefined && !/^[1-9]\d{0,17}$/.test(values.run)) {
     throw new ReconError('USAGE', `--run expects a run id (a positive whole number), not '${values.run}'`);
   }
+  const csvLocale = values['csv-locale'] as CsvLocale | undefined;
+  if (csvLocale !== undefined && !CSV_LOCALES.includes(csvLocale)) {
+    throw new ReconError('USAGE', `--csv-locale must be one of ${CSV_LOCALES.join(', ')}, not '${csvLocale}'`);
+  }
+  if (csvLocale !== undefined && format !== 'csv') {
+    throw new ReconError('USAGE', `--csv-locale is for --format csv, not ${format}`);
+  }
   if (values.out !== undefined) await checkOutputFolder(values.out);
   const config = loadConfig(ctx.env);
 
@@ -86,7 +100,11 @@ export async function run(ctx: CommandContext): Promise<number> {
       warningsListed: WARNINGS_LISTED[format],
     });
     const runId = report.run.runId;
-    const options = { generatedAt: new Date(), perGroup: LISTED.html };
+    const options = {
+      generatedAt: new Date(),
+      perGroup: LISTED.html,
+      locale: csvLocale ?? config.reportCsvLocale,
+    };
     const allExceptions = () => openExceptionPages(database.db, runId, { signal: ctx.signal });
     const chunks: AsyncIterable<string> | Iterable<string> =
       format === 'csv'

@@ -5,6 +5,7 @@ import { describeError, isReconError, ReconError } from '../errors.ts';
 import { LOG_LEVELS, type LogLevel } from '../log/logger.ts';
 import { describeOrdersSource } from '../orders/orders-source-name.ts';
 import { callbackEndpoint } from '../receive/callback-url.ts';
+import { CSV_LOCALES, type CsvLocale } from '../report/csv-cell.ts';
 import { loadServiceAccounts, type ServiceAccount } from './service-accounts.ts';
 
 /**
@@ -114,6 +115,10 @@ const EnvSchema = z.object({
     .refine((name) => !/^[+-]/.test(name), 'expected an IANA time zone name such as Europe/Paris, not an offset')
     .transform(canonicalTimeZone)
     .default('UTC'),
+  // en: commas and decimal points; fr: semicolons and decimal commas, as a spreadsheet set to French reads them.
+  RECON_REPORT_CSV_LOCALE: z
+    .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(CSV_LOCALES))
+    .default('en'),
   RECON_MAX_FILE_BYTES: positiveInt.default(2 * 1024 ** 3),
   RECON_MAX_UNCOMPRESSED_BYTES: positiveInt.default(20 * 1024 ** 3),
   RECON_MAX_COMPRESSION_RATIO: positiveInt.default(200),
@@ -190,6 +195,8 @@ export interface Config {
   readonly timezone: string;
   /** IANA zone whose dates are the days of `recon report` (money moved, verdicts per day). */
   readonly reportTimezone: string;
+  /** The csv dialect of `recon report --format csv` unless --csv-locale says another. */
+  readonly reportCsvLocale: CsvLocale;
   readonly limits: IngestLimits;
   readonly reconcile: ReconcileSettings;
   readonly orders: OrdersSourceConfig;
@@ -527,6 +534,7 @@ function buildConfig(e: z.infer<typeof EnvSchema>, accounts: readonly ServiceAcc
     dataDir: path.resolve(e.RECON_DATA_DIR),
     timezone: e.RECON_TIMEZONE,
     reportTimezone: e.RECON_REPORT_TIMEZONE,
+    reportCsvLocale: e.RECON_REPORT_CSV_LOCALE,
     limits: Object.freeze({
       maxFileBytes: e.RECON_MAX_FILE_BYTES,
       maxUncompressedBytes: e.RECON_MAX_UNCOMPRESSED_BYTES,

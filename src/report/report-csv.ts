@@ -1,4 +1,4 @@
-import { csvLine } from './csv-cell.ts';
+import { CSV_DIALECTS, CsvAmount, csvLine, type CsvDialect, type CsvLocale } from './csv-cell.ts';
 import { decodeExplanation, describeConflict, describeTransaction } from './explanation.ts';
 import { moneyFirst } from './money-first.ts';
 import { minorToDecimal } from './money-format.ts';
@@ -22,20 +22,24 @@ import {
  * day, verdicts by status and per day, the exceptions' ageing, open exceptions), each a title row, a header row and
  * its rows, separated by an empty line. Amounts are decimals in major units of the row's currency (its ISO 4217
  * exponent), plain (no grouping) so that a spreadsheet sums them; days are dates in the report's zone. Warnings (a suspect run) come first.
- * A UTF-8 BOM tells Excel the encoding; every cell goes through csvCell (formula neutralization, quoting).
+ * A UTF-8 BOM tells Excel the encoding; every cell goes through csvCell (formula neutralization, quoting). With
+ * `locale: 'fr'` the separator is `;` and amounts take a decimal comma, as a spreadsheet set to French reads them.
  */
 export async function* renderCsv(
   report: RunReport,
   exceptionPages: AsyncIterable<readonly OpenException[]>,
-  options: { readonly generatedAt: Date },
+  options: { readonly generatedAt: Date; readonly locale?: CsvLocale },
 ): AsyncGenerator<string> {
   const { run } = report;
   const totals = verdictTotals(report.verdictGroups);
-  let head = '\uFEFF' + csvLine(['recon reconciliation report', `run ${run.runId}`]);
-  for (const warning of reportWarnings(report)) head += csvLine(['WARNING', warning]);
-  head += moneyFirstSections(report);
+  const dialect: CsvDialect = CSV_DIALECTS[options.locale ?? 'en'];
+  const line: Line = (values) => csvLine(values, dialect);
+  let head = '\uFEFF' + line(['recon reconciliation report', `run ${run.runId}`]);
+  for (const warning of reportWarnings(report)) head += line(['WARNING', warning]);
+  head += moneyFirstSections(report, line);
 
   head += section(
+    line,
     'run',
     ['field', 'value'],
     [
@@ -66,21 +70,23 @@ export async function* renderCsv(
 
   const differences = differenceByStatus(report.bridge, report.statusTotals);
   head += section(
+    line,
     'bridge per currency (difference = settled - expected; at_risk: money the verdicts put at risk)',
     ['currency', 'orders', 'unknown_orders', 'expected', 'settled', 'difference', 'at_risk', 'at_risk_unknown'],
     differences.map(({ bridge, differenceMinor, atRiskMinor, atRiskUnknown }) => [
       bridge.currency,
       bridge.orders,
       bridge.unknownOrders,
-      minorToDecimal(bridge.expectedMinor, bridge.currency),
-      minorToDecimal(bridge.settledMinor, bridge.currency),
-      minorToDecimal(differenceMinor, bridge.currency),
-      minorToDecimal(atRiskMinor, bridge.currency),
+      amount(bridge.expectedMinor, bridge.currency),
+      amount(bridge.settledMinor, bridge.currency),
+      amount(differenceMinor, bridge.currency),
+      amount(atRiskMinor, bridge.currency),
       atRiskUnknown,
     ]),
   );
 
   head += section(
+    line,
     "the difference by status (each currency's rows add up to its bridge; at_risk beside the difference)",
     ['currency', 'status', 'verdicts', 'expected', 'settled', 'difference', 'at_risk', 'at_risk_unknown'],
     differences.flatMap(({ bridge, parts }) =>
@@ -88,16 +94,17 @@ export async function* renderCsv(
         bridge.currency,
         part.status,
         part.verdicts,
-        minorToDecimal(part.expectedMinor, bridge.currency),
-        minorToDecimal(part.settledMinor, bridge.currency),
-        minorToDecimal(part.differenceMinor, bridge.currency),
-        minorToDecimal(part.atRiskMinor, bridge.currency),
+        amount(part.expectedMinor, bridge.currency),
+        amount(part.settledMinor, bridge.currency),
+        amount(part.differenceMinor, bridge.currency),
+        amount(part.atRiskMinor, bridge.currency),
         part.atRiskUnknown,
       ]),
     ),
   );
 
   head += section(
+    line,
     "from the money received to the bridge's settled (each currency's lines add up to its settled; fees on the received line)",
     ['currency', 'step', 'line', 'orders', 'transactions', 'amount', 'fees'],
     report.receivedToBridge.map((line) => [
@@ -106,13 +113,14 @@ export async function* renderCsv(
       line.line,
       line.orders,
       line.transactions,
-      minorToDecimal(line.amountMinor, line.currency),
-      line.feesMinor === null ? null : minorToDecimal(line.feesMinor, line.currency),
+      amount(line.amountMinor, line.currency),
+      line.feesMinor === null ? null : amount(line.feesMinor, line.currency),
     ]),
   );
 
   // Every run has this section, even of a single account: a spreadsheet finds its sections by their titles.
   head += section(
+    line,
     "settled per account (succeeded transactions of the run's orders; settled = paid - refunded)",
     ['account', 'group', 'currency', 'orders', 'transactions', 'paid', 'refunded', 'settled'],
     report.accounts.map((account) => [
@@ -121,16 +129,16 @@ export async function* renderCsv(
       account.currency,
       account.orders,
       account.transactions,
-      minorToDecimal(account.paidMinor, account.currency),
-      minorToDecimal(account.refundedMinor, account.currency),
-      minorToDecimal(account.settledMinor, account.currency),
+      amount(account.paidMinor, account.currency),
+      amount(account.refundedMinor, account.currency),
+      amount(account.settledMinor, account.currency),
     ]),
   );
 
   const window = report.moneyMoved.window;
   const days = window === null ? 'no dated verdict' : `${window.from} to ${window.to}, ${report.timeZone}`;
-  const money = (minor: string, currency: string | null) => minorToDecimal(minor, currency);
   head += section(
+    line,
     `money moved per currency (${days}; fees: BILLINGFEES INCL. VAT; net = gross - refunds - fees)`,
     ['currency', 'transactions', 'payments', 'refunds_count', 'gross', 'refunds', 'fees', 'net'],
     moneyMovedPerCurrency(report.moneyMoved.days).map((total) => [
@@ -138,14 +146,15 @@ export async function* renderCsv(
       total.transactions,
       total.payments,
       total.refunds,
-      money(total.paidMinor, total.currency),
-      money(total.refundedMinor, total.currency),
-      money(total.feesMinor, total.currency),
-      money(total.netMinor, total.currency),
+      amount(total.paidMinor, total.currency),
+      amount(total.refundedMinor, total.currency),
+      amount(total.feesMinor, total.currency),
+      amount(total.netMinor, total.currency),
     ]),
   );
 
   head += section(
+    line,
     `money moved per day (${days})`,
     ['day', 'currency', 'transactions', 'payments', 'refunds_count', 'gross', 'refunds', 'fees', 'net'],
     report.moneyMoved.days.map((day) => [
@@ -154,14 +163,15 @@ export async function* renderCsv(
       day.transactions,
       day.payments,
       day.refunds,
-      money(day.paidMinor, day.currency),
-      money(day.refundedMinor, day.currency),
-      money(day.feesMinor, day.currency),
-      money(day.netMinor, day.currency),
+      amount(day.paidMinor, day.currency),
+      amount(day.refundedMinor, day.currency),
+      amount(day.feesMinor, day.currency),
+      amount(day.netMinor, day.currency),
     ]),
   );
 
   head += section(
+    line,
     'verdicts by status',
     ['status', 'verdicts', 'exception'],
     [
@@ -175,6 +185,7 @@ export async function* renderCsv(
   );
 
   head += section(
+    line,
     `verdicts per day of order creation (${report.timeZone}; unknown orders: day of their earliest transaction)`,
     ['day', 'matched', 'pending', 'exceptions', 'total'],
     [
@@ -190,6 +201,7 @@ export async function* renderCsv(
   );
 
   head += section(
+    line,
     "open exceptions by status and age of their order (whole days at the run's as_of; at_risk: money at risk)",
     ['status', 'acknowledged', 'currency', 'order_age_bucket', 'exceptions', 'at_risk', 'at_risk_unknown'],
     report.ageing.map((cell) => [
@@ -198,20 +210,21 @@ export async function* renderCsv(
       cell.currency,
       cell.orderAgeBucket,
       cell.exceptions,
-      money(cell.atRiskMinor, cell.currency),
+      amount(cell.atRiskMinor, cell.currency),
       cell.atRiskUnknown,
     ]),
   );
 
   const { verdicts, warnings, listed } = report.verdictWarnings;
   head += section(
+    line,
     `warnings on the run's verdicts, whatever their status (${warnings} on ${verdicts} verdicts; the first ${listed.length} by order_id)`,
     ['order_id', 'status', 'currency', 'account', 'warning'],
     listed.map((warning) => [warning.orderId, warning.status, warning.currency, warning.identifier, warning.warning]),
   );
 
-  head += '\r\n' + csvLine([`open exceptions (${totals.exceptions}, by order_id)`]);
-  head += csvLine([
+  head += '\r\n' + line([`open exceptions (${totals.exceptions}, by order_id)`]);
+  head += line([
     'order_id',
     'known_order',
     'status',
@@ -242,15 +255,14 @@ export async function* renderCsv(
   yield head;
 
   for await (const page of exceptionPages) {
-    yield page.map(exceptionLine).join('');
+    yield page.map((exception) => exceptionLine(exception, line)).join('');
   }
 }
 
 /** The money before anything else: the last day's and the run's, then the money at risk, handled and not. */
-function moneyFirstSections(report: RunReport): string {
+function moneyFirstSections(report: RunReport, line: Line): string {
   const first = moneyFirst(report);
   const { window, lastDay } = first;
-  const money = (minor: string, currency: string | null) => minorToDecimal(minor, currency);
   const moved = window === null ? [] : first.currencies.filter((currency) => currency.run.transactions > 0);
   const row = (currency: string | null, days: string, from: string, to: string, total: CurrencyMoneyMoved) => [
     currency,
@@ -258,13 +270,14 @@ function moneyFirstSections(report: RunReport): string {
     from,
     to,
     total.transactions,
-    money(total.paidMinor, currency),
-    money(total.refundedMinor, currency),
-    money(total.feesMinor, currency),
-    money(total.netMinor, currency),
+    amount(total.paidMinor, currency),
+    amount(total.refundedMinor, currency),
+    amount(total.feesMinor, currency),
+    amount(total.netMinor, currency),
   ];
   return (
     section(
+      line,
       `money first: the last day and the run's days (${window === null ? 'no dated verdict' : `${window.from} to ${window.to}, ${report.timeZone}`}; net = gross - refunds - fees)`,
       ['currency', 'days', 'from', 'to', 'transactions', 'gross', 'refunds', 'fees', 'net'],
       window === null || lastDay === null
@@ -275,6 +288,7 @@ function moneyFirstSections(report: RunReport): string {
           ]),
     ) +
     section(
+      line,
       'money at risk in the open exceptions, not handled and handled (acknowledged)',
       [
         'currency',
@@ -291,10 +305,10 @@ function moneyFirstSections(report: RunReport): string {
           .map(({ currency, atRisk }) => [
             currency,
             atRisk.notHandledExceptions,
-            money(atRisk.notHandledMinor, currency),
+            amount(atRisk.notHandledMinor, currency),
             atRisk.notHandledUnknown,
             atRisk.handledExceptions,
-            money(atRisk.handledMinor, currency),
+            amount(atRisk.handledMinor, currency),
             atRisk.handledUnknown,
           ]),
         ['all currencies', first.exceptionsNotHandled, null, null, first.exceptionsHandled, null, null],
@@ -303,12 +317,16 @@ function moneyFirstSections(report: RunReport): string {
   );
 }
 
-function section(
-  title: string,
-  header: readonly string[],
-  rows: readonly (readonly (string | number | null)[])[],
-): string {
-  return '\r\n' + csvLine([title]) + csvLine(header) + rows.map(csvLine).join('');
+type Cell = string | number | CsvAmount | null;
+type Line = (values: readonly Cell[]) => string;
+
+function section(line: Line, title: string, header: readonly string[], rows: readonly (readonly Cell[])[]): string {
+  return '\r\n' + line([title]) + line(header) + rows.map(line).join('');
+}
+
+/** An amount in major units of its currency, plain, written with the dialect's decimal mark. */
+function amount(minor: string, currency: string | null): CsvAmount {
+  return new CsvAmount(minorToDecimal(minor, currency));
 }
 
 /** A name anybody typed, bounded (the notes too: the whole is in reporting.exception_actions). */
@@ -316,10 +334,10 @@ function name(text: string | null): string | null {
   return text === null ? null : bounded(text, NAME_SHOWN);
 }
 
-function exceptionLine(exception: OpenException): string {
+function exceptionLine(exception: OpenException, line: Line): string {
   const explanation = decodeExplanation(exception.explanation);
-  const money = (minor: string) => minorToDecimal(minor, exception.currency);
-  return csvLine([
+  const money = (minor: string) => amount(minor, exception.currency);
+  return line([
     exception.orderId,
     exception.knownOrder ? 'yes' : 'no',
     exception.status,
@@ -344,7 +362,7 @@ function exceptionLine(exception: OpenException): string {
     explanation.reason,
     explanation.transactions.map(describeTransaction).join('; '),
     explanation.warnings.join('; '),
-    explanation.figures.map(([name, minor]) => `${name}=${money(minor)}`).join('; '),
+    explanation.figures.map(([name, minor]) => `${name}=${minorToDecimal(minor, exception.currency)}`).join('; '),
     explanation.conflicts.map((conflict) => describeConflict(conflict, exception.currency)).join('; '),
   ]);
 }

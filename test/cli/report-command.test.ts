@@ -140,11 +140,37 @@ describe.each(BACKENDS)('recon report on %s', (backend) => {
     },
   );
 
+  it.skipIf(skip)(
+    'writes the csv with semicolons and decimal commas for --csv-locale fr or RECON_REPORT_CSV_LOCALE',
+    async () => {
+      const fr = await report('--format', 'csv', '--csv-locale', 'fr');
+      expect(fr.code).toBe(0);
+      expect(fr.stdout).toMatch(/^\uFEFFrecon reconciliation report;run 2\r\n/);
+      expect(fr.stdout).toContain('\r\nKWD;2;0;13,345;14,345;1,000;1,000;0\r\n');
+      const byEnv = await runRecon(['report', '--format', 'csv'], { ...testDb.env, RECON_REPORT_CSV_LOCALE: 'fr' });
+      expect(byEnv.stdout).toContain('\r\nKWD;2;0;13,345;14,345;1,000;1,000;0\r\n');
+      // The setting is for the csv: the other formats read it and go on.
+      expect((await runRecon(['report'], { ...testDb.env, RECON_REPORT_CSV_LOCALE: 'fr' })).code).toBe(0);
+      const en = await report('--format', 'csv');
+      expect(en.stdout).toContain('\r\nKWD,2,0,13.345,14.345,1.000,1.000,0\r\n');
+    },
+  );
+
   it.skipIf(skip)('refuses a bad --format or --run as a usage error, exit 1', async () => {
     expect(await report('--format', 'xml')).toEqual({
       code: 1,
       stdout: '',
       stderr: "recon report: --format must be one of table, csv, json, html, not 'xml'\n",
+    });
+    expect(await report('--format', 'csv', '--csv-locale', 'de')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "recon report: --csv-locale must be one of en, fr, not 'de'\n",
+    });
+    expect(await report('--csv-locale', 'fr')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'recon report: --csv-locale is for --format csv, not table\n',
     });
     expect(await report('--run', 'latest')).toEqual({
       code: 1,
