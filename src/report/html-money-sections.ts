@@ -34,7 +34,7 @@ function currencyBlock({ bridge, differenceMinor, atRiskMinor, atRiskUnknown, pa
 <td class="num ${signClass(part.differenceMinor)}">${money(part.differenceMinor)}</td>${atRiskCell(part.atRiskMinor, part.atRiskUnknown, bridge.currency)}<td>${differenceBar(part.differenceMinor, scale, `${part.status}: ${money(part.differenceMinor)} ${bridge.currency}`)}</td></tr>`,
   );
   return html`<tbody class="currency"><tr class="total">
-<td><strong>${bridge.currency}</strong> <span class="muted">${bridge.orders.toLocaleString('en-US')} orders, ${bridge.unknownOrders.toLocaleString('en-US')} unknown</span></td><td class="num">${(bridge.orders + bridge.unknownOrders).toLocaleString('en-US')}</td>
+<td><strong>${bridge.currency}</strong> <span class="muted">${bridge.orders.toLocaleString('en-US')} order${bridge.orders === 1 ? '' : 's'}, ${bridge.unknownOrders.toLocaleString('en-US')} unknown</span></td><td class="num">${(bridge.orders + bridge.unknownOrders).toLocaleString('en-US')}</td>
 <td class="num">${money(bridge.expectedMinor)}</td><td class="num">${money(bridge.settledMinor)}</td>
 <td class="num ${signClass(differenceMinor)}"><strong>${money(differenceMinor)}</strong></td>${atRiskCell(atRiskMinor, atRiskUnknown, bridge.currency)}<td>${differenceBar(differenceMinor, scale, `total: ${money(differenceMinor)} ${bridge.currency}`)}</td></tr>
 ${rows}</tbody>`;
@@ -58,7 +58,8 @@ function differenceBar(minor: string, scale: bigint, label: string): Html {
     length === 0
       ? null
       : html`<rect class="${value < 0n ? 'short' : 'over'}" x="${value < 0n ? Math.round((half - length) * 10) / 10 : half}" y="3" height="12" width="${length}"/>`;
-  return html`<svg class="difference-bar" width="200" height="18" viewBox="0 0 200 18" role="img" aria-label="${label}"><line x1="${half}" x2="${half}" y1="0" y2="18"/>${bar}</svg>`;
+  // Drawn on 200 units, stretched to the column's width: the page fits a narrow window, the bars keep their ratios.
+  return html`<svg class="difference-bar" viewBox="0 0 200 18" preserveAspectRatio="none" role="img" aria-label="${label}"><line x1="${half}" x2="${half}" y1="0" y2="18" vector-effect="non-scaling-stroke"/>${bar}</svg>`;
 }
 
 /** From the money received to the bridge's settled, per currency; none for a run without totals (one cut short). */

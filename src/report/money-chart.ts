@@ -84,7 +84,7 @@ export function renderMoneyChart(
   });
 
   return html`<svg class="money-chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Money moved per ${unit} in ${code}" preserveAspectRatio="xMidYMid meet">
-<text class="currency" x="${PLOT.left - 8}" y="${TOP + 10}" text-anchor="end">${code}</text>
+<text class="currency" x="${PLOT.left - 8}" y="${TOP + 10}" text-anchor="end">${currency ?? '—'}</text>
 <text class="axis" x="${PLOT.left}" y="${TOP - 6}">${anything ? `${money(top)} ${code}` : `no money moved in ${code}`}</text>
 ${bottom > 0n ? html`<text class="axis" x="${WIDTH - PLOT.right}" y="${TOP - 6}" text-anchor="end">lowest net ${money(-bottom)} ${code}</text>` : null}
 <line class="grid" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${TOP}" y2="${TOP}"/>

@@ -32,7 +32,8 @@ section { background: var(--card); border: 1px solid var(--line); border-radius:
 table { border-collapse: collapse; width: 100%; }
 th, td { padding: 7px 10px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); font-weight: 600; background: #f8fafc; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
 tfoot td { font-weight: 650; border-top: 2px solid var(--line); }
 .neg { color: var(--bad); } .pos { color: var(--accent); }
 td.at-risk.some { color: var(--bad); font-weight: 600; }
@@ -52,7 +53,7 @@ tbody.currency tr.total td { background: #f8fafc; border-top: 2px solid var(--li
 tbody.currency tr.part td:first-child { padding-left: 26px; }
 tbody.received-currency tr.part td:first-child { padding-left: 26px; }
 tbody.received-currency tr.total td { background: #f8fafc; border-bottom: 2px solid var(--line); }
-.difference-bar { display: block; }
+.difference-bar { display: block; width: 100%; min-width: 72px; max-width: 200px; height: 18px; }
 .difference-bar line { stroke: #9aa5b1; stroke-width: 1; }
 .difference-bar .over { fill: var(--accent); } .difference-bar .short { fill: var(--bad); }
 svg.money-chart { width: 100%; height: auto; display: block; margin-top: 6px; }
@@ -74,7 +75,8 @@ h3 { font-size: 14.5px; margin: 16px 0 6px; }
 tr.note-row td { border-bottom: none; padding-top: 0; font-size: 12.5px; }
 .last-note { color: var(--ink); margin-top: 2px; }
 details.days > table { margin-top: 6px; }
-.legend { display: flex; gap: 18px; font-size: 12.5px; color: var(--muted); margin: 4px 0 8px; }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 18px; font-size: 12.5px; color: var(--muted); margin: 4px 0 8px; }
+.legend > span:has(> .swatch) { white-space: nowrap; }
 .swatch { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }
 .swatch.matched { background: var(--ok); } .swatch.pending { background: var(--wait); } .swatch.exceptions { background: var(--bad); }
 .swatch.gross { background: #bcd0ea; } .swatch.net { background: var(--accent); }
@@ -97,6 +99,9 @@ details ul { margin: 6px 0; padding-left: 18px; color: #7b4a06; }
 details ul.conflicts { color: #822727; }
 .figures { color: var(--muted); font-size: 12.5px; }
 @media (max-width: 860px) { .two { grid-template-columns: 1fr; } }
+@media (max-width: 1000px) {
+  main { padding: 20px 16px 40px; } section { padding: 14px 12px; } th, td { padding: 6px 6px; }
+}
 @media print {
   body { background: #fff; font-size: 11px; } main { max-width: none; padding: 0; }
   section, .card { break-inside: avoid; border-color: #bbb; }
