@@ -2,9 +2,10 @@
 -- its settled in reporting.run_totals. Settled counts a verdict's money in the verdict's currency: an order's in its
 -- own currency (money paid in another currency is a currency_mismatch and in no bridge; a transaction without a
 -- CURRENCY counts in its order's), an unknown ORDERID's all of it in the currency of its first transaction. Read
--- from the per-run totals written when the run finishes (recon.run_account_totals, split by the bridge the money
--- counts in: src/reconcile/run-account-totals.ts): a few rows a run, whatever its size. Plain subqueries, not CTEs,
--- so that a filter on run_id reaches every branch.
+-- from the per-run totals written when the run finishes: the money received per account (recon.run_account_totals)
+-- and the money counted elsewhere than in its own currency (recon.run_currency_moves,
+-- src/reconcile/run-currency-moves.ts): a few rows a run, whatever its size. Plain subqueries, not CTEs, so that a
+-- filter on run_id reaches every branch.
 CREATE VIEW reporting.received_to_bridge AS
 SELECT
   l.run_id,
@@ -19,67 +20,79 @@ SELECT
   recon.minor_to_unit(l.amount_minor, l.currency) AS amount,
   recon.minor_to_unit(l.fees_minor, l.currency) AS fees
 FROM (
-  SELECT s.run_id, s.currency, 1 AS step, 'received' AS line,
+  SELECT a.run_id, a.currency, 1 AS step, 'received' AS line,
     'succeeded payments and captures minus refunds of the run''s orders and unknown ORDERIDs in this currency' AS description,
-    sum(s.orders)::integer AS orders, sum(s.transactions)::integer AS transactions,
-    sum(s.paid_minor - s.refunded_minor)::bigint AS amount_minor, sum(s.fees_minor)::bigint AS fees_minor
-  FROM recon.run_account_totals s
-  WHERE s.currency IS NOT NULL
-  GROUP BY s.run_id, s.currency
+    sum(a.orders)::integer AS orders, sum(a.transactions)::integer AS transactions,
+    sum(a.paid_minor - a.refunded_minor)::bigint AS amount_minor, sum(a.fees_minor)::bigint AS fees_minor
+  FROM recon.run_account_totals a
+  WHERE a.currency IS NOT NULL
+  GROUP BY a.run_id, a.currency
   UNION ALL
-  SELECT s.run_id, s.currency, 2, 'paid_for_another_currency',
+  SELECT m.run_id, m.currency, 2, 'paid_for_another_currency',
     'minus: paid in this currency for orders in another (currency_mismatch): in no bridge',
-    sum(s.orders)::integer, sum(s.transactions)::integer, -sum(s.paid_minor - s.refunded_minor)::bigint, NULL::bigint
-  FROM recon.run_account_totals s
-  WHERE s.known_order AND s.currency <> s.verdict_currency
-  GROUP BY s.run_id, s.currency
+    sum(m.orders)::integer, sum(m.transactions)::integer, -sum(m.paid_minor - m.refunded_minor)::bigint, NULL::bigint
+  FROM recon.run_currency_moves m
+  WHERE m.known_order AND m.currency <> m.verdict_currency
+  GROUP BY m.run_id, m.currency
   UNION ALL
-  SELECT s.run_id, s.currency, 3, 'unknown_to_another_currency',
+  SELECT m.run_id, m.currency, 3, 'unknown_to_another_currency',
     'minus: unknown ORDERIDs'' money in this currency, counted in the currency of their first transaction',
-    sum(s.orders)::integer, sum(s.transactions)::integer, -sum(s.paid_minor - s.refunded_minor)::bigint, NULL::bigint
-  FROM recon.run_account_totals s
-  WHERE NOT s.known_order AND s.currency <> s.verdict_currency
-  GROUP BY s.run_id, s.currency
+    sum(m.orders)::integer, sum(m.transactions)::integer, -sum(m.paid_minor - m.refunded_minor)::bigint, NULL::bigint
+  FROM recon.run_currency_moves m
+  WHERE NOT m.known_order AND m.currency <> m.verdict_currency
+  GROUP BY m.run_id, m.currency
   UNION ALL
-  SELECT s.run_id, s.verdict_currency, 4, 'unknown_from_another_currency',
+  SELECT m.run_id, m.verdict_currency, 4, 'unknown_from_another_currency',
     'plus: unknown ORDERIDs'' money in other currencies, counted here as their first transaction is in this currency',
-    sum(s.orders)::integer, sum(s.transactions)::integer, sum(s.paid_minor - s.refunded_minor)::bigint, NULL::bigint
-  FROM recon.run_account_totals s
-  WHERE NOT s.known_order AND s.currency <> s.verdict_currency
-  GROUP BY s.run_id, s.verdict_currency
+    sum(m.orders)::integer, sum(m.transactions)::integer, sum(m.paid_minor - m.refunded_minor)::bigint, NULL::bigint
+  FROM recon.run_currency_moves m
+  WHERE NOT m.known_order AND m.currency <> m.verdict_currency
+  GROUP BY m.run_id, m.verdict_currency
   UNION ALL
-  SELECT s.run_id, s.verdict_currency, 5, 'without_currency',
+  SELECT m.run_id, m.verdict_currency, 5, 'without_currency',
     'plus: transactions without a CURRENCY, counted in their order''s currency',
-    sum(s.orders)::integer, sum(s.transactions)::integer, sum(s.paid_minor - s.refunded_minor)::bigint, NULL::bigint
-  FROM recon.run_account_totals s
-  WHERE s.currency IS NULL
-  GROUP BY s.run_id, s.verdict_currency
+    sum(m.orders)::integer, sum(m.transactions)::integer, sum(m.paid_minor - m.refunded_minor)::bigint, NULL::bigint
+  FROM recon.run_currency_moves m
+  WHERE m.currency IS NULL
+  GROUP BY m.run_id, m.verdict_currency
   UNION ALL
   -- What the lines above do not explain: nothing for a run recon wrote since migration 0034; for an earlier run,
   -- whose totals were written again from the transactions as they were then, what changed since.
   SELECT t.run_id, t.currency, 6, 'not_explained',
     'not explained by the lines above: transactions changed since the run',
-    NULL::integer, NULL::integer, t.settled_minor - coalesce(c.counted_minor, 0), NULL::bigint
+    NULL::integer, NULL::integer, t.settled_minor - coalesce(r.received_minor, 0) - coalesce(c.moved_minor, 0), NULL::bigint
   FROM recon.run_totals t
   LEFT JOIN (
-    SELECT s.run_id, s.verdict_currency, sum(s.paid_minor - s.refunded_minor)::bigint AS counted_minor
-    FROM recon.run_account_totals s
-    WHERE NOT s.known_order OR s.currency IS NULL OR s.currency = s.verdict_currency
-    GROUP BY s.run_id, s.verdict_currency
-  ) c ON c.run_id = t.run_id AND c.verdict_currency = t.currency
-  WHERE t.settled_minor <> coalesce(c.counted_minor, 0)
+    SELECT a.run_id, a.currency, sum(a.paid_minor - a.refunded_minor)::bigint AS received_minor
+    FROM recon.run_account_totals a
+    GROUP BY a.run_id, a.currency
+  ) r ON r.run_id = t.run_id AND r.currency = t.currency
+  LEFT JOIN (
+    -- The lines 2 to 5 of the currency: added where counted, taken off where paid.
+    SELECT run_id, currency, sum(moved)::bigint AS moved_minor FROM (
+      SELECT m.run_id, m.verdict_currency AS currency, m.paid_minor - m.refunded_minor AS moved
+      FROM recon.run_currency_moves m
+      WHERE NOT m.known_order OR m.currency IS NULL
+      UNION ALL
+      SELECT m.run_id, m.currency, -(m.paid_minor - m.refunded_minor)
+      FROM recon.run_currency_moves m
+      WHERE m.currency IS NOT NULL AND m.currency <> m.verdict_currency
+    ) moves
+    GROUP BY run_id, currency
+  ) c ON c.run_id = t.run_id AND c.currency = t.currency
+  WHERE t.settled_minor <> coalesce(r.received_minor, 0) + coalesce(c.moved_minor, 0)
   UNION ALL
   SELECT t.run_id, t.currency, 7, 'settled', 'equals: the bridge''s settled (reporting.run_totals.settled_minor)',
     t.orders + t.unknown_orders, NULL::integer, t.settled_minor, NULL::bigint
   FROM recon.run_totals t
   UNION ALL
   -- A currency the run's orders received money in but no verdict is in: its bridge settled nothing.
-  SELECT s.run_id, s.currency, 7, 'settled', 'equals: the bridge''s settled (reporting.run_totals.settled_minor)',
+  SELECT a.run_id, a.currency, 7, 'settled', 'equals: the bridge''s settled (reporting.run_totals.settled_minor)',
     0, NULL::integer, 0::bigint, NULL::bigint
-  FROM recon.run_account_totals s
-  WHERE s.currency IS NOT NULL
-    AND NOT EXISTS (SELECT 1 FROM recon.run_totals t WHERE t.run_id = s.run_id AND t.currency = s.currency)
-  GROUP BY s.run_id, s.currency
+  FROM recon.run_account_totals a
+  WHERE a.currency IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM recon.run_totals t WHERE t.run_id = a.run_id AND t.currency = a.currency)
+  GROUP BY a.run_id, a.currency
 ) l
 ORDER BY l.run_id, l.currency, l.step;
 

@@ -1,8 +1,7 @@
 -- A run's bridge per account: what each account settled for the orders the run judged, through the succeeded
 -- transactions its verdicts considered, as they stood when the run finished (written then:
 -- src/reconcile/run-account-totals.ts). Expected money belongs to an order, not to an account: it stays in
--- reporting.run_totals. The stored rows are split by the bridge the money counts in too (migration 0034, read by
--- reporting.received_to_bridge): a handful per run, added up here; an order is in one bridge, so its count adds up.
+-- reporting.run_totals.
 CREATE VIEW reporting.run_account_totals AS
 SELECT
   s.run_id,
@@ -19,13 +18,7 @@ SELECT
   recon.minor_to_unit(s.paid_minor - s.refunded_minor, s.currency) AS settled,
   s.fees_minor,
   recon.minor_to_unit(s.fees_minor, s.currency) AS fees
-FROM (
-  SELECT run_id, identifier, currency, sum(orders)::integer AS orders, sum(transactions)::integer AS transactions,
-    sum(paid_minor)::bigint AS paid_minor, sum(refunded_minor)::bigint AS refunded_minor,
-    sum(fees_minor)::bigint AS fees_minor
-  FROM recon.run_account_totals
-  GROUP BY run_id, identifier, currency
-) s
+FROM recon.run_account_totals s
 LEFT JOIN recon.accounts a ON a.identifier = s.identifier
 ORDER BY s.run_id, s.identifier, s.currency;
 

@@ -268,15 +268,29 @@ export interface RunAccountTotalsTable {
   run_id: string;
   identifier: string | null;
   currency: string | null;
-  /** The currency of the bridge the money counts in: the verdict's, XXX when it has none (migration 0034). */
+  orders: number;
+  transactions: number;
+  paid_minor: Money;
+  refunded_minor: Money;
+  /** The fees of those transactions (migration 0034). */
+  fees_minor: Money;
+}
+
+/**
+ * The money of a finished run's verdicts its bridge does not count in the currency it was paid in (migration 0034):
+ * currency_mismatch orders', unknown ORDERIDs', and transactions without a currency.
+ */
+export interface RunCurrencyMovesTable {
+  run_id: string;
+  /** The transactions' currency; null for those without one. */
+  currency: string | null;
+  /** The bridge the verdicts are in: their currency, XXX when none. */
   verdict_currency: string;
-  /** Whether the ORDERID is an order (false: an unknown ORDERID). */
   known_order: boolean;
   orders: number;
   transactions: number;
   paid_minor: Money;
   refunded_minor: Money;
-  fees_minor: Money;
 }
 
 /** COMPRESSION as sent in a getTransactions request. */
@@ -738,6 +752,7 @@ export interface Schema {
   'recon.run_totals': RunTotalsTable;
   'recon.run_status_totals': RunStatusTotalsTable;
   'recon.run_account_totals': RunAccountTotalsTable;
+  'recon.run_currency_moves': RunCurrencyMovesTable;
   'recon.export_requests': ExportRequestsTable;
   'recon.deliveries': DeliveriesTable;
   'recon.delivery_chunks': DeliveryChunksTable;

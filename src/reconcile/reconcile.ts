@@ -10,6 +10,7 @@ import { currentGroups, planRun, type RunPlan } from './run-plan.ts';
 import { RECONCILE_LOCK } from './reconcile-lock.ts';
 import { upkeepAfterRun } from './after-run-upkeep.ts';
 import { writeRunAccountTotals } from './run-account-totals.ts';
+import { writeRunCurrencyMoves } from './run-currency-moves.ts';
 import { statusTotalsOf } from './run-status-totals.ts';
 import { VERDICT_COLUMNS } from './verdict-columns.ts';
 import { writeVerdictsSql, type VerdictParameters, type WrittenVerdictGroup } from './verdicts-sql.ts';
@@ -271,12 +272,9 @@ async function finishRun(
       )
       .execute();
   }
-  await writeRunAccountTotals(
-    trx,
-    runId,
-    options.scope,
-    plan.candidates !== null && plan.candidates.length === 0 ? plan.baseRunId : null,
-  );
+  const unchangedSince = plan.candidates !== null && plan.candidates.length === 0 ? plan.baseRunId : null;
+  await writeRunAccountTotals(trx, runId, options.scope, unchangedSince);
+  await writeRunCurrencyMoves(trx, runId, options.scope, unchangedSince);
   await markJudgedAgain(trx, runId, options.scope);
   const notFound =
     options.scope.kind === 'orders' ? await findNotFound(trx, options.scope.orderIds) : { first: [], count: 0 };
@@ -347,6 +345,7 @@ async function removeRun(trx: Kysely<Schema>, runId: string): Promise<void> {
   await trx.deleteFrom('recon.run_totals').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.run_status_totals').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.run_account_totals').where('run_id', '=', runId).execute();
+  await trx.deleteFrom('recon.run_currency_moves').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.reconciliation_runs').where('run_id', '=', runId).execute();
 }
 

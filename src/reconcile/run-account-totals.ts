@@ -8,12 +8,8 @@ import { verdictInScope } from './verdicts-in-scope.ts';
  * A run's bridge per processing account and currency, written in the transaction that finishes it: what each
  * account settled through the succeeded transactions its verdicts considered, as they stood when it finished, so
  * that the run reads the same later (a transaction revised afterwards belongs to a later run's figures). Read by
- * reporting.run_account_totals; an order is counted once per account and currency it moved money through.
- *
- * Each row is split further by the bridge the money counts in (the verdict's currency, XXX when none, and whether
- * the ORDERID is an order), with the transactions' fees: reporting.received_to_bridge reconciles from them the
- * money received in a currency with the bridge's settled in it, at no cost of its own. The verdict's currency and
- * kind are the order's, one per order: the split adds rows per run, not groups per order.
+ * reporting.run_account_totals; an order is counted once per account and currency it moved money through. The fees
+ * of those transactions beside (migration 0034): the money received, from which reporting.received_to_bridge starts.
  */
 export async function writeRunAccountTotals(
   trx: Kysely<Schema>,
@@ -23,10 +19,9 @@ export async function writeRunAccountTotals(
 ): Promise<void> {
   if (unchangedSince !== null) {
     // Nothing the base run read has changed since (no candidate): its totals are this run's, to the unit.
-    await sql`INSERT INTO recon.run_account_totals (run_id, identifier, currency, verdict_currency, known_order, orders,
-        transactions, paid_minor, refunded_minor, fees_minor)
-      SELECT ${runId}::bigint, identifier, currency, verdict_currency, known_order, orders, transactions, paid_minor,
-        refunded_minor, fees_minor
+    await sql`INSERT INTO recon.run_account_totals (run_id, identifier, currency, orders, transactions, paid_minor,
+        refunded_minor, fees_minor)
+      SELECT ${runId}::bigint, identifier, currency, orders, transactions, paid_minor, refunded_minor, fees_minor
       FROM recon.run_account_totals WHERE run_id = ${unchangedSince}::bigint`.execute(trx);
     return;
   }
@@ -38,22 +33,20 @@ export async function writeRunAccountTotals(
   // Grouped per order first: two small hash aggregates cost less than count(DISTINCT order_id), which sorts. Read,
   // then inserted: PostgreSQL 15 plans an INSERT ... SELECT on one core, and the SELECT alone takes two (1.0 s
   // against 0.5 s over a million orders); what comes back is a row per account and currency.
-  const { rows } = await sql<AccountTotal>`SELECT identifier, currency, verdict_currency, known_order,
-      count(*)::integer AS orders, sum(transactions)::integer AS transactions,
-      coalesce(sum(paid), 0)::text AS paid_minor, coalesce(sum(refunded), 0)::text AS refunded_minor,
-      coalesce(sum(fees), 0)::text AS fees_minor
+  const { rows } = await sql<AccountTotal>`SELECT identifier, currency, count(*)::integer AS orders,
+      sum(transactions)::integer AS transactions, coalesce(sum(paid), 0)::text AS paid_minor,
+      coalesce(sum(refunded), 0)::text AS refunded_minor, coalesce(sum(fees), 0)::text AS fees_minor
     FROM (
-      SELECT t.order_id, t.identifier, t.currency, coalesce(v.currency, 'XXX') AS verdict_currency, v.known_order,
-        count(*) AS transactions,
+      SELECT t.order_id, t.identifier, t.currency, count(*) AS transactions,
         sum(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')) AS paid,
         sum(t.amount_minor) FILTER (WHERE ${op} = 'refund') AS refunded,
         sum(t.fees_minor) AS fees
       FROM recon.verdicts v
       JOIN recon.transactions t ON t.order_id = v.order_id AND t.transaction_id = ANY (v.transaction_ids)
       WHERE ${verdictInScope(scope)} AND t.exec_code = '0000'
-      GROUP BY t.order_id, t.identifier, t.currency, coalesce(v.currency, 'XXX'), v.known_order
+      GROUP BY t.order_id, t.identifier, t.currency
     ) per_order
-    GROUP BY identifier, currency, verdict_currency, known_order`.execute(trx);
+    GROUP BY identifier, currency`.execute(trx);
   if (rows.length === 0) return;
   await trx
     .insertInto('recon.run_account_totals')
@@ -64,8 +57,6 @@ export async function writeRunAccountTotals(
 interface AccountTotal {
   identifier: string | null;
   currency: string | null;
-  verdict_currency: string;
-  known_order: boolean;
   orders: number;
   transactions: number;
   paid_minor: string;

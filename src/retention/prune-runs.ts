@@ -73,6 +73,9 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
         )) +
         (await count(
           db.selectFrom('recon.run_account_totals').select(n).where('run_id', 'in', oldRuns()).executeTakeFirst(),
+        )) +
+        (await count(
+          db.selectFrom('recon.run_currency_moves').select(n).where('run_id', 'in', oldRuns()).executeTakeFirst(),
         )),
       scopeOrders: await count(
         db.selectFrom('recon.run_scope_orders').select(n).where('run_id', 'in', oldRuns()).executeTakeFirst(),
@@ -103,7 +106,12 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
   const runs = await inBatches(options.batchSize, async (trx) => {
     const batch = (await oldRuns(trx).orderBy('run_id').limit(options.batchSize).execute()).map((row) => row.run_id);
     if (batch.length === 0) return 0;
-    for (const table of ['recon.run_totals', 'recon.run_status_totals', 'recon.run_account_totals'] as const) {
+    for (const table of [
+      'recon.run_totals',
+      'recon.run_status_totals',
+      'recon.run_account_totals',
+      'recon.run_currency_moves',
+    ] as const) {
       runTotals += Number((await trx.deleteFrom(table).where('run_id', 'in', batch).executeTakeFirst()).numDeletedRows);
     }
     scopeOrders += Number(

@@ -537,8 +537,6 @@ export async function seedReporting(database: Database): Promise<ReportingSeed> 
       run_id: run2,
       identifier: 'merchant',
       currency: 'EUR',
-      verdict_currency: 'EUR',
-      known_order: true,
       orders: 2,
       transactions: 2,
       paid_minor: (1000n + BIG).toString(),

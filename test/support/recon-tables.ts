@@ -18,6 +18,7 @@ export const RECON_TABLES = [
   'rejected_rows',
   'reporting_grants',
   'run_account_totals',
+  'run_currency_moves',
   'run_scope_orders',
   'run_status_totals',
   'run_totals',
