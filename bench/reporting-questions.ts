@@ -87,6 +87,14 @@ export function reportingQuestions(s: Samples): ReportingQuery[] {
       "SELECT r.order_id, r.status, w.warning FROM reporting.reconciliation r CROSS JOIN LATERAL unnest(r.warnings) AS w (warning) WHERE w.warning LIKE 'abandoned at %' ORDER BY r.order_id LIMIT 100",
     ],
     [
+      'every open warning, reporting.warnings, 100',
+      'SELECT order_id, status, identifier, currency, warning FROM reporting.warnings ORDER BY order_id, position LIMIT 100',
+    ],
+    [
+      'open warnings per account',
+      'SELECT identifier, count(*) AS warnings FROM reporting.warnings WHERE identifier IS NOT NULL GROUP BY identifier ORDER BY warnings DESC',
+    ],
+    [
       'verdicts with a warning, per status',
       'SELECT status, count(*) AS verdicts FROM reporting.reconciliation WHERE cardinality(warnings) > 0 GROUP BY status ORDER BY status',
     ],
@@ -98,6 +106,10 @@ export function reportingQuestions(s: Samples): ReportingQuery[] {
     [
       'latest run: totals per account',
       `SELECT * FROM reporting.run_account_totals WHERE run_id = ${run} ORDER BY identifier, currency`,
+    ],
+    [
+      'latest run: from the money received to the bridge',
+      `SELECT currency, line, orders, transactions, amount, fees FROM reporting.received_to_bridge WHERE run_id = ${run} ORDER BY currency, step`,
     ],
     [
       'every run: bridge per currency',
