@@ -1,6 +1,6 @@
 import { html, type Html } from './html-template.ts';
 import { signClass } from './html-money-sections.ts';
-import { moneyFirst } from './money-first.ts';
+import { moneyFirst, movedMoney } from './money-first.ts';
 import { formatAmount } from './money-format.ts';
 import type { CurrencyMoneyMoved } from './report-money.ts';
 import type { RunReport } from './run-report.ts';
@@ -13,7 +13,7 @@ import type { RunReport } from './run-report.ts';
 export function moneyFirstSection(report: RunReport): Html {
   const first = moneyFirst(report);
   const { window, lastDay } = first;
-  const moved = window === null ? [] : first.currencies.filter((currency) => currency.run.transactions > 0);
+  const moved = window === null ? [] : first.currencies.filter(movedMoney);
   const row = (label: Html, total: CurrencyMoneyMoved) => {
     const money = (minor: string) => formatAmount(minor, total.currency);
     return html`<td>${label}</td><td class="num">${money(total.paidMinor)}</td><td class="num">${money(total.refundedMinor)}</td><td class="num">${money(total.feesMinor)}</td><td class="num ${signClass(total.netMinor)}"><strong>${money(total.netMinor)}</strong></td>`;

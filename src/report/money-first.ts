@@ -74,6 +74,11 @@ export function moneyFirst(report: RunReport): MoneyFirst {
   };
 }
 
+/** Whether the currency moved money on the run's days: a succeeded transaction, or a fee on a refused one. */
+export function movedMoney(currency: CurrencyMoneyFirst): boolean {
+  return currency.run.transactions > 0 || currency.run.feesMinor !== '0';
+}
+
 function noMoney(currency: string | null): CurrencyMoneyMoved {
   return {
     currency,

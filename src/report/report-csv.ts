@@ -1,6 +1,6 @@
 import { CSV_DIALECTS, CsvAmount, csvLine, type CsvDialect, type CsvLocale } from './csv-cell.ts';
 import { decodeExplanation, describeConflict, describeTransaction } from './explanation.ts';
-import { moneyFirst } from './money-first.ts';
+import { moneyFirst, movedMoney } from './money-first.ts';
 import { minorToDecimal } from './money-format.ts';
 import { differenceByStatus, moneyMovedPerCurrency, type CurrencyMoneyMoved } from './report-money.ts';
 import { isoInstant } from './report-time.ts';
@@ -263,7 +263,7 @@ export async function* renderCsv(
 function moneyFirstSections(report: RunReport, line: Line): string {
   const first = moneyFirst(report);
   const { window, lastDay } = first;
-  const moved = window === null ? [] : first.currencies.filter((currency) => currency.run.transactions > 0);
+  const moved = window === null ? [] : first.currencies.filter(movedMoney);
   const row = (currency: string | null, days: string, from: string, to: string, total: CurrencyMoneyMoved) => [
     currency,
     days,

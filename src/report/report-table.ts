@@ -2,7 +2,7 @@ import { formatTextTable } from '../terminal/text-table.ts';
 import { decodeExplanation } from './explanation.ts';
 import { formatAmount } from './money-format.ts';
 import { ageingRows, differenceByStatus, moneyMovedPerCurrency, type CurrencyMoneyMoved } from './report-money.ts';
-import { moneyFirst } from './money-first.ts';
+import { moneyFirst, movedMoney } from './money-first.ts';
 import { bounded } from './untrusted-text.ts';
 import { RECEIVED_LABELS, receivedByCurrency } from './received-lines.ts';
 import { humanInstant } from './report-time.ts';
@@ -200,7 +200,7 @@ function moneyFirstLines(report: RunReport): string[] {
     lines.push(
       `Money of the last day, ${lastDay}, and of the run's days, ${window.from} to ${window.to} (${report.timeZone}; net = gross - refunds - fees)`,
     );
-    const moved = first.currencies.filter((currency) => currency.run.transactions > 0);
+    const moved = first.currencies.filter(movedMoney);
     const row = (label: string, total: CurrencyMoneyMoved) => [
       printable(total.currency ?? ''),
       label,

@@ -3,7 +3,7 @@ import { renderCsv } from '../../src/report/report-csv.ts';
 import { renderHtml } from '../../src/report/report-html.ts';
 import { renderJson } from '../../src/report/report-json.ts';
 import { renderTable } from '../../src/report/report-table.ts';
-import { collect, GENERATED_AT, morningReport, pages } from './morning-report-fixture.ts';
+import { collect, GENERATED_AT, morningReport, pages, settlementDay } from './morning-report-fixture.ts';
 
 /**
  * Money first, in every format: before any count of verdicts, the last day's and the run's gross, refunds, fees and
@@ -117,5 +117,14 @@ describe('the money first', () => {
     expect(top).toMatch(
       /<td class="num at-risk some">4,600\.00<br><span class="muted">\+2 unknown<\/span> <span class="muted">\(61\)<\/span><\/td><td class="num">225\.00 <span class="muted">\(3\)<\/span>/,
     );
+  });
+
+  it('counts a currency whose only money was a fee on a refused transaction: its net is that fee, below zero', () => {
+    const report = morningReport();
+    const days = [...report.moneyMoved.days, settlementDay('2026-11-19', 'GBP', '0', '0', '50')];
+    const text = renderTable({ ...report, moneyMoved: { ...report.moneyMoved, days } }, [], {
+      generatedAt: GENERATED_AT,
+    });
+    expect(text.slice(0, text.indexOf('tolerance'))).toMatch(/GBP\s+last day\s+0\.00\s+0\.00\s+0\.50\s+-0\.50\n/);
   });
 });
