@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/db/migrate.ts';
+import { migrate, migrationsDir } from '../../src/db/migrate.ts';
 import { RECON_TABLES } from '../support/recon-tables.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
@@ -43,10 +43,17 @@ describe.each(BACKENDS)('migrations on %s', (backend) => {
   );
 
   it.skipIf(backend === 'postgres' && !hasPostgres)('turns just-in-time compilation off for the database', async () => {
-    // A setting of the database, which its sessions take when they start: read from the catalog, as every new one will.
-    const { rows } = await sql<{ settings: string[] | null }>`SELECT s.setconfig AS settings
-      FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
-      WHERE d.datname = current_database() AND s.setrole = 0`.execute(testDb.database.db);
-    expect(rows[0]?.settings).toContain('jit=off');
+    // Migrated from nothing: a copy of a migrated database (CREATE DATABASE ... TEMPLATE) does not take the settings
+    // of the one it copies.
+    const fresh = await createTestDatabase(backend, { migrationsDir: migrationsDir() });
+    try {
+      // A setting of the database, which its sessions take when they start: read from the catalog, as every new one will.
+      const { rows } = await sql<{ settings: string[] | null }>`SELECT s.setconfig AS settings
+        FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+        WHERE d.datname = current_database() AND s.setrole = 0`.execute(fresh.database.db);
+      expect(rows[0]?.settings).toContain('jit=off');
+    } finally {
+      await fresh.drop();
+    }
   });
 });
