@@ -85,12 +85,18 @@ export const NOT_FOUND_KEPT = 100;
  * next one. A run over few orders is one transaction, as its statement is.
  */
 export async function reconcile(database: Database, options: ReconcileOptions): Promise<RunSummary> {
-  const summary = await runReconciliation(database, options);
-  await upkeepAfterRun(database, summary.verdictsChanged);
+  const planned: { plan?: RunPlan } = {};
+  const summary = await runReconciliation(database, options, planned);
+  // A run that had nothing to compare with only inserted: it left no dead row.
+  await upkeepAfterRun(database, summary.verdictsChanged, planned.plan?.compare ?? true);
   return summary;
 }
 
-async function runReconciliation(database: Database, options: ReconcileOptions): Promise<RunSummary> {
+async function runReconciliation(
+  database: Database,
+  options: ReconcileOptions,
+  planned: { plan?: RunPlan },
+): Promise<RunSummary> {
   const asOf = options.asOf ?? new Date();
   const connections = options.connections ?? 1;
   const splittable = database.kind === 'postgres' && connections > 1 && options.scope.kind !== 'orders';
@@ -99,6 +105,7 @@ async function runReconciliation(database: Database, options: ReconcileOptions):
       await sql`SELECT pg_advisory_xact_lock(${RECONCILE_LOCK}::bigint)`.execute(trx);
       await removeUnfinishedRuns(trx);
       const plan = await planRun(trx, options, asOf);
+      planned.plan = plan;
       return runInOneTransaction(trx, options, asOf, plan);
     });
   }
@@ -107,6 +114,7 @@ async function runReconciliation(database: Database, options: ReconcileOptions):
     try {
       await coordinator.transaction().execute(removeUnfinishedRuns);
       const plan = await planRun(coordinator, options, asOf);
+      planned.plan = plan;
       const ranges =
         plan.candidates === null
           ? await sliceRanges(database.db, connections * SLICES_PER_CONNECTION, options.minOrdersPerSlice)
