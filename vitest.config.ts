@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Database suites each create their own database or PGlite instance, so files may run in parallel.
     pool: 'forks',
+    // One migrated database per backend for the whole run; each test's database is a copy of it.
+    globalSetup: ['test/support/database-templates.ts'],
   },
 });

@@ -21,7 +21,6 @@ import { startNightlyScheduler } from '../../src/nightly/nightly-scheduler.ts';
 import { advanceSender } from '../../pipelines/nightly/nightly-worker.ts';
 import { startReconServices } from '../../pipelines/nightly/recon-services.ts';
 import { accountClients } from '../../src/client/service-client.ts';
-import { DEFAULT_SLOW_CLIENT_RULE } from '../../src/receive/slow-client-guard.ts';
 import { registerPruneMetrics } from '../../src/retention/prune-metrics.ts';
 import { startPruneScheduler } from '../../src/retention/prune-scheduler.ts';
 import { removeStaleTempFolders } from '../../src/temp/temp-folder.ts';
@@ -108,8 +107,12 @@ export async function run(ctx: CommandContext): Promise<number> {
         accounts: requireService(config.service).accounts,
         maxFileBytes: config.limits.maxFileBytes,
         maxUploads: config.serve.maxUploads,
-        slowClient: { ...DEFAULT_SLOW_CLIENT_RULE, minBytesPerSecond: config.serve.minUploadBytesPerSecond },
+        slowClient: {
+          minBytesPerSecond: config.serve.minUploadBytesPerSecond,
+          windowMs: config.serve.slowUploadWindowMs,
+        },
         listenerLimits: {
+          headersTimeoutMs: config.serve.headersTimeoutMs,
           maxConnections: config.serve.maxConnections,
           maxConnectionsPerClient: config.serve.maxConnectionsPerClient,
         },

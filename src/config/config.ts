@@ -145,6 +145,8 @@ const EnvSchema = z.object({
   RECON_MAX_CONNECTIONS_PER_CLIENT: nonNegativeInt.default(64),
   RECON_MAX_UPLOADS: positiveInt.default(8),
   RECON_MIN_UPLOAD_BYTES_PER_SECOND: positiveInt.default(1024),
+  RECON_SLOW_UPLOAD_WINDOW_MS: positiveInt.default(30_000),
+  RECON_HEADERS_TIMEOUT_MS: positiveInt.default(20_000),
   RECON_SCHEDULE: z.string().trim().min(1).default('30 2 * * *'),
   RECON_SCHEDULE_TIMEZONE: timeZone.default('Europe/Paris'),
   RECON_LOOKBACK_DAYS: positiveInt.default(30),
@@ -414,8 +416,11 @@ export interface ServeConfig {
   readonly maxConnectionsPerClient: number;
   /** Deliveries read at once; one more is answered 503 (Retry-After) before its body is read. */
   readonly maxUploads: number;
-  /** A request body arriving slower than this, over a window of 30 s, is cut. */
+  /** A request body arriving slower than this, over a window of `slowUploadWindowMs`, is cut. */
   readonly minUploadBytesPerSecond: number;
+  readonly slowUploadWindowMs: number;
+  /** A request head not whole within this is cut. */
+  readonly headersTimeoutMs: number;
   /** The public base of every CALLBACKURL; its path is where deliveries are taken, a token appended. */
   readonly callbackBaseUrl: string | undefined;
 }
@@ -573,6 +578,8 @@ function buildConfig(e: z.infer<typeof EnvSchema>, accounts: readonly ServiceAcc
       maxConnectionsPerClient: e.RECON_MAX_CONNECTIONS_PER_CLIENT,
       maxUploads: e.RECON_MAX_UPLOADS,
       minUploadBytesPerSecond: e.RECON_MIN_UPLOAD_BYTES_PER_SECOND,
+      slowUploadWindowMs: e.RECON_SLOW_UPLOAD_WINDOW_MS,
+      headersTimeoutMs: e.RECON_HEADERS_TIMEOUT_MS,
       callbackBaseUrl: e.RECON_CALLBACK_BASE_URL,
     }),
     nightly: Object.freeze({

@@ -11,6 +11,7 @@ export class SlowClientError extends Error {
 export interface SlowClientRule {
   /** RECON_MIN_UPLOAD_BYTES_PER_SECOND: the slowest body accepted, averaged over a window. */
   readonly minBytesPerSecond: number;
+  /** RECON_SLOW_UPLOAD_WINDOW_MS. */
   readonly windowMs: number;
 }
 

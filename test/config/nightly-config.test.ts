@@ -21,6 +21,8 @@ it('reads the nightly settings with their defaults', () => {
     maxConnectionsPerClient: 64,
     maxUploads: 8,
     minUploadBytesPerSecond: 1024,
+    slowUploadWindowMs: 30_000,
+    headersTimeoutMs: 20_000,
     callbackBaseUrl: undefined,
   });
 });

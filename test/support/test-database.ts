@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
+import { inject } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
@@ -29,29 +32,36 @@ export interface TestDatabase {
 }
 
 /**
- * A fresh, migrated database of its own: a new PostgreSQL database, or a PGlite directory. `migrationsDir` migrates
- * it with those files instead of the shipped ones (a schema as an earlier version left it).
+ * A fresh, migrated database of its own: a new PostgreSQL database, or a PGlite directory, each a copy of the run's
+ * migrated template (database-templates.ts). `migrationsDir` migrates an empty one with those files instead of the
+ * shipped ones (a schema as an earlier version left it).
  */
 export async function createTestDatabase(
   backend: Backend,
   options: { migrationsDir?: string } = {},
 ): Promise<TestDatabase> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'recon-test-'));
+  const run = inject('testRun');
+  const copy = !options.migrationsDir;
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), `recon-test-${run}-`));
   let databaseUrl: string | undefined;
   let dbName: string | undefined;
   if (backend === 'postgres') {
     const adminUrl = process.env.DATABASE_URL;
-    if (!adminUrl) throw new Error('DATABASE_URL is required for postgres tests');
-    dbName = `recon_test_${randomBytes(6).toString('hex')}`;
-    await adminQuery(adminUrl, `CREATE DATABASE ${dbName}`);
+    const template = inject('postgresTemplate');
+    if (!adminUrl || !template) throw new Error('DATABASE_URL is required for postgres tests');
+    dbName = `recon_test_${run}_${randomBytes(6).toString('hex')}`;
+    await adminQuery(adminUrl, copy ? `CREATE DATABASE ${dbName} TEMPLATE ${template}` : `CREATE DATABASE ${dbName}`);
     const url = new URL(adminUrl);
     url.pathname = `/${dbName}`;
     databaseUrl = url.toString();
+  } else if (copy) {
+    await promisify(execFile)('cp', ['-R', `${inject('pgliteTemplate')}/.`, dataDir]);
   }
   const location = { databaseUrl, dataDir };
   let database = await openDatabase(location);
-  // Migrations of an earlier version made that version's views themselves: no definitions of today's over them.
-  await migrate(database, options.migrationsDir ? { migrationsDir: options.migrationsDir, definitionsRoot: null } : {});
+  // On a copy, a read that finds everything applied. Migrations of an earlier version made that version's views
+  // themselves: no definitions of today's over them.
+  await migrate(database, copy ? {} : { migrationsDir: options.migrationsDir, definitionsRoot: null });
   let open = true;
   const handle: TestDatabase = {
     backend,
