@@ -6,7 +6,11 @@ import type { Database } from '../db/database.ts';
  * PostgreSQL server may have it off (for the whole server or for recon.verdicts). Without it the rows a run replaced
  * stay dead night after night, and the accountants' questions are planned without statistics of the verdicts.
  */
-export async function upkeepAfterRun(database: Database, verdictsChanged: number, mayHaveReplaced: boolean): Promise<void> {
+export async function upkeepAfterRun(
+  database: Database,
+  verdictsChanged: number,
+  mayHaveReplaced: boolean,
+): Promise<void> {
   if (verdictsChanged === 0) return;
   if (database.kind === 'pglite') {
     await sql`VACUUM (ANALYZE) recon.verdicts, recon.verdict_history`.execute(database.db);
