@@ -124,12 +124,14 @@ describe('recon ingest interrupted mid-COPY on pglite', () => {
       const children = await readFile(`/proc/${script.pid}/task/${script.pid}/children`, 'utf8').catch(() => '');
       return Number(children.trim().split(' ')[0]) || undefined;
     };
-    // script(1) stops itself when its child stops and waits to be continued: both are, together.
+    // script(1) stops itself when its child stops and waits to be continued: both are, together. Continued before it
+    // has stopped itself, it would stop afterwards, for good.
+    const stoppedWith = () => processState(script.pid!);
     const resume = (reconPid: number) => {
       process.kill(reconPid, 'SIGCONT');
       script.kill('SIGCONT');
     };
-    return { pid, resume, terminal: () => terminal, done };
+    return { pid, stoppedWith, resume, terminal: () => terminal, done };
   }
 
   const processState = async (pid: number) => (await readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /s, '')[0];
@@ -144,6 +146,7 @@ describe('recon ingest interrupted mid-COPY on pglite', () => {
     process.kill(pid, 'SIGSTOP');
     try {
       await waitUntil('recon stopped', async () => (await processState(pid)) === 'T');
+      await waitUntil('script stopped with it', async () => (await recon.stoppedWith()) === 'T');
       expect(recon.terminal()).not.toContain('merging');
       expect(Math.max(...rowsRead(recon.terminal()))).toBeLessThan(PGLITE_ROWS);
       process.kill(pid, signal);

@@ -47,7 +47,11 @@ describe.each(BACKENDS)('advancing a nightly run on %s', (backend) => {
     const { run } = await startNightlyRun(testDb.database.db, `2026-12-${String(++day).padStart(2, '0')}`, T0);
     return run.nightlyRunId;
   }
-  function deps(baseUrl: string, now: Date, scheduled: Date[] = []): NightlyDependencies {
+  /**
+   * `timeoutMs` is short only where the service never answers; a service that answers gets the default, so that a
+   * loaded machine never turns its answer into a timeout.
+   */
+  function deps(baseUrl: string, now: Date, scheduled: Date[] = [], timeoutMs = 30_000): NightlyDependencies {
     return {
       database: testDb.database,
       accounts: [
@@ -57,7 +61,7 @@ describe.each(BACKENDS)('advancing a nightly run on %s', (backend) => {
             baseUrl,
             identifier: 'ADV',
             secret: 's',
-            timeoutMs: 300,
+            timeoutMs,
             retry: { attempts: 1, baseDelayMs: 10 },
           }),
         },
@@ -123,8 +127,8 @@ describe.each(BACKENDS)('advancing a nightly run on %s', (backend) => {
     async () => {
       const silent = await service(() => 'hang');
       const runId = await newRun();
-      await advanceNightlyRun(deps(silent.baseUrl, T0), runId);
-      await advanceNightlyRun(deps(silent.baseUrl, at(MINUTE)), runId);
+      await advanceNightlyRun(deps(silent.baseUrl, T0, [], 300), runId);
+      await advanceNightlyRun(deps(silent.baseUrl, at(MINUTE), [], 300), runId);
       expect(silent.received).toHaveLength(1);
       expect(await requestsOf(runId)).toEqual([
         expect.objectContaining({
@@ -136,7 +140,7 @@ describe.each(BACKENDS)('advancing a nightly run on %s', (backend) => {
       ]);
 
       // Past the export timeout (600 s): a second request, which the service is sent.
-      await advanceNightlyRun(deps(silent.baseUrl, at(11 * MINUTE)), runId);
+      await advanceNightlyRun(deps(silent.baseUrl, at(11 * MINUTE), [], 300), runId);
       expect(silent.received).toHaveLength(2);
       expect(silent.received[1]!.params['CALLBACKURL']).not.toBe(silent.received[0]!.params['CALLBACKURL']);
       expect((await requestsOf(runId)).map((r) => [r.attempt, r.state])).toEqual([
