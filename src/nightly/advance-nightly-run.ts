@@ -187,10 +187,11 @@ async function progressOf(deps: NightlyDependencies, run: NightlyRun, now: Date)
     // A delivered export is being ingested: its job advances the run when done.
     if (batch.state !== 'requested') continue;
     // A request waiting for room among those in flight is sent after an ingest; at the latest, once the requests
-    // in flight now have waited their time.
+    // in flight now have waited their time. Looked at again no later than a timeout from now: a request an ingest
+    // sends meanwhile has its deadline after that, and is then scheduled for it.
     const due =
       deadlineOf(batch, timeoutMs) ??
-      (batch.retry_at ? new Date(batch.retry_at) : new Date(now.getTime() + IN_FLIGHT_WAIT_MS));
+      (batch.retry_at ? new Date(batch.retry_at) : new Date(now.getTime() + Math.min(IN_FLIGHT_WAIT_MS, timeoutMs)));
     if (!nextDue || due < nextDue) nextDue = due;
   }
   return { pendingBatches, nextDue };

@@ -105,6 +105,38 @@ describe.each(BACKENDS)('exports in flight on %s', (backend) => {
     },
   );
 
+  it.skipIf(skip)(
+    'with a timeout under a minute, looks again within the timeout: a request sent after an ingest meanwhile is asked again at its deadline',
+    async () => {
+      const { run } = await startNightlyRun(testDb.database.db, '2026-11-25', T0);
+      const runId = run.nightlyRunId;
+      const timeout = (now: Date, scheduled: Date[] = []) => {
+        const base = deps(now, scheduled);
+        return { ...base, nightly: { ...base.nightly, exportTimeoutSeconds: 5, exportAttempts: 3 } };
+      };
+      const scheduled: Date[] = [];
+      expect(await advanceNightlyRun(timeout(T0, scheduled), runId)).toBe('waiting');
+      expect(await sent(runId)).toEqual([1, 2]);
+      expect(scheduled).toEqual([at(5_000)]);
+      // At that look, both in flight are delivered and wait for their ingest: the unsent batches are due a timeout on.
+      await moveBatch(runId, 1, 'delivered');
+      await moveBatch(runId, 2, 'delivered');
+      const atFirstLook: Date[] = [];
+      await advanceNightlyRun(timeout(at(5_000), atFirstLook), runId);
+      expect(atFirstLook).toEqual([at(10_000)]);
+      // Batch 1 ingested: batch 3 sent at 6 s, and its delivery lost. The next look schedules its deadline.
+      await moveBatch(runId, 1, 'ingested');
+      await sendUnsentRequests({ ...timeout(at(6_000)), log: silentLogger }, runId, () => at(6_000));
+      expect(await sent(runId)).toEqual([1, 2, 3]);
+      const atSecondLook: Date[] = [];
+      await advanceNightlyRun(timeout(at(10_000), atSecondLook), runId);
+      expect(atSecondLook).toEqual([at(11_000)]);
+      const before = service.received.length;
+      await advanceNightlyRun(timeout(at(11_000)), runId);
+      expect(service.received.slice(before).map((request) => request.params['ORDERID'])).toEqual([ORDERS[2]]);
+    },
+  );
+
   it.skipIf(skip)('counts the requests in flight across accounts, not per account', async () => {
     const { run } = await startNightlyRun(testDb.database.db, '2026-11-24', T0);
     const runId = run.nightlyRunId;
