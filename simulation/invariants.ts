@@ -47,9 +47,17 @@ export async function checkInvariants(
 async function settled(world: World): Promise<void> {
   const deadline = Date.now() + IDLE_LIMIT_MS;
   const within = async (what: string, work: Promise<unknown>) => {
-    const timeout = sleep(Math.max(0, deadline - Date.now()), 'timeout' as const);
-    if ((await Promise.race([work.then(() => 'done' as const), timeout])) === 'timeout')
-      throw new InvariantBroken('nothing in flight', `${what} still busy after ${IDLE_LIMIT_MS / 1000} s`);
+    // The deadline's timer is cancelled once the work is done, or it would hold the process 30 s after the last seed.
+    const cancel = new AbortController();
+    const timeout = sleep(Math.max(0, deadline - Date.now()), 'timeout' as const, { signal: cancel.signal }).catch(
+      () => 'cancelled' as const,
+    );
+    try {
+      if ((await Promise.race([work.then(() => 'done' as const), timeout])) === 'timeout')
+        throw new InvariantBroken('nothing in flight', `${what} still busy after ${IDLE_LIMIT_MS / 1000} s`);
+    } finally {
+      cancel.abort();
+    }
   };
   await within('the service exports', world.sandbox.exports.idle());
   await within('the service notifications', world.sandbox.notifications.idle());
