@@ -42,7 +42,7 @@ export async function checkInvariants(
 
 /**
  * Nothing in flight once a step's work is done: the service's exports and notifications sent, the network idle (its
- * held deliveries aside), every stored delivery ingested, and nothing of recon's left in the temp folder.
+ * held deliveries aside), the receiver's requests finished, every stored delivery ingested, and nothing of recon's left in the temp folder.
  */
 async function settled(world: World): Promise<void> {
   const deadline = Date.now() + IDLE_LIMIT_MS;
@@ -62,6 +62,8 @@ async function settled(world: World): Promise<void> {
   await within('the service exports', world.sandbox.exports.idle());
   await within('the service notifications', world.sandbox.notifications.idle());
   await within('the network', world.network.idle());
+  // An upload the network cut, or one the receiver refused, may still be cleaning up behind an answer already given.
+  await within("recon's receiver", world.services.receiver!.idle());
   await within(
     'the ingest of stored deliveries',
     (async () => {

@@ -16,6 +16,8 @@ export interface RunningReceiver {
   /** `http://host:port`. */
   readonly url: string;
   readonly port: number;
+  /** Resolves once the requests in flight now, and any that arrive meanwhile, have finished; keeps accepting. */
+  idle(): Promise<void>;
   /**
    * Stops accepting connections and resolves once the requests in flight have finished: uploads are stored and
    * answered, onDelivered calls return. After `forceAfterMs` the connections still open are cut, and what they
@@ -42,6 +44,7 @@ export async function startReceiver(options: StartReceiverOptions): Promise<Runn
   return {
     url: `http://${host}:${port}`,
     port,
+    idle: () => receiver.drain(),
     async close(closeOptions = {}) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const force =
