@@ -262,7 +262,7 @@ function toOpenException(row: ExceptionRow): OpenException {
 }
 
 /**
- * Every open exception of the run by order_id, `pageSize` at a time, memory holding one page. The pages' bounds are
+ * Every open exception of the run by order_id, `pageSize` at a time, memory holding two pages. The pages' bounds are
  * read first, in one walk of the run's exceptions: each page is then a closed range of ORDERIDs, which every index
  * it reads (the exceptions', the history's, the orders') scans from its start to its end. Pages continued after the
  * last ORDERID with only a LIMIT walked each index from where it started or to its end, once per page: over a
@@ -275,18 +275,28 @@ export async function* openExceptionPages(
 ): AsyncGenerator<OpenException[]> {
   const pageSize = options.pageSize ?? 1000;
   const bounds = await pageBounds(db, runId, pageSize);
-  let after: string | undefined;
-  for (const upTo of [...bounds, undefined]) {
-    options.signal?.throwIfAborted();
-    const rows = await (
-      await exceptionsOf(db, runId)
-    )
+  const ranges = [...bounds, undefined].map((upTo, index) => ({
+    after: index > 0 ? bounds[index - 1] : undefined,
+    upTo,
+  }));
+  const read = async ({ after, upTo }: (typeof ranges)[number]) =>
+    (await exceptionsOf(db, runId))
       .$if(after !== undefined, (query) => query.where('v.order_id', '>', after!))
       .$if(upTo !== undefined, (query) => query.where('v.order_id', '<=', upTo!))
       .orderBy('v.order_id')
       .execute();
-    if (rows.length > 0) yield rows.map(toOpenException);
-    after = upTo;
+  // The next page is read while the caller writes this one: the server and the writer each keep a core busy.
+  // Memory holds two pages. A read left behind when the caller stops early is awaited by nobody: its error is dropped.
+  let next: Promise<ExceptionRow[]> | undefined = read(ranges[0]!);
+  try {
+    for (let index = 0; next !== undefined; index++) {
+      options.signal?.throwIfAborted();
+      const rows: ExceptionRow[] = await next;
+      next = index + 1 < ranges.length ? read(ranges[index + 1]!) : undefined;
+      if (rows.length > 0) yield rows.map(toOpenException);
+    }
+  } finally {
+    next?.catch(() => undefined);
   }
 }
 
