@@ -49,8 +49,13 @@ export interface BackfillOptions {
   readonly batchSize: number;
   readonly toleranceMinor: bigint;
   readonly graceHours: number;
-  /** When each request is stamped and the run's ages are measured; the system clock by default. */
+  /** When each request is stamped (and the run's ages measured, without asOf); the system clock by default. */
   readonly now?: () => Date;
+  /**
+   * The instant the run's ages are measured at, as `recon reconcile --as-of`; now() when absent. The requests are
+   * stamped by `now` whatever this says: a later export is told from an earlier one by those stamps alone.
+   */
+  readonly asOf?: Date;
   /** Checked between requests and before the reconciliation. */
   readonly signal?: AbortSignal;
 }
@@ -87,7 +92,7 @@ export async function backfill(
   const run = await reconcile(database, {
     scope: { kind: 'orders', orderIds: options.orderIds },
     origin: { kind: 'backfill' },
-    asOf: now(),
+    asOf: options.asOf ?? now(),
     toleranceMinor: options.toleranceMinor,
     graceHours: options.graceHours,
   });

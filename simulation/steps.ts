@@ -298,7 +298,9 @@ async function backfillSome(world: World, ledger: Ledger): Promise<string> {
     batchSize: config.nightly.exportBatchSize,
     toleranceMinor: config.reconcile.toleranceMinor,
     graceHours: config.reconcile.graceHours,
-    now: () => sandbox.clock.now(),
+    // Ages at the simulation's instant; the requests stamped by the wall clock, as the nightly worker stamps its
+    // own: stamped by the simulation's clock, days ahead, a backfill's file read as asked after every later night's.
+    asOf: sandbox.clock.now(),
   });
   ledger.runsMade.set(result.run.runId, startedAfter);
   return `backfilled ${orderIds.join(', ')}: run ${result.run.runId}`;

@@ -302,6 +302,35 @@ describe('backfill', () => {
     );
 
     it.skipIf(skip)(
+      'measures the ages at asOf and stamps its request by its clock: a run days ahead never makes the file read as asked later',
+      async () => {
+        const stamped = new Date();
+        const asOf = new Date(stamped.getTime() + 3 * DAY);
+        const orderId = newOrderId('as-of');
+        await insertOrders(testDb.database, [
+          { id: orderId, amount: 1500n, status: 'paid', createdAt: ago(stamped, 2 * DAY) },
+        ]);
+
+        const result = await backfill(testDb.database, [{ identifier: IDENTIFIER, client: client }], {
+          ...settings,
+          orderIds: [orderId],
+          now: () => stamped,
+          asOf,
+        });
+
+        expect(result.run.asOf).toEqual(asOf);
+        const file = await testDb.database.db
+          .selectFrom('recon.files')
+          .select('asked_at')
+          .where('file_id', '=', result.requests[0]!.fileId)
+          .executeTakeFirstOrThrow();
+        expect(file.asked_at).toEqual(stamped);
+        // Five days old at asOf, with nothing from the service: past any grace period.
+        expect(result.verdicts).toEqual([expect.objectContaining({ orderId, status: 'missing_at_provider' })]);
+      },
+    );
+
+    it.skipIf(skip)(
       'asks RECON_EXPORT_BATCH_SIZE orders per request, one recon.files row each, every transaction traced to its request',
       async () => {
         // A sandbox numbers its TRANSACTIONIDs from the same start: a database of its own keeps the two sandboxes apart.
