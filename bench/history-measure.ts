@@ -1,48 +1,8 @@
-import pg from 'pg';
-import { openDatabase } from '../src/db/open-database.ts';
-
 /**
- * What bench:history reads from the database between recon's commands, the same way on both backends: a pg client
- * on PostgreSQL, the embedded database opened in this process on PGlite (which one process holds at a time, so
- * a session is closed before recon runs). Nothing here names a table of recon: storage is every table of the
- * schema, whatever the schema holds.
+ * What bench:history measures of the database between recon's commands. Nothing here names a table of recon:
+ * storage is every table of the schema, whatever the schema holds.
  */
-export interface SqlSession {
-  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
-  close(): Promise<void>;
-}
-
-export async function postgresSession(url: string): Promise<SqlSession> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  return {
-    async query<Row>(text: string, params?: unknown[]) {
-      return (await client.query(text, params)).rows as Row[];
-    },
-    close: () => client.end(),
-  };
-}
-
-/** The PGlite database recon keeps under `dataDir`, opened with the settings recon opens it with. */
-export async function pgliteSession(dataDir: string): Promise<SqlSession> {
-  const database = await openDatabase({ databaseUrl: undefined, dataDir });
-  const pglite = database.pglite!;
-  return {
-    async query<Row>(text: string, params?: unknown[]) {
-      return (await pglite.query<Row>(text, params)).rows;
-    },
-    close: () => database.close(),
-  };
-}
-
-export async function withSession<T>(open: () => Promise<SqlSession>, work: (s: SqlSession) => Promise<T>): Promise<T> {
-  const session = await open();
-  try {
-    return await work(session);
-  } finally {
-    await session.close();
-  }
-}
+import type { SqlSession } from './sql-session.ts';
 
 /** Bytes on disk of every table of schema recon, with its indexes and TOAST, by table. */
 export async function reconStorage(session: SqlSession): Promise<Map<string, number>> {

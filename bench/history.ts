@@ -1,6 +1,6 @@
 /**
  * `npm run bench:history [-- --orders N] [-- --pglite-orders N] [-- --only postgres|pglite] [-- --json] [-- --keep]
- * [-- --database NAME]`:
+ * [-- --database NAME] [-- --pglite-dir DIR]`:
  * a year of nightly runs in ten. recon reconciles the same orders ten times, one day apart, with 1% of the orders
  * changed before each of runs 2..10 as production changes them (bench/history-changes.ts), then once more with
  * nothing changed. Measured: the storage each reconcile command adds to schema recon, its wall time, the reporting
@@ -11,7 +11,7 @@
  * PGlite (default 100,000 orders) it goes through `recon ingest` and `recon import-orders`. The changes always go
  * through recon's commands. Needs psql for PostgreSQL's reference.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,22 +20,12 @@ import { parseArgs } from 'node:util';
 import { benchDatabases, databaseName, HISTORY_DATABASE } from './bench-database.ts';
 import { buildRecon } from './build-recon.ts';
 import { asOfOfRun, historyChanges, type ChangeStep } from './history-changes.ts';
-import {
-  grownTables,
-  median,
-  medianQueryMs,
-  pgliteSession,
-  postgresSession,
-  reconStorage,
-  totalBytes,
-  withSession,
-  type SqlSession,
-  type TimedQuery,
-} from './history-measure.ts';
+import { grownTables, median, medianQueryMs, reconStorage, totalBytes, type TimedQuery } from './history-measure.ts';
 import { historyJson, historyTable, megabytes, type HistoryFigures, type RunFigures } from './history-report.ts';
 import { loadReconcileData } from './load-reconcile-data.ts';
 import { REFERENCE_RECONCILE, REFERENCE_TABLE } from './reconcile-reference-sql.ts';
 import { writeScenarioFiles } from './scenario-csv.ts';
+import { pgliteSession, postgresSession, withSession, type SqlSession } from './sql-session.ts';
 import { timed, type Measure } from './timed.ts';
 
 const RUNS = 10;
@@ -58,6 +48,9 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     // Another name than the default's, for a second history beside a kept one (bench:reporting builds one so).
     database: { type: 'string', default: HISTORY_DATABASE },
+    // recon's data directory for the PGlite database, instead of one in the work directory: a new one, for
+    // bench:reporting to find it where it asked (kept with --keep, removed otherwise, as --database's).
+    'pglite-dir': { type: 'string' },
   },
 });
 
@@ -135,8 +128,11 @@ async function postgresBackend(
   return { backend, transactions: loaded.transactions };
 }
 
-async function pgliteBackend(orders: number, workDir: string): Promise<{ backend: Backend; transactions: number }> {
-  const dataDir = path.join(workDir, 'data');
+async function pgliteBackend(
+  orders: number,
+  workDir: string,
+  dataDir: string,
+): Promise<{ backend: Backend; transactions: number }> {
   const { DATABASE_URL: _postgres, ...env } = process.env;
   const backend: Backend = {
     name: 'PGlite',
@@ -286,6 +282,9 @@ async function main(): Promise<void> {
   const orders = positive('orders', args.orders);
   const pgliteOrders = positive('pglite-orders', args['pglite-orders']);
   const database = databaseName(args.database);
+  const pgliteDir = args['pglite-dir'] === undefined ? undefined : path.resolve(args['pglite-dir']);
+  if (pgliteDir !== undefined && existsSync(pgliteDir))
+    throw new Error(`--pglite-dir ${pgliteDir} exists: name a directory for bench:history to create`);
   const adminUrl = process.env.DATABASE_URL;
   if (only !== 'pglite' && !adminUrl)
     throw new Error(
@@ -306,11 +305,14 @@ async function main(): Promise<void> {
     if (only !== 'postgres') {
       const dir = path.join(workDir, 'pglite');
       await mkdir(dir);
-      const { backend, transactions } = await pgliteBackend(pgliteOrders, dir);
+      const dataDir = pgliteDir ?? path.join(dir, 'data');
+      const { backend, transactions } = await pgliteBackend(pgliteOrders, dir, dataDir);
       results.push(await history(backend, pgliteOrders, transactions, dir));
+      if (args.keep) log(`kept the PGlite database in ${dataDir}`);
+      else await backend.drop();
     }
   } finally {
-    if (args.keep) log(`kept the generated files and the PGlite database in ${workDir}`);
+    if (args.keep) log(`kept the generated files in ${workDir}`);
     else await rm(workDir, { recursive: true, force: true });
   }
   if (args.json) console.log(JSON.stringify({ phases: results.map(historyJson) }, null, 2));

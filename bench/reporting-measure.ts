@@ -1,48 +1,44 @@
-import type pg from 'pg';
-import { to as copyToStdout } from 'pg-copy-streams';
-import { copyStatement, type ReportingQuery, type Samples } from './reporting-queries.ts';
+import { selectToCopy, type ReportingQuery, type Samples } from './reporting-queries.ts';
+import type { SqlSession } from './sql-session.ts';
 
 /** A statement that runs away fails the benchmark rather than holding it: ten minutes is 600 times the target. */
 const STATEMENT_TIMEOUT = '10min';
 
 /**
- * Runs one query in a transaction of its own, always rolled back (a write leaves nothing), as its role; only the
- * query itself is timed, its rows read to the last. Returns seconds and rows.
+ * Runs one query in a transaction of its own, always rolled back (a write leaves nothing), as its role when it has
+ * one; only the query itself is timed, its rows read to the last. Returns seconds and rows.
  */
 export async function timeQuery(
-  client: pg.Client,
+  session: SqlSession,
   query: Pick<ReportingQuery, 'sql' | 'before'> & { role?: string },
 ): Promise<{ seconds: number; rows: number }> {
-  await client.query('BEGIN');
+  await session.query('BEGIN');
   try {
-    await client.query(`SET LOCAL statement_timeout = '${STATEMENT_TIMEOUT}'`);
-    if (query.role) await client.query(`SET LOCAL ROLE ${query.role}`);
-    for (const statement of query.before) await client.query(statement);
-    const copy = copyStatement(query.sql);
+    await session.query(`SET LOCAL statement_timeout = '${STATEMENT_TIMEOUT}'`);
+    if (query.role) await session.query(`SET LOCAL ROLE ${query.role}`);
+    for (const statement of query.before) await session.query(statement);
+    const select = selectToCopy(query.sql);
     const started = performance.now();
-    const rows = copy === null ? ((await client.query(query.sql)).rowCount ?? 0) : await drain(client, copy);
+    const rows = select === null ? (await session.query(query.sql)).length : await session.countRows(select);
     return { seconds: (performance.now() - started) / 1000, rows };
   } finally {
-    await client.query('ROLLBACK');
+    await session.query('ROLLBACK');
   }
-}
-
-/** Reads a COPY ... TO STDOUT to its end, keeping nothing but the count of its lines: one a row. */
-async function drain(client: pg.Client, copy: string): Promise<number> {
-  let rows = 0;
-  for await (const chunk of client.query(copyToStdout(copy)) as AsyncIterable<Buffer>) {
-    for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, at + 1)) rows++;
-  }
-  return rows;
 }
 
 /** What the benchmark's database holds, to know it is a whole history and to name it. */
-export async function readHistory(client: pg.Client) {
-  const { rows } = await client.query<{ orders: string; finished: string; unfinished: string; version: string }>(
+export async function readHistory(session: SqlSession) {
+  const rows = await session.query<{
+    orders: string;
+    finished: string;
+    unfinished: string;
+    version: string;
+    user_name: string;
+  }>(
     `SELECT (SELECT count(*) FROM recon.orders) AS orders,
             (SELECT count(*) FROM recon.reconciliation_runs WHERE finished_at IS NOT NULL) AS finished,
             (SELECT count(*) FROM recon.reconciliation_runs WHERE finished_at IS NULL) AS unfinished,
-            current_setting('server_version') AS version`,
+            current_setting('server_version') AS version, current_user AS user_name`,
   );
   const row = rows[0]!;
   return {
@@ -50,6 +46,7 @@ export async function readHistory(client: pg.Client) {
     finishedRuns: Number(row.finished),
     unfinishedRuns: Number(row.unfinished),
     serverVersion: row.version,
+    user: row.user_name,
   };
 }
 
@@ -57,9 +54,9 @@ export async function readHistory(client: pg.Client) {
  * The values the queries filter on, read from the latest run: its commonest exception status, currency and account
  * (the filters that keep the most rows), and an open exception of a known order, one whose verdict changed if any.
  */
-export async function readSamples(client: pg.Client): Promise<Samples> {
+export async function readSamples(session: SqlSession): Promise<Samples> {
   const one = async <T>(text: string, params: unknown[] = []) => {
-    const { rows } = await client.query<{ value: T }>(text, params);
+    const rows = await session.query<{ value: T }>(text, params);
     if (rows.length === 0) throw new Error(`the database has no answer to: ${text.replace(/\s+/g, ' ')}`);
     return rows[0]!.value;
   };

@@ -81,12 +81,12 @@ export function docsQueries(blocks: readonly CodeBlock[], samples: Samples): Rep
 }
 
 /**
- * A single SELECT (or WITH) statement, which bench:reporting reads through COPY (query) TO STDOUT: run by the
- * server as psql would run it, its rows streamed and dropped, so that a million rows cost the bench no memory.
- * Anything else (a SET) runs as written.
+ * A single SELECT (or WITH) statement, without its semicolon: bench:reporting reads it through COPY (statement) TO
+ * its output, run by the server as psql would run it, its rows counted and dropped, so that a million rows cost the
+ * bench no memory. Anything else (a SET) is null: it runs as written.
  */
-export function copyStatement(sql: string): string | null {
+export function selectToCopy(sql: string): string | null {
   const statement = sql.trim().replace(/;\s*$/, '');
   if (!/^(select|with)\b/i.test(statement) || statement.includes(';')) return null;
-  return `COPY (${statement}) TO STDOUT`;
+  return statement;
 }

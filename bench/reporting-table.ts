@@ -24,8 +24,12 @@ export interface Measured {
 }
 
 export interface ReportingFigures {
+  backend: 'PostgreSQL' | 'PGlite';
   serverVersion: string;
+  /** The database's name on PostgreSQL, recon's data directory on PGlite. */
   database: string;
+  /** Who the statements ran as: the accountants' roles, or PGlite's one user. */
+  runAs: string;
   orders: number;
   runs: number;
   samples: { runId: number; orderId: string; status: string; currency: string; identifier: string };
@@ -94,13 +98,17 @@ export function reportingTable(figures: ReportingFigures): string {
       .trimEnd();
   const missed = rows.filter((r) => !r.j.met).length;
   const s = figures.samples;
+  const on =
+    figures.backend === 'PGlite'
+      ? `PGlite (PostgreSQL ${figures.serverVersion}): data directory ${figures.database}`
+      : `PostgreSQL ${figures.serverVersion}: database ${figures.database}`;
   return [
-    `reporting benchmark on PostgreSQL ${figures.serverVersion}: database ${figures.database}, ` +
-      `${count(figures.orders)} orders, ${figures.runs} runs (node ${process.version})`,
+    `reporting benchmark on ${on}, ${count(figures.orders)} orders, ${figures.runs} runs (node ${process.version})`,
     `latest run ${s.runId}; sample order ${s.orderId}, status ${s.status}, currency ${s.currency}, ` +
       `account ${s.identifier}`,
     `reference: ${figures.reference.name}, ${figures.reference.sql}: ${duration(reference)} ` +
       `(best of ${figures.reference.seconds.length})`,
+    `statements run as ${figures.runAs}`,
     `each measure: best of ${Math.min(...figures.measured.map((m) => m.seconds.length))}; ` +
       `targets ${QUERY_TARGET_SECONDS} s a query, ${REPORT_TARGET_SECONDS} s a report`,
     '',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   blockName,
-  copyStatement,
+  selectToCopy,
   docsQueries,
   exampleValuesLeft,
   literal,
@@ -89,12 +89,10 @@ AND run_id = (SELECT max(run_id) FROM reporting.runs) AND day >= DATE '2026-11-0
 
 describe('the statements read through COPY', () => {
   it('are single SELECT or WITH statements, without their semicolon', () => {
-    expect(copyStatement('SELECT 1\nFROM x;\n')).toBe('COPY (SELECT 1\nFROM x) TO STDOUT');
-    expect(copyStatement('  with a AS (SELECT 1) SELECT * FROM a')).toBe(
-      'COPY (with a AS (SELECT 1) SELECT * FROM a) TO STDOUT',
-    );
-    expect(copyStatement("SET recon.report_timezone = 'Europe/Paris';")).toBeNull();
-    expect(copyStatement('SELECT 1; SELECT 2;')).toBeNull();
+    expect(selectToCopy('SELECT 1\nFROM x;\n')).toBe('SELECT 1\nFROM x');
+    expect(selectToCopy('  with a AS (SELECT 1) SELECT * FROM a')).toBe('with a AS (SELECT 1) SELECT * FROM a');
+    expect(selectToCopy("SET recon.report_timezone = 'Europe/Paris';")).toBeNull();
+    expect(selectToCopy('SELECT 1; SELECT 2;')).toBeNull();
   });
 });
 
@@ -104,7 +102,7 @@ describe("the accountants' questions", () => {
     expect(questions.length).toBeGreaterThanOrEqual(25);
     expect(questions.length).toBeLessThanOrEqual(35);
     expect(new Set(questions.map((q) => q.name)).size).toBe(questions.length);
-    expect(questions.filter((q) => copyStatement(q.sql) === null)).toEqual([]);
+    expect(questions.filter((q) => selectToCopy(q.sql) === null)).toEqual([]);
     expect(questions.filter((q) => q.role !== 'recon_reader' || q.writes)).toEqual([]);
   });
 

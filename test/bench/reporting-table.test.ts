@@ -17,8 +17,10 @@ const query = (name: string, seconds: number[], rows: number): Measured => ({
 });
 
 const figures: ReportingFigures = {
+  backend: 'PostgreSQL',
   serverVersion: '15.20',
   database: 'recon_bench_history',
+  runAs: "the accountants' roles",
   orders: 1_000_000,
   runs: 11,
   samples: { runId: 11, orderId: 'ORD-9', status: 'capture_expired', currency: 'EUR', identifier: 'MERCHANT01' },
@@ -57,6 +59,25 @@ describe('the reporting table', () => {
       ['2.00 ms', '1 s', '<0.01x', '0.01x', '✓', 'question', 'fast', '1 row'],
       ['1.00 ms', '1 s', '<0.01x', '<0.01x', '✓', 'docs', 'ack', '1 row, rolled back'],
     ]);
+  });
+
+  it('names the backend, its database and who the statements ran as', () => {
+    expect(lines[0]).toMatch(
+      /^reporting benchmark on PostgreSQL 15\.20: database recon_bench_history, 1,000,000 orders, 11 runs/,
+    );
+    expect(lines).toContain("statements run as the accountants' roles");
+    const pglite = reportingTable({
+      ...figures,
+      backend: 'PGlite',
+      serverVersion: '17.5',
+      database: '/tmp/history',
+      orders: 100_000,
+      runAs: "PGlite's one user",
+    }).split('\n');
+    expect(pglite[0]).toMatch(
+      /^reporting benchmark on PGlite \(PostgreSQL 17\.5\): data directory \/tmp\/history, 100,000 orders, 11 runs/,
+    );
+    expect(pglite).toContain("statements run as PGlite's one user");
   });
 
   it('says the reference, the rounds and how many missed', () => {
