@@ -25,10 +25,11 @@ let suite: ChildProcess | undefined;
 
 function stopAll(): void {
   for (const burner of burners) if (burner.exitCode === null && burner.signalCode === null) burner.kill('SIGKILL');
-  // The whole group: npm, vitest and vitest's workers, and whatever recon processes the tests started.
+  // The whole group: npm, vitest and vitest's workers, and whatever recon processes the tests started. SIGINT, as
+  // Ctrl-C in a terminal would send them (an interrupted run may leave its template database, as it would then).
   if (suite?.pid !== undefined && suite.exitCode === null && suite.signalCode === null) {
     try {
-      process.kill(-suite.pid, 'SIGTERM');
+      process.kill(-suite.pid, 'SIGINT');
     } catch {
       // Gone already.
     }
