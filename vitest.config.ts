@@ -7,6 +7,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Database suites each create their own database or PGlite instance, so files may run in parallel.
     pool: 'forks',
+    // As the recon command runs (cli/main.ts's shebang): PGlite's wasm stays off V8's optimizing compiler, which
+    // otherwise spends seconds of CPU on its SQL parser in every worker that opens one (docs/development.md, Tests).
+    execArgv: ['--liftoff-only'],
     // One migrated database per backend for the whole run; each test's database is a copy of it.
     globalSetup: ['test/support/database-templates.ts'],
   },
