@@ -7,6 +7,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Database suites each create their own database or PGlite instance, so files may run in parallel.
     pool: 'forks',
+    // vitest runs one file fewer than the cores at once: one on two cores, where most files wait on subprocesses,
+    // sockets and the server most of their time and the other core sat idle. Two a core keep both busy.
+    maxWorkers: '200%',
     // As the recon command runs (cli/main.ts's shebang): PGlite's wasm stays off V8's optimizing compiler, which
     // otherwise spends seconds of CPU on its SQL parser in every worker that opens one (docs/development.md, Tests).
     execArgv: ['--liftoff-only'],
