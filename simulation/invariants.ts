@@ -42,7 +42,8 @@ export async function checkInvariants(
 
 /**
  * Nothing in flight once a step's work is done: the service's exports and notifications sent, the network idle (its
- * held deliveries aside), the receiver's requests finished, every stored delivery ingested, and nothing of recon's left in the temp folder.
+ * held deliveries aside), the receiver's requests finished, every stored delivery ingested, and nothing of recon's
+ * left in the temp folder.
  */
 async function settled(world: World): Promise<void> {
   const deadline = Date.now() + IDLE_LIMIT_MS;
