@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,8 +9,9 @@ export default defineConfig({
     // Database suites each create their own database or PGlite instance, so files may run in parallel.
     pool: 'forks',
     // vitest runs one file fewer than the cores at once: one on two cores, where most files wait on subprocesses,
-    // sockets and the server most of their time and the other core sat idle. Two a core keep both busy.
-    maxWorkers: '200%',
+    // sockets and the server most of their time and the other core sat idle. A file a core. (vitest caps a
+    // percentage at the cores: '200%' would mean the same.)
+    maxWorkers: availableParallelism(),
     // As the recon command runs (cli/main.ts's shebang): PGlite's wasm stays off V8's optimizing compiler, which
     // otherwise spends seconds of CPU on its SQL parser in every worker that opens one (docs/development.md, Tests).
     execArgv: ['--liftoff-only'],
