@@ -8,7 +8,8 @@ import { HTML_LISTED_PER_STATUS, renderHtml } from '../../src/report/report-html
 import { renderJson } from '../../src/report/report-json.ts';
 import { checkOutputFolder, writeFileAtomically, writeToStream } from '../../src/report/report-output.ts';
 import {
-  loadRunReport,
+  findRun,
+  loadReportOf,
   oldestOpenExceptions,
   oldestOpenExceptionsPerStatus,
   openExceptionPages,
@@ -95,22 +96,27 @@ export async function run(ctx: CommandContext): Promise<number> {
   const database = await openDatabase(config);
   try {
     await prepareDatabase(database, config);
-    const report = await loadRunReport(database.db, values.run, {
+    const run = await findRun(database.db, values.run);
+    const runId = run.runId;
+    // Started before the summary is computed: the first pages are read beside it.
+    const exceptionPages =
+      format === 'csv' || format === 'json'
+        ? openExceptionPages(database.db, runId, { signal: ctx.signal })
+        : undefined;
+    const report = await loadReportOf(database.db, run, {
       timeZone: config.reportTimezone,
       warningsListed: WARNINGS_LISTED[format],
     });
-    const runId = report.run.runId;
     const options = {
       generatedAt: new Date(),
       perGroup: LISTED.html,
       locale: csvLocale ?? config.reportCsvLocale,
     };
-    const allExceptions = () => openExceptionPages(database.db, runId, { signal: ctx.signal });
     const chunks: AsyncIterable<string> | Iterable<string> =
       format === 'csv'
-        ? renderCsv(report, allExceptions(), options)
+        ? renderCsv(report, exceptionPages!, options)
         : format === 'json'
-          ? renderJson(report, allExceptions(), options)
+          ? renderJson(report, exceptionPages!, options)
           : format === 'html'
             ? [renderHtml(report, await oldestOpenExceptionsPerStatus(database.db, runId, LISTED.html), options)]
             : [renderTable(report, await oldestOpenExceptions(database.db, runId, LISTED.table), options)];

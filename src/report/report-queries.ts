@@ -1,3 +1,4 @@
+import { dateInZone } from '@recon/protocol';
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
@@ -37,21 +38,43 @@ export const WARNINGS_LISTED = 100;
 export async function loadRunReport(
   db: Kysely<Schema>,
   runId?: string,
-  options: { readonly timeZone?: string; readonly warningsListed?: number } = {},
+  options: ReportOptions = {},
 ): Promise<RunReport> {
+  return loadReportOf(db, await findRun(db, runId), options);
+}
+
+interface ReportOptions {
+  readonly timeZone?: string;
+  readonly warningsListed?: number;
+}
+
+/** The report of a run already found (findRun), for a caller that starts other reads of it first. */
+export async function loadReportOf(db: Kysely<Schema>, run: RunFacts, options: ReportOptions = {}): Promise<RunReport> {
   const timeZone = options.timeZone ?? 'UTC';
-  const run = await findRun(db, runId);
-  const [bridge, statusTotals, accounts, receivedToBridge, verdictGroups, ageing, verdictWarnings] = await Promise.all([
-    loadBridge(db, run.runId),
-    loadStatusTotals(db, run.runId),
-    loadAccountTotals(db, run.runId),
-    loadReceivedToBridge(db, run.runId),
-    loadVerdictGroups(db, run.runId, timeZone),
-    loadAgeing(db, run.runId),
-    loadVerdictWarnings(db, run.runId, options.warningsListed ?? WARNINGS_LISTED),
-  ]);
+  // The window starts on the verdicts' first day, known only once they are grouped; the money moved is read beside
+  // them up to the day of as_of and cut to the window after. The view reads every transaction whatever the days asked
+  // (a day in a zone is no index's range), so reading more days costs nothing, and waiting for the verdicts cost the
+  // report a whole scan of the transactions after them.
+  const asOfDay = dateInZone(run.asOf, timeZone);
+  const [bridge, statusTotals, accounts, receivedToBridge, verdictGroups, ageing, verdictWarnings, movedUpToAsOf] =
+    await Promise.all([
+      loadBridge(db, run.runId),
+      loadStatusTotals(db, run.runId),
+      loadAccountTotals(db, run.runId),
+      loadReceivedToBridge(db, run.runId),
+      loadVerdictGroups(db, run.runId, timeZone),
+      loadAgeing(db, run.runId),
+      loadVerdictWarnings(db, run.runId, options.warningsListed ?? WARNINGS_LISTED),
+      loadMoneyMoved(db, { to: asOfDay }, timeZone),
+    ]);
   const read = reportWindow(verdictGroups, run.asOf, timeZone);
-  const days = await loadMoneyMoved(db, read, timeZone);
+  // A window after as_of (orders created after it) is one day, read on its own.
+  const days =
+    read === null
+      ? []
+      : read.to > asOfDay
+        ? await loadMoneyMoved(db, read, timeZone)
+        : movedUpToAsOf.filter((day) => day.day >= read.from);
   const moneyMoved = { window: runDays(read, verdictGroups, days), days };
   return {
     run,
@@ -262,42 +285,63 @@ function toOpenException(row: ExceptionRow): OpenException {
 }
 
 /**
- * Every open exception of the run by order_id, `pageSize` at a time, memory holding two pages. The pages' bounds are
- * read first, in one walk of the run's exceptions: each page is then a closed range of ORDERIDs, which every index
- * it reads (the exceptions', the history's, the orders') scans from its start to its end. Pages continued after the
- * last ORDERID with only a LIMIT walked each index from where it started or to its end, once per page: over a
- * million orders the csv report took 45 s.
+ * Every open exception of the run by order_id, `pageSize` at a time. The pages' bounds are read first, in one walk of
+ * the run's exceptions: each page is then a closed range of ORDERIDs, which every index it reads (the exceptions',
+ * the history's, the orders') scans from its start to its end. Pages continued after the last ORDERID with only a
+ * LIMIT walked each index from where it started or to its end, once per page: over a million orders the csv report
+ * took 45 s.
+ *
+ * The reads start when this is called, not when the pages are first asked for, and `readsAhead` pages (2 unless
+ * told) are read at once on their own connections while the caller writes the one before: a report reads its first
+ * pages while its summary is still being computed, and the server's cores and the writer's stay busy together. Memory
+ * holds `readsAhead` pages and the one being written. Reads left behind when the caller stops early are awaited by
+ * nobody: their errors are dropped.
  */
-export async function* openExceptionPages(
+export function openExceptionPages(
   db: Kysely<Schema>,
   runId: string,
-  options: { pageSize?: number; signal?: AbortSignal } = {},
-): AsyncGenerator<OpenException[]> {
+  options: { pageSize?: number; readsAhead?: number; signal?: AbortSignal } = {},
+): AsyncIterable<OpenException[]> {
   const pageSize = options.pageSize ?? 1000;
-  const bounds = await pageBounds(db, runId, pageSize);
-  const ranges = [...bounds, undefined].map((upTo, index) => ({
-    after: index > 0 ? bounds[index - 1] : undefined,
-    upTo,
-  }));
-  const read = async ({ after, upTo }: (typeof ranges)[number]) =>
+  const readsAhead = Math.max(1, options.readsAhead ?? 2);
+  const read = async (after: string | undefined, upTo: string | undefined) =>
     (await exceptionsOf(db, runId))
       .$if(after !== undefined, (query) => query.where('v.order_id', '>', after!))
       .$if(upTo !== undefined, (query) => query.where('v.order_id', '<=', upTo!))
       .orderBy('v.order_id')
       .execute();
-  // The next page is read while the caller writes this one: the server and the writer each keep a core busy.
-  // Memory holds two pages. A read left behind when the caller stops early is awaited by nobody: its error is dropped.
-  let next: Promise<ExceptionRow[]> | undefined = read(ranges[0]!);
-  try {
-    for (let index = 0; next !== undefined; index++) {
-      options.signal?.throwIfAborted();
-      const rows: ExceptionRow[] = await next;
-      next = index + 1 < ranges.length ? read(ranges[index + 1]!) : undefined;
-      if (rows.length > 0) yield rows.map(toOpenException);
-    }
-  } finally {
-    next?.catch(() => undefined);
-  }
+  const ranges = pageBounds(db, runId, pageSize).then((bounds) =>
+    [...bounds, undefined].map((upTo, index) => ({ after: index > 0 ? bounds[index - 1] : undefined, upTo })),
+  );
+  const inFlight: Promise<ExceptionRow[]>[] = [];
+  let started = 0;
+  // Each read is queued as the one before it is; the queue holds at most readsAhead.
+  const startReads = (): Promise<void> =>
+    ranges.then((all) => {
+      while (inFlight.length < readsAhead && started < all.length) {
+        const { after, upTo } = all[started++]!;
+        const pending = read(after, upTo);
+        pending.catch(() => undefined);
+        inFlight.push(pending);
+      }
+    });
+  const first = startReads();
+  first.catch(() => undefined);
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        await first;
+        while (inFlight.length > 0) {
+          options.signal?.throwIfAborted();
+          const rows = await inFlight.shift()!;
+          await startReads();
+          if (rows.length > 0) yield rows.map(toOpenException);
+        }
+      } finally {
+        inFlight.length = 0;
+      }
+    },
+  };
 }
 
 /** The last ORDERID of every full page of the run's open exceptions, in order. */

@@ -1,18 +1,18 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
-import type { MoneyMoved, SettlementDay } from './run-report.ts';
+import type { SettlementDay } from './run-report.ts';
 
 /**
- * The money moved on the window's days, read from reporting.settlement_daily as an accountant reads it. The view's
- * days are dates in the session's recon.report_timezone: set here for this transaction only (set_config's `true`),
- * so that neither a pooled PostgreSQL connection nor PGlite's one connection keeps it for the next query.
+ * The money moved on the days from `days.from` (or the first) to `days.to`, read from reporting.settlement_daily as an
+ * accountant reads it. The view's days are dates in the session's recon.report_timezone: set here for this
+ * transaction only (set_config's `true`), so that neither a pooled PostgreSQL connection nor PGlite's one connection
+ * keeps it for the next query.
  */
 export async function loadMoneyMoved(
   db: Kysely<Schema>,
-  window: MoneyMoved['window'],
+  days: { readonly from?: string; readonly to: string },
   timeZone: string,
 ): Promise<SettlementDay[]> {
-  if (window === null) return [];
   const rows = await db.transaction().execute(async (trx) => {
     await sql`SELECT set_config('recon.report_timezone', ${timeZone}, true)`.execute(trx);
     return trx
@@ -28,8 +28,8 @@ export async function loadMoneyMoved(
         sql<string>`fees_minor::text`.as('fees_minor'),
         sql<string>`net_minor::text`.as('net_minor'),
       ])
-      .where('day', '>=', sql<Date>`${window.from}::date`)
-      .where('day', '<=', sql<Date>`${window.to}::date`)
+      .$if(days.from !== undefined, (query) => query.where('day', '>=', sql<Date>`${days.from}::date`))
+      .where('day', '<=', sql<Date>`${days.to}::date`)
       .orderBy('day')
       .orderBy('currency')
       .execute();
