@@ -84,9 +84,26 @@ describe.each(BACKENDS)('money in report queries on %s', (backend) => {
       await sql`UPDATE recon.transactions SET fees_minor = CASE transaction_id WHEN 'TM-1' THEN 250 ELSE 40 END
         WHERE transaction_id IN ('TM-1', 'TR-1')`.execute(db);
 
+      // A refused attempt with a fee, before the run's first day: money moved, but not on the run's days.
+      await ingestTransactions(testDb.database, tmp, [
+        {
+          id: 'TE-1',
+          orderId: 'EARLY-1',
+          type: 'payment',
+          amount: '5.00',
+          exec: '0001',
+          fees: '0.10',
+          at: new Date('2026-11-01T09:00:00Z'),
+        },
+      ]);
+      const { rows: early } = await sql<{ day: string }>`SELECT day::text AS day FROM reporting.settlement_daily
+        WHERE day = DATE '2026-11-01'`.execute(db);
+      expect(early).toEqual([{ day: '2026-11-01' }]);
+
       const utc = await loadRunReport(db, runs.second.runId);
       expect(utc.timeZone).toBe('UTC');
       expect(utc.moneyMoved.window).toEqual({ from: '2026-11-10', to: '2026-11-20' });
+      expect(utc.moneyMoved.days.map((day) => day.day).sort()[0]).toBe('2026-11-10');
       expect(utc.moneyMoved.days.filter((day) => day.day === '2026-11-10')).toEqual([
         {
           day: '2026-11-10',

@@ -151,6 +151,28 @@ describe.each(BACKENDS)('report queries on %s', (backend) => {
     },
   );
 
+  it.skipIf(skip)('gives the same pages in the same order however many it reads at once, and stops early', async () => {
+    const pagesOf = async (readsAhead: number) => {
+      const pages = [];
+      for await (const page of openExceptionPages(testDb.database.db, runs.second.runId, { pageSize: 2, readsAhead }))
+        pages.push(page.map((exception) => exception.orderId));
+      return pages;
+    };
+    const oneAtATime = await pagesOf(1);
+    expect(oneAtATime.flat()).toEqual([SCRIPT_ID, FORMULA_ID, 'A-1', 'K-2', UNKNOWN_ID].sort());
+    expect(await pagesOf(2)).toEqual(oneAtATime);
+    expect(await pagesOf(5)).toEqual(oneAtATime);
+    // A caller that stops after the first page leaves reads behind; the database still answers after them.
+    for await (const page of openExceptionPages(testDb.database.db, runs.second.runId, {
+      pageSize: 1,
+      readsAhead: 3,
+    })) {
+      expect(page.map((exception) => exception.orderId)).toEqual([oneAtATime[0]![0]]);
+      break;
+    }
+    expect((await oldestOpenExceptions(testDb.database.db, runs.second.runId, 1)).length).toBe(1);
+  });
+
   it.skipIf(skip)('lists the oldest open exceptions first, as many as asked', async () => {
     const oldest = await oldestOpenExceptions(testDb.database.db, runs.second.runId, 4);
     expect(oldest.map((exception) => [exception.orderId, exception.lifecycle])).toEqual([
