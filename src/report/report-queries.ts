@@ -203,15 +203,19 @@ async function loadBridge(db: Kysely<Schema>, runId: string): Promise<CurrencyBr
 async function loadVerdictGroups(db: Kysely<Schema>, runId: string, timeZone: string): Promise<VerdictGroup[]> {
   const earliestTransaction = sql<Date | null>`(
     SELECT min(t.occurred_at) FROM recon.transactions t WHERE t.transaction_id = ANY (v.transaction_ids))`;
-  const day = sql<
-    string | null
-  >`to_char(coalesce(o.created_at, ${earliestTransaction}) AT TIME ZONE ${timeZone}::text, 'YYYY-MM-DD')`;
-  const rows = await db
+  // Grouped on the date, written as text once per group: to_char for each of a million verdicts cost a fifth of
+  // the query.
+  const day = sql<string>`(coalesce(o.created_at, ${earliestTransaction}) AT TIME ZONE ${timeZone}::text)::date`;
+  const perDay = db
     .selectFrom(await runVerdicts(db, runId))
     .leftJoin('recon.orders as o', (join) => join.onRef('o.order_id', '=', 'v.order_id').on('v.known_order', '=', true))
     .select([day.as('day'), 'v.status', 'v.lifecycle', sql<number>`count(*)::int`.as('verdicts')])
     .groupBy([sql`1`, 'v.status', 'v.lifecycle'])
-    .orderBy(sql`1`)
+    .as('g');
+  const rows = await db
+    .selectFrom(perDay)
+    .select([sql<string | null>`to_char(g.day, 'YYYY-MM-DD')`.as('day'), 'g.status', 'g.lifecycle', 'g.verdicts'])
+    .orderBy('g.day')
     .execute();
   return rows.map((row) => ({ day: row.day, status: row.status, lifecycle: row.lifecycle, verdicts: row.verdicts }));
 }
