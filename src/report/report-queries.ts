@@ -248,14 +248,14 @@ async function exceptionsOf(db: Kysely<Schema>, runId: string) {
       'note.acted_by as last_note_by',
       'note.login as last_note_login',
       'note.acted_at as last_note_at',
-      // The transactions considered, read from their ids as reporting.reconciliation reads them (migration 0009).
-      sql<unknown>`v.explanation || jsonb_build_object('transactions', (
-        SELECT coalesce(jsonb_agg(recon.explained_transaction(t, f.name)
-            || CASE WHEN t.updated_at > r.started_at THEN '{"changed_after_run": true}'::jsonb ELSE '{}'::jsonb END
-          ORDER BY t.occurred_at, t.transaction_id), '[]'::jsonb)
+      'v.explanation',
+      // The transactions considered, read from their ids as reporting.reconciliation reads them, as json text: the
+      // explanation is made whole here (withTransactions), not by jsonb's || on the server.
+      sql<unknown[]>`(SELECT coalesce(json_agg(recon.explained_transaction_json(t, f.name, t.updated_at > r.started_at)
+          ORDER BY t.occurred_at, t.transaction_id), '[]'::json)
         FROM recon.transactions t LEFT JOIN recon.files f ON f.file_id = t.file_id
         CROSS JOIN recon.reconciliation_runs r
-        WHERE t.transaction_id = ANY (v.transaction_ids) AND r.run_id = ${runId}::bigint))`.as('explanation'),
+        WHERE t.transaction_id = ANY (v.transaction_ids) AND r.run_id = ${runId}::bigint)`.as('transactions'),
     ])
     .where('v.status', 'not in', NOT_EXCEPTIONS);
 }
@@ -284,8 +284,21 @@ function toOpenException(row: ExceptionRow): OpenException {
     lastNoteBy: row.last_note_by,
     lastNoteLogin: row.last_note_login,
     lastNoteAt: row.last_note_at,
-    explanation: row.explanation,
+    explanation: withTransactions(row.explanation, row.transactions),
   };
+}
+
+/**
+ * The stored explanation with the transactions considered, as reporting.reconciliation gives it (jsonb's `||`): its
+ * keys in jsonb's order, shorter first then bytewise, so that the json report writes the view's document as it is
+ * (recon's keys are ASCII, where the length in bytes and a comparison of strings are jsonb's).
+ */
+function withTransactions(stored: unknown, transactions: unknown[]): unknown {
+  if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return stored;
+  const entries = Object.entries(stored).filter(([key]) => key !== 'transactions');
+  entries.push(['transactions', transactions]);
+  entries.sort(([a], [b]) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries);
 }
 
 /**

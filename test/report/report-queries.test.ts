@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/reconcile/reconcile.ts';
 import { loadRunReport, oldestOpenExceptions, openExceptionPages } from '../../src/report/report-queries.ts';
@@ -182,6 +183,40 @@ describe.each(BACKENDS)('report queries on %s', (backend) => {
       [SCRIPT_ID < FORMULA_ID ? SCRIPT_ID : FORMULA_ID, 'new'],
     ]);
   });
+  it.skipIf(skip)(
+    "writes each exception's explanation as reporting.exceptions gives it, a transaction changed since included",
+    async () => {
+      const { db } = testDb.database;
+      // As a later export revising it would: changed after every run.
+      await sql`UPDATE recon.transactions SET updated_at = now() + interval '1 minute' WHERE transaction_id = 'TA-1'`.execute(
+        db,
+      );
+      // The json text the report reads parses to the jsonb the views build, key order included, changed or not.
+      const { rows: shapes } = await sql<{ json: string; jsonb: string }>`SELECT
+          recon.explained_transaction_json(t, f.name, c)::text AS json,
+          (recon.explained_transaction(t, f.name)
+            || CASE WHEN c THEN '{"changed_after_run": true}'::jsonb ELSE '{}'::jsonb END)::text AS jsonb
+        FROM recon.transactions t LEFT JOIN recon.files f ON f.file_id = t.file_id CROSS JOIN (VALUES (true), (false)) AS v(c)`.execute(
+        db,
+      );
+      expect(shapes.length).toBeGreaterThan(10);
+      for (const shape of shapes)
+        expect(JSON.stringify(JSON.parse(shape.json))).toBe(JSON.stringify(JSON.parse(shape.jsonb)));
+
+      const { rows: view } = await sql<{ order_id: string; explanation: string }>`SELECT order_id,
+          explanation::text AS explanation FROM reporting.exceptions`.execute(db);
+      const report = [];
+      for await (const page of openExceptionPages(db, runs.second.runId)) report.push(...page);
+      expect(report.map((exception) => exception.orderId).sort()).toEqual(view.map((row) => row.order_id).sort());
+      for (const row of view) {
+        const exception = report.find((candidate) => candidate.orderId === row.order_id)!;
+        expect(JSON.stringify(exception.explanation)).toBe(JSON.stringify(JSON.parse(row.explanation)));
+      }
+      expect(JSON.stringify(report.find((exception) => exception.orderId === 'A-1')!.explanation)).toContain(
+        '"transaction_id":"TA-1","changed_after_run":true',
+      );
+    },
+  );
 });
 
 describe.each(BACKENDS)('report queries on an empty %s database', (backend) => {
