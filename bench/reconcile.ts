@@ -21,7 +21,7 @@ import { REFERENCE_RECONCILE, REFERENCE_TABLE } from './reconcile-reference-sql.
 import { AS_OF } from './reconcile-scenarios.ts';
 import { timed, type Measure } from './timed.ts';
 
-const TARGET_RATIO = 3;
+const TARGET_RATIO = 2.5;
 const TARGET_RSS_MB = 256;
 const DATABASE = 'recon_bench_reconcile';
 
