@@ -1,5 +1,5 @@
 -- A run's bridge per account: what each account settled for the orders the run judged, through the succeeded
--- transactions its verdicts considered, as they stood when the run finished (written then:
+-- transactions its verdicts considered, as the run read them (written when it finishes:
 -- src/reconcile/run-account-totals.ts). Expected money belongs to an order, not to an account: it stays in
 -- reporting.run_totals.
 CREATE VIEW reporting.run_account_totals AS
@@ -23,7 +23,7 @@ LEFT JOIN recon.accounts a ON a.identifier = s.identifier
 ORDER BY s.run_id, s.identifier, s.currency;
 
 COMMENT ON VIEW reporting.run_account_totals IS
-  'The bridge of every finished run per processing account and currency: what each account settled for the run''s orders (succeeded transactions of its verdicts, as they stood when it finished). Filter by run_id; its rows of a currency add up to the settled of reporting.run_totals, except for currency_mismatch orders (whose settled counts their order''s currency only).';
+  'The bridge of every finished run per processing account and currency: what each account settled for the run''s orders (succeeded transactions of its verdicts, as the run read them). Filter by run_id; its rows of a currency add up to the settled of reporting.run_totals, except for currency_mismatch orders (whose settled counts their order''s currency only).';
 COMMENT ON COLUMN reporting.run_account_totals.run_id IS 'The run (reporting.runs.run_id).';
 COMMENT ON COLUMN reporting.run_account_totals.identifier IS 'The account''s IDENTIFIER (reporting.accounts); null for transactions of no known account.';
 COMMENT ON COLUMN reporting.run_account_totals.account_group IS 'The account''s group as configured; null when none.';

@@ -277,6 +277,12 @@ export interface RunAccountTotalsTable {
 }
 
 /**
+ * A slice's part of a running run's totals per account (migration 0035), summed into recon.run_account_totals when
+ * the run finishes and deleted then.
+ */
+export type RunAccountPartsTable = RunAccountTotalsTable;
+
+/**
  * The money of a finished run's verdicts its bridge does not count in the currency it was paid in (migration 0034):
  * currency_mismatch orders', unknown ORDERIDs', and transactions without a currency.
  */
@@ -752,6 +758,7 @@ export interface Schema {
   'recon.run_totals': RunTotalsTable;
   'recon.run_status_totals': RunStatusTotalsTable;
   'recon.run_account_totals': RunAccountTotalsTable;
+  'recon.run_account_parts': RunAccountPartsTable;
   'recon.run_currency_moves': RunCurrencyMovesTable;
   'recon.export_requests': ExportRequestsTable;
   'recon.deliveries': DeliveriesTable;

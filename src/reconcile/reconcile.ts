@@ -169,6 +169,7 @@ function verdictParameters(options: ReconcileOptions, runId: string, asOf: Date,
     graceHours: options.graceHours,
     scope: plan.candidates === null ? options.scope : { kind: 'orders', orderIds: plan.candidates },
     compare: plan.compare,
+    accountParts: plan.candidates === null,
   };
 }
 
@@ -281,7 +282,10 @@ async function finishRun(
       .execute();
   }
   const unchangedSince = plan.candidates !== null && plan.candidates.length === 0 ? plan.baseRunId : null;
-  await writeRunAccountTotals(trx, runId, options.scope, unchangedSince);
+  await writeRunAccountTotals(trx, runId, options.scope, {
+    fromParts: plan.candidates === null,
+    unchangedSince,
+  });
   await writeRunCurrencyMoves(trx, runId, options.scope, unchangedSince);
   await markJudgedAgain(trx, runId, options.scope);
   const notFound =
@@ -353,6 +357,7 @@ async function removeRun(trx: Kysely<Schema>, runId: string): Promise<void> {
   await trx.deleteFrom('recon.run_totals').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.run_status_totals').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.run_account_totals').where('run_id', '=', runId).execute();
+  await trx.deleteFrom('recon.run_account_parts').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.run_currency_moves').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.reconciliation_runs').where('run_id', '=', runId).execute();
 }

@@ -6,17 +6,35 @@ import { verdictInScope } from './verdicts-in-scope.ts';
 
 /**
  * A run's bridge per processing account and currency, written in the transaction that finishes it: what each
- * account settled through the succeeded transactions its verdicts considered, as they stood when it finished, so
- * that the run reads the same later (a transaction revised afterwards belongs to a later run's figures). Read by
- * reporting.run_account_totals; an order is counted once per account and currency it moved money through. The fees
- * of those transactions beside (migration 0034): the money received, from which reporting.received_to_bridge starts.
+ * account settled through the succeeded transactions its verdicts considered, so that the run reads the same later
+ * (a transaction revised afterwards belongs to a later run's figures). Read by reporting.run_account_totals; an order
+ * is counted once per account and currency it moved money through. The fees of those transactions beside (migration
+ * 0034): the money received, from which reporting.received_to_bridge starts. A run that judged every order of its
+ * scope sums the parts its verdict statements wrote, as they read the transactions (verdicts-sql.ts); a run that
+ * judged only the changed orders reads the whole current set here.
  */
 export async function writeRunAccountTotals(
   trx: Kysely<Schema>,
   runId: string,
   scope: ReconcileScope,
-  unchangedSince: string | null,
+  how: {
+    /** The run's verdict statements wrote their parts (recon.run_account_parts): summed here, then deleted. */
+    readonly fromParts: boolean;
+    /** The base run when nothing changed since: its totals are copied. */
+    readonly unchangedSince: string | null;
+  },
 ): Promise<void> {
+  const { unchangedSince } = how;
+  if (how.fromParts) {
+    // Each ORDERID is in one slice: the parts of an account and currency add up. GROUP BY takes nulls as one group.
+    await sql`WITH parts AS (DELETE FROM recon.run_account_parts WHERE run_id = ${runId}::bigint RETURNING *)
+      INSERT INTO recon.run_account_totals (run_id, identifier, currency, orders, transactions, paid_minor,
+        refunded_minor, fees_minor)
+      SELECT ${runId}::bigint, identifier, currency, sum(orders), sum(transactions), sum(paid_minor),
+        sum(refunded_minor), sum(fees_minor)
+      FROM parts GROUP BY identifier, currency`.execute(trx);
+    return;
+  }
   if (unchangedSince !== null) {
     // Nothing the base run read has changed since (no candidate): its totals are this run's, to the unit.
     await sql`INSERT INTO recon.run_account_totals (run_id, identifier, currency, orders, transactions, paid_minor,

@@ -11,6 +11,12 @@ export interface VerdictParameters {
   readonly graceHours: number;
   /** Whether current verdicts may exist in scope: false for a first run, which only inserts. */
   readonly compare: boolean;
+  /**
+   * Whether the statement writes its part of the run's totals per account (recon.run_account_parts) from its own
+   * pass: a run that judges every order of its scope. A run that judges only the changed ones sums the whole current
+   * set when it finishes (run-account-totals.ts).
+   */
+  readonly accountParts: boolean;
 }
 
 /**
@@ -87,7 +93,8 @@ export function writeVerdictsSql(p: VerdictParameters, range: OrderIdRange): Raw
   const waitingForApproval = sql`coalesce(f.latest_approval_wait_at > ${daysBefore(APPROVAL_WAIT_DAYS)} AND NOT ${succeeded}, false)`;
   // Every step ends with OFFSET 0, which keeps it a step of its own: otherwise PostgreSQL inlines each step into the
   // next, copying an expression like paid into every place that reads it and computing it again there.
-  return sql<WrittenVerdictGroup>`WITH ${orderFactsCtes(p.scope, range)},
+  return sql<WrittenVerdictGroup>`WITH ${orderFactsCtes(p.scope, range, { accounts: p.accountParts })},
+${p.accountParts ? sql`${accountPartsCte(runId, op)},` : sql``}
 facts AS (
   SELECT coalesce(s.order_id, x.order_id) AS order_id, s.order_id IS NOT NULL AS known,
     s.amount_minor, s.order_currency, s.status, s.refunded_minor, s.payment_method, s.created_at,
@@ -200,6 +207,41 @@ facts AS (
   ) y
 )
 ${p.compare ? compareTail(runId) : firstRunTail(runId)}`;
+}
+
+/**
+ * This slice's part of the run's totals per processing account and currency: what each account settled through the
+ * succeeded transactions of the slice's verdicts (every transaction of the ORDERID, as `sums` read it), an order
+ * counted once per account and currency it moved money through. `sums` tells, per ORDERID, whether its succeeded
+ * transactions share one account and one currency, as they do for almost every order: those are counted from its
+ * sums; the others are read again, transaction by transaction. Reading them all again once the run had finished (the
+ * verdicts joined to their transactions, then grouped by order) took 4.9 s of a 17 s first run over a million
+ * orders. Identifiers and currencies are compared in byte order, as `sums` keeps them.
+ */
+function accountPartsCte(runId: RawBuilder<unknown>, op: RawBuilder<string>): RawBuilder<unknown> {
+  const oneAccount = sql`(x.identified = 0 OR (x.identified = x.succeeded_count AND x.first_identifier = x.last_identifier))
+    AND (x.currencied = 0 OR (x.currencied = x.succeeded_count AND x.first_currency = x.last_currency))`;
+  return sql`account_parts AS (
+  INSERT INTO recon.run_account_parts (run_id, identifier, currency, orders, transactions, paid_minor, refunded_minor,
+    fees_minor)
+  SELECT ${runId}, identifier, currency, count(*)::integer, sum(transactions)::integer, coalesce(sum(paid), 0)::bigint,
+    coalesce(sum(refunded), 0)::bigint, coalesce(sum(fees), 0)::bigint
+  FROM (
+    SELECT CASE WHEN x.identified > 0 THEN x.first_identifier COLLATE "default" END AS identifier,
+      CASE WHEN x.currencied > 0 THEN x.first_currency COLLATE "default" END AS currency,
+      x.succeeded_count AS transactions, x.paid, x.refunded, x.fees
+    FROM sums x
+    WHERE x.succeeded_count > 0 AND ${oneAccount}
+    UNION ALL
+    SELECT t.identifier, t.currency, count(*), sum(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')),
+      sum(t.amount_minor) FILTER (WHERE ${op} = 'refund'), sum(t.fees_minor)
+    FROM sums x
+    JOIN recon.transactions t ON t.order_id = x.order_id AND t.transaction_id = ANY (x.transaction_ids)
+    WHERE x.succeeded_count > 0 AND NOT (${oneAccount}) AND t.exec_code = '0000'
+    GROUP BY x.order_id, t.identifier, t.currency
+  ) per_order
+  GROUP BY identifier, currency
+)`;
 }
 
 /** The new verdicts beside the current ones of the scope, `c_`-prefixed. */

@@ -75,7 +75,7 @@ export function receivedSection(report: RunReport): Html | null {
   });
   return html`<section id="received"><h2>From the money received to the bridge's settled</h2>
 <table><thead><tr><th>Currency / line</th><th class="num">Orders</th><th class="num">Transactions</th><th class="num">Amount</th><th class="num">Fees</th></tr></thead>${blocks}</table>
-<p class="note">Per currency, in its own units: the succeeded payments and captures minus refunds of the run's orders and unknown ORDERIDs, as they stood when the run finished, then what the bridge counts elsewhere or adds, down to its settled (the bridge above): every currency's lines add up. Money paid in another currency than its order's (currency_mismatch) is in no bridge; an unknown ORDERID's money counts in the currency of its first transaction. Fees: BILLINGFEES INCL. VAT of the money received. Orders are counted once per account they moved money through.</p>
+<p class="note">Per currency, in its own units: the succeeded payments and captures minus refunds of the run's orders and unknown ORDERIDs, as the run read them, then what the bridge counts elsewhere or adds, down to its settled (the bridge above): every currency's lines add up. Money paid in another currency than its order's (currency_mismatch) is in no bridge; an unknown ORDERID's money counts in the currency of its first transaction. Fees: BILLINGFEES INCL. VAT of the money received. Orders are counted once per account they moved money through.</p>
 </section>`;
 }
 

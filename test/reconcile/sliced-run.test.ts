@@ -186,6 +186,57 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
     expect(split.verdictsChanged).toBe(0);
   });
 
+  it("sums its slices' parts of the totals per account as a run in one transaction does, and keeps no part", async () => {
+    const { orders, transactions } = mixedScenario(300);
+    // Accounts and fees on every transaction, and orders whose money went through two accounts or two currencies.
+    const accounted = transactions.map((t, i) => ({ ...t, identifier: i % 3 === 0 ? 'ACC-B' : 'ACC-A', fees: '0.25' }));
+    for (const [n, second] of [
+      [0, { identifier: 'ACC-C' }],
+      [50, { currency: 'USD' }],
+      [100, { identifier: '' }],
+    ] as const) {
+      const id = `O${String(n).padStart(4, '0')}`;
+      accounted.push({
+        id: `${id}-r`,
+        orderId: id,
+        type: 'refund',
+        amount: '10.00',
+        exec: '0000',
+        at: ago(AS_OF, 8 * DAY),
+        identifier: 'ACC-A',
+        fees: '0.05',
+        ...second,
+      });
+    }
+    const totalsOf = async (testDb: TestDatabase) => {
+      const db = testDb.database.db;
+      expect(await db.selectFrom('recon.run_account_parts').select('run_id').execute()).toEqual([]);
+      return db
+        .selectFrom('recon.run_account_totals')
+        .select(['identifier', 'currency', 'orders', 'transactions', 'paid_minor', 'refunded_minor', 'fees_minor'])
+        .orderBy('identifier')
+        .orderBy('currency')
+        .execute();
+    };
+    const whole = await databaseWith(orders, accounted);
+    await run(whole);
+    const split = await databaseWith(orders, accounted);
+    await run(split, sliced);
+    const expected = await totalsOf(whole);
+    expect(await totalsOf(split)).toEqual(expected);
+    expect(expected.map((row) => [row.identifier, row.currency])).toEqual([
+      ['ACC-A', 'EUR'],
+      ['ACC-A', 'USD'],
+      ['ACC-B', 'EUR'],
+      ['ACC-C', 'EUR'],
+      [null, 'EUR'],
+    ]);
+    // Every succeeded transaction counted once, whatever slice and account it fell in.
+    expect(expected.reduce((sum, row) => sum + row.transactions, 0)).toBe(
+      accounted.filter((t) => t.exec === '0000').length,
+    );
+  });
+
   it('leaves nothing of a run whose slice failed, the slices that succeeded included', async () => {
     const { orders, transactions } = mixedScenario(300);
     // Two payments whose sum passes a bigint: the statement of the last slice fails on them.
@@ -206,6 +257,7 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
     expect(await db.selectFrom('recon.reconciliation_runs').select('run_id').execute()).toEqual([]);
     expect(await db.selectFrom('recon.verdicts').select('order_id').execute()).toEqual([]);
     expect(await db.selectFrom('recon.run_totals').select('run_id').execute()).toEqual([]);
+    expect(await db.selectFrom('recon.run_account_parts').select('run_id').execute()).toEqual([]);
   });
 
   it('hides the verdicts of an unfinished run, and the next run removes that run', async () => {

@@ -17,6 +17,7 @@ export const RECON_TABLES = [
   'rejected_order_rows',
   'rejected_rows',
   'reporting_grants',
+  'run_account_parts',
   'run_account_totals',
   'run_currency_moves',
   'run_scope_orders',
