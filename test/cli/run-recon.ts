@@ -95,8 +95,8 @@ export function runRecon(args: string[], env: Record<string, string | undefined>
 
 /**
  * Runs `recon ARGS` to its end in this process: cli/recon-cli.ts's main, with the environment startRecon gives a
- * subprocess and pipes for stdout and stderr. For the variants of a refusal or a report, a second or a CPU-second
- * cheaper than a process: each exit code a test file checks keeps at least one real process.
+ * subprocess, and streams (not terminals) that keep its stdout and stderr. For the variants of a refusal or a report:
+ * a process costs one to two seconds of CPU. Each exit code a test file checks keeps at least one real process.
  */
 export async function runReconInProcess(args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
   const stdout = collected();
