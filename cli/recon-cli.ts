@@ -97,7 +97,7 @@ export async function main(argv: string[], ctx: Omit<CommandContext, 'argv'> = d
     return await module.run({ ...ctx, argv: rest });
   } catch (error) {
     ctx.stderr.write(`recon ${name}: ${describeError(error)}\n`);
-    if (process.env.RECON_DEBUG && error instanceof Error && error.stack) ctx.stderr.write(error.stack + '\n');
+    if (ctx.env.RECON_DEBUG && error instanceof Error && error.stack) ctx.stderr.write(error.stack + '\n');
     return exitCodeFor(error);
   }
 }

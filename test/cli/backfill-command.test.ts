@@ -9,9 +9,12 @@ import { answering, startServer } from '../client/loopback-servers.ts';
 import { ago, DAY, insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { refusingBaseUrl } from '../support/loopback.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
-import { runRecon } from './run-recon.ts';
+import { oneProcessPerExitCode, runRecon, runReconInProcess } from './run-recon.ts';
 
-/** `recon backfill` as a subprocess, talking to the sandbox on a loopback port. */
+/**
+ * `recon backfill` talking to the sandbox on a loopback port: a subprocess for each exit code's first run, the
+ * others in this process.
+ */
 const IDENTIFIER = 'cli-merchant';
 const SECRET = 'cli-secret';
 const MINUTE = 60_000;
@@ -57,13 +60,14 @@ describe('recon backfill', () => {
 
   describe('refuses before touching a database', () => {
     const env = { RECON_DATA_DIR: '/nonexistent/recon-backfill' };
+    const refused = oneProcessPerExitCode();
 
     it('a missing service variable, naming it in one line (exit 1)', async () => {
       for (const [missing, present] of [
         ['RECON_SERVICE_URL', { RECON_IDENTIFIER: IDENTIFIER, RECON_SECRET: SECRET }],
         ['RECON_SECRET', { RECON_SERVICE_URL: 'http://127.0.0.1:9', RECON_IDENTIFIER: IDENTIFIER }],
       ] as const) {
-        const result = await runRecon(['backfill', '--order-id', 'ORD-1'], { ...env, ...present });
+        const result = await refused(['backfill', '--order-id', 'ORD-1'], { ...env, ...present }, 1);
         expect(result.code).toBe(1);
         expect(result.stdout).toBe('');
         expect(result.stderr).toMatch(new RegExp(`^recon backfill: environment variable ${missing} is not set: `));
@@ -86,7 +90,7 @@ describe('recon backfill', () => {
           /^recon backfill: --orders-file .*absent\.txt: cannot read it \(ENOENT\)$/,
         ],
       ] as const) {
-        const result = await runRecon(['backfill', ...args], { ...env, ...serviceEnv });
+        const result = await refused(['backfill', ...args], { ...env, ...serviceEnv }, 1);
         expect(result.code, args.join(' ')).toBe(1);
         expect(result.stdout).toBe('');
         expect(result.stderr.trimEnd()).toMatch(message);
@@ -115,12 +119,14 @@ describe('recon backfill', () => {
     afterAll(async () => testDb?.drop());
 
     const backfillCli = (args: string[], env: Record<string, string> = serviceEnv) =>
+      runReconInProcess(['backfill', ...args], { ...testDb.env, ...env });
+    const backfillProcess = (args: string[], env: Record<string, string> = serviceEnv) =>
       runRecon(['backfill', ...args], { ...testDb.env, ...env });
 
     it.skipIf(skip)(
       "prints the request, the run and each order's verdict, notes a young order's possible lag, and exits 0",
       async () => {
-        const result = await backfillCli(['--order-id', paid, '--order-id', fresh, '--order-id', 'cli-nobody']);
+        const result = await backfillProcess(['--order-id', paid, '--order-id', fresh, '--order-id', 'cli-nobody']);
         expect(result.stderr).toBe('');
         expect(result.code).toBe(0);
         const lines = result.stdout.split('\n');
@@ -243,7 +249,10 @@ describe('recon backfill', () => {
           answering({ OPERATIONTYPE: 'getTransactions', EXECCODE: '0000', MESSAGE: 'ok', DATA: [bad] }),
         );
         try {
-          const result = await backfillCli(['--order-id', paid], { ...serviceEnv, RECON_SERVICE_URL: server.baseUrl });
+          const result = await backfillProcess(['--order-id', paid], {
+            ...serviceEnv,
+            RECON_SERVICE_URL: server.baseUrl,
+          });
           expect(result.code).toBe(3);
           expect(result.stdout).toMatch(/: loaded rows=1 inserted=0 updated=0 unchanged=0 rejected=1\n/);
           expect(result.stdout).toContain(`${paid} `);
@@ -255,7 +264,7 @@ describe('recon backfill', () => {
 
     it.skipIf(skip)('says in one line that the service cannot be reached and exits 2', async () => {
       const { baseUrl } = await refusingBaseUrl();
-      const result = await backfillCli(['--order-id', paid], { ...serviceEnv, RECON_SERVICE_URL: baseUrl });
+      const result = await backfillProcess(['--order-id', paid], { ...serviceEnv, RECON_SERVICE_URL: baseUrl });
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(

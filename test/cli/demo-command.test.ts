@@ -17,6 +17,7 @@ const demo = () =>
     DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing',
   });
 
+// Two whole demos, each a process opening a new embedded database: seconds apiece, many more on a busy machine.
 it('runs one nightly run end to end on the embedded database and the in-process sandbox, twice from scratch', async () => {
   for (let round = 1; round <= 2; round++) {
     const result = await demo();
@@ -53,4 +54,4 @@ it('runs one nightly run end to end on the embedded database and the in-process 
     await access(html);
     expect(await readFile(html, 'utf8')).toContain('<svg');
   }
-});
+}, 120_000);

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { ACCOUNT_NOT_CONFIGURED } from '../../src/normalize/row-scope.ts';
-import { runRecon } from './run-recon.ts';
+import { runRecon, runReconInProcess } from './run-recon.ts';
 
 const fixture = (name: string) => path.join('fixtures', name);
 
@@ -24,12 +24,14 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
     testDb = undefined;
   });
 
-  const ingest = (...args: string[]) => runRecon(['ingest', ...args], testDb!.env);
+  // Each exit code's first run is a process of its own; the others run in this one.
+  const ingest = (...args: string[]) => runReconInProcess(['ingest', ...args], testDb!.env);
+  const ingestProcess = (...args: string[]) => runRecon(['ingest', ...args], testDb!.env);
 
   it.skipIf(skip)(
     'prints a summary line per file and exits 0 when every file loads without rejected rows',
     async () => {
-      const result = await ingest(fixture('semicolon-bom-crlf.csv'), fixture('two-entries.zip'));
+      const result = await ingestProcess(fixture('semicolon-bom-crlf.csv'), fixture('two-entries.zip'));
       expect(result).toEqual({
         code: 0,
         stdout:
@@ -71,7 +73,7 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
   });
 
   it.skipIf(skip)('exits 3 when rows were rejected', async () => {
-    const result = await ingest('--json', fixture('bad-rows.csv'));
+    const result = await ingestProcess('--json', fixture('bad-rows.csv'));
     expect(result.code).toBe(3);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'loaded', rows: 13, inserted: 6, rejected: 7 });
   });
@@ -79,7 +81,11 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
   it.skipIf(skip)('exits 2 when a file failed, after loading the others', async () => {
     const before = await ingest('--json', fixture('bad-rows.csv'));
     const { fileId } = JSON.parse(before.stdout) as { fileId: string };
-    const result = await ingest(fixture('truncated.csv.gz'), fixture('comma-quoted.csv'), fixture('bad-rows.csv'));
+    const result = await ingestProcess(
+      fixture('truncated.csv.gz'),
+      fixture('comma-quoted.csv'),
+      fixture('bad-rows.csv'),
+    );
     expect(result.code).toBe(2);
     expect(result.stdout.split('\n')).toEqual([
       expect.stringMatching(/^fixtures\/truncated\.csv\.gz: failed: .*gzip/),
@@ -116,8 +122,8 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
         await writeFile(tokyo, 'TRANSACTIONID;DATE\nZONE1;2024-07-01 12:00:00\n');
         await writeFile(paris, 'TRANSACTIONID;DATE\nZONE2;2024-07-01 12:00:00\n');
         const env = { ...testDb!.env, RECON_TIMEZONE: 'Asia/Tokyo' };
-        expect((await runRecon(['ingest', tokyo], env)).code).toBe(0);
-        expect((await runRecon(['ingest', '--timezone', 'Europe/Paris', paris], env)).code).toBe(0);
+        expect((await runReconInProcess(['ingest', tokyo], env)).code).toBe(0);
+        expect((await runReconInProcess(['ingest', '--timezone', 'Europe/Paris', paris], env)).code).toBe(0);
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
@@ -157,13 +163,13 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
           { identifier: 'shop-a', secret: 'secret-a' },
           { identifier: 'shop-b', secret: 'secret-b', group: 'pair' },
         ]);
-        const listed = await runRecon(['ingest', paths.listed!], { ...testDb!.env, RECON_ACCOUNTS: accounts });
+        const listed = await runReconInProcess(['ingest', paths.listed!], { ...testDb!.env, RECON_ACCOUNTS: accounts });
         expect(listed).toMatchObject({
           code: 3,
           stdout: `${paths.listed}: loaded rows=3 inserted=2 updated=0 unchanged=0 rejected=1\n`,
         });
         // The single account of RECON_IDENTIFIER and RECON_SECRET is configured accounts too.
-        const pair = await runRecon(['ingest', '--json', paths.pair!], {
+        const pair = await runReconInProcess(['ingest', '--json', paths.pair!], {
           ...testDb!.env,
           RECON_IDENTIFIER: 'shop-a',
           RECON_SECRET: 'secret-a',
@@ -171,7 +177,7 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
         expect(pair.code).toBe(3);
         expect(JSON.parse(pair.stdout)).toMatchObject({ rows: 2, inserted: 1, rejected: 1 });
         // No account configured: every row loads, as before accounts.
-        const none = await runRecon(['ingest', paths.none!], testDb!.env);
+        const none = await runReconInProcess(['ingest', paths.none!], testDb!.env);
         expect(none).toMatchObject({
           code: 0,
           stdout: `${paths.none}: loaded rows=1 inserted=1 updated=0 unchanged=0 rejected=0\n`,
@@ -216,10 +222,11 @@ describe('recon ingest usage', () => {
   });
   afterAll(async () => rm(dataDir, { recursive: true, force: true }));
 
-  const ingest = (...args: string[]) => runRecon(['ingest', ...args], { RECON_DATA_DIR: dataDir });
+  // Each exit code's first run is a process of its own; the others run in this one.
+  const ingest = (...args: string[]) => runReconInProcess(['ingest', ...args], { RECON_DATA_DIR: dataDir });
 
   it('exits 1 without a file, with an unknown option, or with an unknown zone', async () => {
-    const noFile = await ingest();
+    const noFile = await runRecon(['ingest'], { RECON_DATA_DIR: dataDir });
     expect(noFile).toMatchObject({ code: 1, stdout: '' });
     expect(noFile.stderr).toMatch(/^recon ingest: no FILE given/);
 
@@ -231,7 +238,7 @@ describe('recon ingest usage', () => {
     expect(badZone.code).toBe(1);
     expect(badZone.stderr).toMatch(/^recon ingest: unknown time zone "Mars\/Olympus"/);
 
-    const badEnvZone = await runRecon(['ingest', fixture('bad-rows.csv')], {
+    const badEnvZone = await runReconInProcess(['ingest', fixture('bad-rows.csv')], {
       RECON_DATA_DIR: dataDir,
       RECON_TIMEZONE: 'Nowhere/Land',
     });
@@ -241,9 +248,12 @@ describe('recon ingest usage', () => {
 
   it('applies the size and ratio limits of the environment to each file', async () => {
     const withEnv = (env: Record<string, string>, ...files: string[]) =>
-      runRecon(['ingest', ...files], { RECON_DATA_DIR: dataDir, ...env });
+      runReconInProcess(['ingest', ...files], { RECON_DATA_DIR: dataDir, ...env });
 
-    const size = await withEnv({ RECON_MAX_FILE_BYTES: '100' }, fixture('comma-quoted.csv'));
+    const size = await runRecon(['ingest', fixture('comma-quoted.csv')], {
+      RECON_DATA_DIR: dataDir,
+      RECON_MAX_FILE_BYTES: '100',
+    });
     expect(size).toMatchObject({ code: 2, stderr: '' });
     expect(size.stdout).toMatch(
       /^fixtures\/comma-quoted\.csv: failed: \d+ bytes, more than the 100 allowed \(RECON_MAX_FILE_BYTES\)\n$/,
@@ -272,7 +282,8 @@ describe('recon ingest usage', () => {
   });
 
   it('warns on stderr about bytes after the last bzip2 stream, and loads the rows', async () => {
-    // No bzip2 binary on PATH: the JavaScript decoder reads the file, and reports the bytes it ignored.
+    // No bzip2 binary on PATH: the JavaScript decoder reads the file, and reports the bytes it ignored. A process of
+    // its own: the lookup of the binary reads this process's PATH, once.
     const result = await runRecon(['ingest', fixture('trailing-garbage.csv.bz2')], {
       RECON_DATA_DIR: dataDir,
       PATH: '',
@@ -285,7 +296,7 @@ describe('recon ingest usage', () => {
   });
 
   it('exits 1 with one line naming a malformed limit variable', async () => {
-    const result = await runRecon(['ingest', fixture('comma-quoted.csv')], {
+    const result = await runReconInProcess(['ingest', fixture('comma-quoted.csv')], {
       RECON_DATA_DIR: dataDir,
       RECON_MAX_COMPRESSION_RATIO: 'lots',
     });

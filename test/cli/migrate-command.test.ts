@@ -4,7 +4,7 @@ import { readDefinitions } from '../../src/db/definitions.ts';
 import { migrationsDir } from '../../src/db/migrate.ts';
 import { RECON_TABLES } from '../support/recon-tables.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
-import { runRecon } from './run-recon.ts';
+import { runRecon, runReconInProcess } from './run-recon.ts';
 
 describe.each(BACKENDS)('recon migrate on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
@@ -39,7 +39,7 @@ describe.each(BACKENDS)('recon migrate on %s', (backend) => {
         stdout: `applied ${[...files, ...(await readDefinitions()).map((definition) => definition.file)].join(', ')}\n`,
         stderr: warning,
       });
-      expect(await runRecon(['migrate'], testDb.env)).toEqual({
+      expect(await runReconInProcess(['migrate'], testDb.env)).toEqual({
         code: 0,
         stdout: 'database is up to date\n',
         stderr: warning,

@@ -10,7 +10,7 @@ import { refusingBaseUrl } from '../support/loopback.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
-import { runRecon, startRecon, type RunningRecon } from './run-recon.ts';
+import { oneProcessPerExitCode, runRecon, runReconInProcess, startRecon, type RunningRecon } from './run-recon.ts';
 
 const IDENTIFIER = 'NIGHTLY-CLI';
 const SECRET = 'nightly-cli-secret';
@@ -20,8 +20,9 @@ describe('recon nightly --date', () => {
   const env = { RECON_DATA_DIR: '/nonexistent/recon-nightly-cli' };
 
   it('refuses what is not a calendar date, in one line (exit 1)', async () => {
+    const variant = oneProcessPerExitCode();
     for (const date of ['2026-13-01', '26-11-01', '2026-11-1', '2026-02-30', '2026-04-31', 'tomorrow']) {
-      const result = await runRecon(['nightly', '--date', date], env);
+      const result = await variant(['nightly', '--date', date], env, 1);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(`recon nightly: --date: expected YYYY-MM-DD, got '${date}'\n`);
@@ -45,8 +46,9 @@ describe.each(BACKENDS)('recon nightly and recon runs on %s', (backend) => {
   it.skipIf(skip)(
     'recon runs says there is none yet; recon nightly starts a run, then attaches to it; recon runs lists it',
     async () => {
+      // Each command's first run a process of its own, the others in this one.
       expect(await runRecon(['runs'], testDb.env)).toEqual({ code: 0, stdout: 'no nightly run yet\n', stderr: '' });
-      expect(await runRecon(['runs', '--json'], testDb.env)).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
+      expect(await runReconInProcess(['runs', '--json'], testDb.env)).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
 
       const started = await runRecon(['nightly', '--date', '2026-11-20', '--json'], testDb.env);
       expect(started.code).toBe(0);
@@ -63,15 +65,15 @@ describe.each(BACKENDS)('recon nightly and recon runs on %s', (backend) => {
       });
       expect(started.stderr).toBe(`recon nightly: started the run of 2026-11-20 (run ${run.nightlyRunId})\n`);
 
-      const attached = await runRecon(['nightly', '--date', '2026-11-20'], testDb.env);
+      const attached = await runReconInProcess(['nightly', '--date', '2026-11-20'], testDb.env);
       expect(attached.code).toBe(0);
       expect(attached.stderr).toBe(`recon nightly: attached to the run of 2026-11-20 (run ${run.nightlyRunId})\n`);
       expect(attached.stdout).toBe(
         `2026-11-20  run ${run.nightlyRunId}  requesting  orders - in - batch(es); requests: none\n`,
       );
 
-      await runRecon(['nightly', '--date', '2026-11-21'], testDb.env);
-      const listed = await runRecon(['runs', '--json'], testDb.env);
+      await runReconInProcess(['nightly', '--date', '2026-11-21'], testDb.env);
+      const listed = await runReconInProcess(['runs', '--json'], testDb.env);
       expect(listed.code).toBe(0);
       const runs = JSON.parse(listed.stdout) as NightlyRunReport[];
       expect(runs.map((r) => [r.runDate, r.state])).toEqual([
@@ -79,7 +81,7 @@ describe.each(BACKENDS)('recon nightly and recon runs on %s', (backend) => {
         ['2026-11-20', 'requesting'],
       ]);
       expect(runs[1]).toEqual(run);
-      const table = await runRecon(['runs'], testDb.env);
+      const table = await runReconInProcess(['runs'], testDb.env);
       expect(
         table.stdout
           .split('\n')
@@ -89,7 +91,6 @@ describe.each(BACKENDS)('recon nightly and recon runs on %s', (backend) => {
         `2026-11-21  run ${runs[0]!.nightlyRunId}  requesting`,
         `2026-11-20  run ${run.nightlyRunId}  requesting`,
       ]);
-      // Six recon processes, each opening the embedded database anew (seconds apiece on a busy 2-core machine).
     },
     120_000,
   );

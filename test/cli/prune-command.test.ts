@@ -4,7 +4,7 @@ import { run as prune } from '../../cli/commands/prune.ts';
 import { ReconError } from '../../src/errors.ts';
 import { exportFile, startDeliveredFiles, storedChunks } from '../retention/delivered-files.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
-import { runRecon } from './run-recon.ts';
+import { runRecon, runReconInProcess } from './run-recon.ts';
 
 const DAY = 86_400_000;
 
@@ -22,9 +22,9 @@ function captured(isTTY = false): Writable & { isTTY?: boolean; text(): string }
 const ISO_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /**
- * `recon prune` as operators run it: a subprocess against a database holding one delivery ingested 120 days ago, one
- * ingested yesterday and one that failed (a bad file) 40 days ago. The dry run says what the prune then does, and
- * changes nothing.
+ * `recon prune` as operators run it (a subprocess for each exit code's first run, the others in this process)
+ * against a database holding one delivery ingested 120 days ago, one ingested yesterday and one that failed (a bad
+ * file) 40 days ago. The dry run says what the prune then does, and changes nothing.
  */
 describe.each(BACKENDS)('recon prune on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
@@ -117,7 +117,7 @@ describe.each(BACKENDS)('recon prune on %s', (backend) => {
   it.skipIf(skip)(
     '--json: deletes what the dry run said, reports the same numbers, and records the prune',
     async () => {
-      const result = await runRecon(['prune', '--json'], testDb.env);
+      const result = await runReconInProcess(['prune', '--json'], testDb.env);
       expect(result).toMatchObject({ code: 0, stderr: '' });
       const report = reportOf(result.stdout);
       expect(report).toEqual({
@@ -134,7 +134,7 @@ describe.each(BACKENDS)('recon prune on %s', (backend) => {
   );
 
   it.skipIf(skip)('without --json: a line per step, with its cutoff and the variable that set it', async () => {
-    const result = await runRecon(['prune'], {
+    const result = await runReconInProcess(['prune'], {
       ...testDb.env,
       RECON_DELIVERY_RETENTION_DAYS: '1',
       RECON_FAILED_DELIVERY_RETENTION_DAYS: '7',
@@ -163,13 +163,15 @@ describe.each(BACKENDS)('recon prune on %s', (backend) => {
         stderr:
           'recon prune: invalid environment variable RECON_RUN_RETENTION_DAYS: expected a whole number of days from 1 to 36500\n',
       });
-      expect(await runRecon(['prune'], { ...testDb.env, RECON_FAILED_DELIVERY_RETENTION_DAYS: '1e3' })).toEqual({
+      expect(
+        await runReconInProcess(['prune'], { ...testDb.env, RECON_FAILED_DELIVERY_RETENTION_DAYS: '1e3' }),
+      ).toEqual({
         code: 1,
         stdout: '',
         stderr:
           'recon prune: invalid environment variable RECON_FAILED_DELIVERY_RETENTION_DAYS: expected a whole number of days from 1 to 36500\n',
       });
-      expect((await runRecon(['prune', '--dry'], testDb.env)).code).toBe(1);
+      expect((await runReconInProcess(['prune', '--dry'], testDb.env)).code).toBe(1);
     },
   );
 

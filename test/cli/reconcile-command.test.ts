@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ago, DAY, ingestTransactions, insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
-import { runRecon } from './run-recon.ts';
+import { oneProcessPerExitCode, runRecon, runReconInProcess } from './run-recon.ts';
 
 const AS_OF = '2026-11-20T12:00:00Z';
 
@@ -42,12 +42,14 @@ describe.each(BACKENDS)('recon reconcile on %s', (backend) => {
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
 
-  const reconcileCli = (...args: string[]) => runRecon(['reconcile', ...args], testDb.env);
+  // Each exit code's first run is a process of its own; the others run in this one.
+  const reconcileCli = (...args: string[]) => runReconInProcess(['reconcile', ...args], testDb.env);
+  const reconcileProcess = (...args: string[]) => runRecon(['reconcile', ...args], testDb.env);
 
   it.skipIf(skip)(
     'prints the run, its counts and its bridge per currency, and exits 0 with exceptions found',
     async () => {
-      const result = await reconcileCli(
+      const result = await reconcileProcess(
         '--order-id',
         'cli-ok',
         '--order-id',
@@ -138,7 +140,7 @@ describe.each(BACKENDS)('recon reconcile on %s', (backend) => {
   );
 
   it.skipIf(skip)('says a suspect run loudly and exits 2, keeping the run', async () => {
-    const result = await reconcileCli('--order-id', 'cli-lonely', '--as-of', AS_OF);
+    const result = await reconcileProcess('--order-id', 'cli-lonely', '--as-of', AS_OF);
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('missing_at_provider=1');
     expect(result.stderr).toMatch(
@@ -148,13 +150,14 @@ describe.each(BACKENDS)('recon reconcile on %s', (backend) => {
   });
 
   it.skipIf(skip)('refuses a missing or double scope and a bad --as-of with one line and exit 1', async () => {
+    const refused = oneProcessPerExitCode();
     for (const args of [
       [],
       ['--all', '--order-id', 'x'],
       ['--all', '--as-of', '2026-11-20 12:00'],
       ['--created-since', 'yesterday'],
     ]) {
-      const result = await reconcileCli(...args);
+      const result = await refused(['reconcile', ...args], testDb.env, 1);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import { main } from '../../cli/recon-cli.ts';
 import { packageRoot } from '../../src/package-root.ts';
 import { parseLogRecords, untilLogged } from '../support/log-records.ts';
 
@@ -42,8 +44,6 @@ export function startRecon(
   env: Record<string, string | undefined>,
   options: { maxOpenFiles?: number } = {},
 ): RunningRecon {
-  const base = { ...process.env };
-  for (const name of Object.keys(base)) if (name === 'DATABASE_URL' || name.startsWith('RECON_')) delete base[name];
   const command = [process.execPath, ...NODE_FLAGS, path.join('cli', 'main.ts'), ...args];
   // A descriptor limit of its own, as a host with a low `ulimit -n` gives it: the shell sets it, then becomes node.
   const [file, argv] =
@@ -52,7 +52,7 @@ export function startRecon(
       : ['/bin/sh', ['-c', `ulimit -n ${options.maxOpenFiles} && exec "$@"`, 'sh', ...command]];
   const child = spawn(file, argv, {
     cwd: packageRoot(),
-    env: { ...base, RECON_ADMIN_PORT: '0', ...env },
+    env: reconEnvironment(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -81,9 +81,62 @@ export function startRecon(
   };
 }
 
+/** This process's environment without its database and recon variables, then `env`: see startRecon. */
+function reconEnvironment(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const base = { ...process.env };
+  for (const name of Object.keys(base)) if (name === 'DATABASE_URL' || name.startsWith('RECON_')) delete base[name];
+  return { ...base, RECON_ADMIN_PORT: '0', ...env };
+}
+
 /** Runs recon to its end: see startRecon. */
 export function runRecon(args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
   return startRecon(args, env).done;
+}
+
+/**
+ * Runs `recon ARGS` to its end in this process: cli/recon-cli.ts's main, with the environment startRecon gives a
+ * subprocess, and streams (not terminals) that keep its stdout and stderr. For the variants of a refusal or a report:
+ * a process costs one to two seconds of CPU. Each exit code a test file checks keeps at least one real process.
+ */
+export async function runReconInProcess(args: string[], env: Record<string, string | undefined>): Promise<RunResult> {
+  const stdout = collected();
+  const stderr = collected();
+  const code = await main(args, {
+    env: reconEnvironment(env),
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    signal: new AbortController().signal,
+  });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/**
+ * A runner for the variants of one behaviour: each exit code's first run is a real process (runRecon), so the
+ * executable is seen to exit with it; the others run in this process (runReconInProcess).
+ */
+export function oneProcessPerExitCode(): (
+  args: string[],
+  env: Record<string, string | undefined>,
+  expectedCode: number,
+) => Promise<RunResult> {
+  const spawned = new Set<number>();
+  return (args, env, expectedCode) => {
+    if (spawned.has(expectedCode)) return runReconInProcess(args, env);
+    spawned.add(expectedCode);
+    return runRecon(args, env);
+  };
+}
+
+/** A stream that keeps what is written to it, as it is written. */
+function collected(): { stream: Writable; text(): string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk);
+      done();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runRecon, startRecon } from './run-recon.ts';
+import { oneProcessPerExitCode, startRecon } from './run-recon.ts';
 
 /** `recon sandbox` is the sandbox package's own command (tested there), run with recon's exit codes. */
 describe('recon sandbox', () => {
@@ -19,11 +19,12 @@ describe('recon sandbox', () => {
   });
 
   it('refuses a bad flag or variable with exit 1 and one line naming it', async () => {
+    const refused = oneProcessPerExitCode();
     for (const [args, env, message] of [
       [['--port', 'eighty'], {}, /^recon sandbox: invalid --port "eighty": /],
       [[], { RECON_SANDBOX_SEED: 'seven' }, /^recon sandbox: invalid environment variable RECON_SANDBOX_SEED: /],
     ] as const) {
-      const result = await runRecon(['sandbox', ...args], env);
+      const result = await refused(['sandbox', ...args], env, 1);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(message);
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);

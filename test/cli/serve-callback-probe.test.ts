@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusingBaseUrl } from '../support/loopback.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
-import { runRecon, startRecon } from './run-recon.ts';
+import { runRecon, runReconInProcess, startRecon } from './run-recon.ts';
 
 interface LogRecord {
   readonly level: string;
@@ -75,7 +75,8 @@ describe.each(BACKENDS)('recon serve probes its callback base at start, on %s', 
         "reaches recon's receiver",
       );
       expect(record).toMatchObject({ level: 'info', msg: `callback base ${baseUrl}/ reaches recon's receiver` });
-      const runs = await runRecon(['runs'], testDb.env);
+      // recon runs was a process of its own above: here it runs in this one.
+      const runs = await runReconInProcess(['runs'], testDb.env);
       expect(runs.stdout).toBe('no nightly run yet\n');
     },
     120_000,

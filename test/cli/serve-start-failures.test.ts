@@ -5,13 +5,16 @@ import { holdTransaction } from '../support/held-transaction.ts';
 import { closeServer, listenOnLoopback, refusingBaseUrl } from '../support/loopback.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
-import { runRecon, startRecon } from './run-recon.ts';
+import { oneProcessPerExitCode, runRecon, runReconInProcess, startRecon } from './run-recon.ts';
 
 const SERVICE = { RECON_SERVICE_URL: 'http://127.0.0.1:9', RECON_IDENTIFIER: 'START', RECON_SECRET: 'start-secret' };
 /** Far more than a failed start takes (well under 2 s here): what the test tells apart is an exit from a hang. */
 const EXITS_WITHIN_MS = 15_000;
 
-/** A long-running command that cannot start says why in one line and exits, leaving nothing running. */
+/**
+ * A long-running command that cannot start says why in one line and exits, leaving nothing running: a process of
+ * its own where it has opened something, which must be closed for the process to end.
+ */
 describe.each(BACKENDS)('recon serve that cannot start, on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
   let testDb: TestDatabase;
@@ -21,7 +24,7 @@ describe.each(BACKENDS)('recon serve that cannot start, on %s', (backend) => {
     await testDb.close();
     // As deployed: `recon migrate` has prepared the database (its grants, and the one line about PUBLIC's CONNECT
     // that a first start would otherwise log), so what a failed start prints is its own.
-    expect((await runRecon(['migrate'], testDb.env)).code).toBe(0);
+    expect((await runReconInProcess(['migrate'], testDb.env)).code).toBe(0);
   });
   afterAll(async () => testDb?.drop());
 
@@ -102,7 +105,7 @@ describe('recon serve with RECON_ADMIN_PORT equal to its own port', () => {
         `recon serve: RECON_ADMIN_PORT and RECON_PORT are the same port, ${port}: the admin listener and the receiver ` +
         'need one each: set RECON_ADMIN_PORT to another port (8091 unless set)\n',
     });
-    expect((await runRecon(['serve', '--port', String(port)], env)).stderr).toMatch(
+    expect((await runReconInProcess(['serve', '--port', String(port)], env)).stderr).toMatch(
       /^recon serve: RECON_ADMIN_PORT and --port are the same port, \d+: /,
     );
   });
@@ -129,12 +132,15 @@ describe('recon serve and recon worker without their database', () => {
   });
 
   it('exit 1 naming the variable when DATABASE_URL is malformed', async () => {
+    // Refused before anything is opened: the first a process, the others in this one.
+    const refused = oneProcessPerExitCode();
     for (const command of ['serve', 'worker', 'nightly', 'ingest']) {
-      const result = await runRecon([command, ...(command === 'ingest' ? ['x.csv'] : [])], {
-        DATABASE_URL: 'localhost:5432/recon',
-        ...SERVICE,
-        RECON_CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
-      });
+      const args = [command, ...(command === 'ingest' ? ['x.csv'] : [])];
+      const result = await refused(
+        args,
+        { DATABASE_URL: 'localhost:5432/recon', ...SERVICE, RECON_CALLBACK_BASE_URL: 'http://127.0.0.1:9/' },
+        1,
+      );
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(
         `recon ${command}: invalid environment variable DATABASE_URL: expected a PostgreSQL connection string, postgres://user@host:port/database\n`,

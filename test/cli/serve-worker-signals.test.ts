@@ -15,7 +15,7 @@ import { messagesAmong, parseLogRecords, untilLogged } from '../support/log-reco
 import { refusingBaseUrl } from '../support/loopback.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
-import { listeningUrls, runRecon, startRecon, type RunningRecon } from './run-recon.ts';
+import { listeningUrls, oneProcessPerExitCode, startRecon, type RunningRecon } from './run-recon.ts';
 
 const IDENTIFIER = 'SIGNALS';
 const SECRET = 'signals-secret';
@@ -31,6 +31,9 @@ describe('recon serve and recon worker refuse to start without their settings', 
   };
 
   for (const command of ['serve', 'worker']) {
+    // The first refusal is a process of its own; the others run in this one.
+    const refused = oneProcessPerExitCode();
+
     it(`recon ${command}: one line naming the variable, exit 1`, async () => {
       for (const [change, message] of [
         [{ RECON_SERVICE_URL: undefined }, /^environment variable RECON_SERVICE_URL is not set: /],
@@ -42,7 +45,7 @@ describe('recon serve and recon worker refuse to start without their settings', 
         ],
         [{ RECON_JOB_HEARTBEAT_SECONDS: '5' }, /^invalid environment variable RECON_JOB_HEARTBEAT_SECONDS: /],
       ] as const) {
-        const result = await runRecon([command], { ...base, ...change });
+        const result = await refused([command], { ...base, ...change }, 1);
         expect(result.code).toBe(1);
         expect(result.stdout).toBe('');
         expect(result.stderr).toMatch(new RegExp(`^recon ${command}: ${message.source.slice(1)}`));
@@ -51,7 +54,7 @@ describe('recon serve and recon worker refuse to start without their settings', 
     });
 
     it.runIf(command === 'serve')('recon serve --port: decimal digits only, 0x10 refused (exit 1)', async () => {
-      const result = await runRecon(['serve', '--port', '0x10'], base);
+      const result = await refused(['serve', '--port', '0x10'], base, 1);
       expect(result).toEqual({
         code: 1,
         stdout: '',
@@ -60,11 +63,15 @@ describe('recon serve and recon worker refuse to start without their settings', 
     });
 
     it(`recon ${command}: every missing or invalid setting named in the one line of one start`, async () => {
-      const result = await runRecon([command], {
-        RECON_DATA_DIR: '/nonexistent/recon-signals',
-        RECON_SECRET: SECRET,
-        RECON_DELIVERY_RETENTION_DAYS: '1e3',
-      });
+      const result = await refused(
+        [command],
+        {
+          RECON_DATA_DIR: '/nonexistent/recon-signals',
+          RECON_SECRET: SECRET,
+          RECON_DELIVERY_RETENTION_DAYS: '1e3',
+        },
+        1,
+      );
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);

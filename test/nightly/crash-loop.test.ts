@@ -20,11 +20,12 @@ import {
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { parseLogRecords, untilLogged } from '../support/log-records.ts';
 import { waitUntil } from '../support/wait-until.ts';
+import { jobTimeLapsed } from './dead-worker-job.ts';
 import { startQueueReceiver, type QueueReceiver } from './queue-receiver.ts';
 
 const IDENTIFIER = 'CRASHLOOP';
 const SECRET = 'crash-loop-secret';
-/** pg-boss's shortest heartbeat: a killed worker's job is handed out again about 10-20 s later. */
+/** pg-boss's shortest heartbeat, and so the supervisors' pace; jobTimeLapsed spares the test its waits. */
 const HEARTBEAT_SECONDS = 10;
 
 /**
@@ -114,6 +115,11 @@ describe.skipIf(!hasPostgres)('a delivery that kills its workers (PostgreSQL onl
   };
   const tempFoldersOf = async (pid: number) =>
     (await readdir(os.tmpdir())).filter((name) => name.startsWith(`recon-${pid}-`));
+  const activeJobOf = async (deliveryId: string) =>
+    (
+      await sql<{ id: string }>`SELECT id FROM recon_queue.job
+    WHERE name = ${QUEUES.ingestDelivery} AND data->>'deliveryId' = ${deliveryId} AND state = 'active'`.execute(db)
+    ).rows[0]!.id;
   const jobsOf = async (deliveryId: string) =>
     (
       await sql<{ state: string }>`SELECT state FROM recon_queue.job
@@ -133,11 +139,13 @@ describe.skipIf(!hasPostgres)('a delivery that kills its workers (PostgreSQL onl
       const deliveryId = String(delivery!.delivery_id);
       // What it spooled for its ingest stays behind when it is killed.
       expect(await tempFoldersOf(first.child.pid!)).toHaveLength(1);
+      const job = await activeJobOf(deliveryId);
       await kill(first, firstSession.pid);
 
       // The next worker clears the dead one's temp folder as it starts, takes the job once its heartbeat lapsed, and
       // dies in the same place.
       const second = worker('crash-2');
+      await jobTimeLapsed(db, job);
       await untilLogged(second, 'recon worker working', (record) => record.msg === 'working');
       expect(await tempFoldersOf(first.child.pid!)).toEqual([]);
       const secondSession = await merging('crash-2');
@@ -151,6 +159,7 @@ describe.skipIf(!hasPostgres)('a delivery that kills its workers (PostgreSQL onl
       await kill(second, secondSession.pid);
 
       const third = worker('crash-3');
+      await jobTimeLapsed(db, job);
       const quarantine = await untilLogged(
         third,
         'the delivery quarantined',

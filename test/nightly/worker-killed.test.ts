@@ -13,11 +13,12 @@ import { DAY, insertOrders } from '../reconcile/reconcile-scenario.ts';
 import { backendExists, holdTransaction, lockWaiters, withApplicationName } from '../support/held-transaction.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
+import { jobTimeLapsed } from './dead-worker-job.ts';
 import { startQueueReceiver, type QueueReceiver } from './queue-receiver.ts';
 
 const IDENTIFIER = 'KILLED';
 const SECRET = 'killed-secret';
-/** pg-boss's shortest heartbeat: the killed worker's job is failed and handed out again about 10-20 s later. */
+/** pg-boss's shortest heartbeat, and so the supervisors' pace; jobTimeLapsed spares the test its waits. */
 const HEARTBEAT_SECONDS = 10;
 
 /**
@@ -106,6 +107,7 @@ describe.skipIf(!hasPostgres)('a worker killed mid-ingest (PostgreSQL only)', ()
 
         const second = worker('worker-2');
         try {
+          await jobTimeLapsed(db, job!.id);
           await waitUntil(
             'the run reconciled',
             async () =>

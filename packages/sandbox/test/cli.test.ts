@@ -4,7 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.ts';
 import { createSandbox } from '../src/sandbox.ts';
 import { formatOrdersCsv } from '../src/scenario/orders-csv.ts';
 import { scenarioOrders } from '../src/scenario/scenario-orders.ts';
@@ -65,6 +67,30 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<{ 
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stderr };
+}
+
+/**
+ * `recon-sandbox ...` run by its main in this process, with the environment run gives the subprocess: for the
+ * variants of a refusal, which run checks once as a process.
+ */
+async function runInProcess(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stderr: string }> {
+  let stderr = '';
+  const code = await main({
+    argv: args,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdout: new Writable({ write: (_chunk, _encoding, done) => done() }),
+    stderr: new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        stderr += chunk.toString();
+        done();
+      },
+    }),
+    signal: new AbortController().signal,
+  });
   return { code, stderr };
 }
 
@@ -371,7 +397,7 @@ describe('recon-sandbox (CLI)', () => {
       /no account serves wallet/,
     ],
   ])('refuses accounts %j with exit 1, never quoting a secret', async (args, message) => {
-    const { code, stderr } = await run(args);
+    const { code, stderr } = await runInProcess(args);
     expect(code).toBe(1);
     expect(stderr).toMatch(message);
     expect(stderr).not.toContain('hidden-secret');
@@ -379,7 +405,7 @@ describe('recon-sandbox (CLI)', () => {
   });
 
   it('refuses RECON_SANDBOX_ACCOUNTS beside RECON_SANDBOX_SECRET', async () => {
-    const { code, stderr } = await run([], {
+    const { code, stderr } = await runInProcess([], {
       RECON_SANDBOX_ACCOUNTS: '[{"identifier":"A","secret":"s"}]',
       RECON_SANDBOX_SECRET: 'x',
     });
@@ -404,7 +430,7 @@ describe('recon-sandbox (CLI)', () => {
     [['--drop-callbacks', '7.0'], /invalid --drop-callbacks/],
     [['--colour'], /Unknown option/],
   ])('refuses %j with exit 1 and a one-line message', async (args, message) => {
-    const { code, stderr } = await run(args);
+    const { code, stderr } = await runInProcess(args);
     expect(code).toBe(1);
     expect(stderr).toMatch(message);
     expect(stderr.trim().split('\n')).toHaveLength(1);
@@ -420,13 +446,13 @@ describe('recon-sandbox (CLI)', () => {
     ['RECON_SANDBOX_EXPORT_LAG_SECONDS', '0x10'],
     ['RECON_SANDBOX_SEED', '1e3'],
   ])('refuses a bad %s naming it', async (variable, value) => {
-    const { code, stderr } = await run([], { [variable]: value });
+    const { code, stderr } = await runInProcess([], { [variable]: value });
     expect(code).toBe(1);
     expect(stderr).toContain(variable);
   });
 
   it('names every bad variable in the one line of one start', async () => {
-    const { code, stderr } = await run([], { RECON_SANDBOX_PORT: '0x10', RECON_SANDBOX_SEED: '1e3' });
+    const { code, stderr } = await runInProcess([], { RECON_SANDBOX_PORT: '0x10', RECON_SANDBOX_SEED: '1e3' });
     expect(code).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(
