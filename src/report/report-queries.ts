@@ -251,11 +251,12 @@ async function exceptionsOf(db: Kysely<Schema>, runId: string) {
       'v.explanation',
       // The transactions considered, read from their ids as reporting.reconciliation reads them, as json text: the
       // explanation is made whole here (withTransactions), not by jsonb's || on the server.
-      sql<unknown[]>`(SELECT coalesce(json_agg(recon.explained_transaction_json(t, f.name, t.updated_at > r.started_at)
+      sql<
+        unknown[]
+      >`(SELECT coalesce(json_agg(recon.explained_transaction_json(t, f.name, t.updated_at > run.started_at)
           ORDER BY t.occurred_at, t.transaction_id), '[]'::json)
         FROM recon.transactions t LEFT JOIN recon.files f ON f.file_id = t.file_id
-        CROSS JOIN recon.reconciliation_runs r
-        WHERE t.transaction_id = ANY (v.transaction_ids) AND r.run_id = ${runId}::bigint)`.as('transactions'),
+        WHERE t.transaction_id = ANY (v.transaction_ids))`.as('transactions'),
     ])
     .where('v.status', 'not in', NOT_EXCEPTIONS);
 }
@@ -295,6 +296,8 @@ function toOpenException(row: ExceptionRow): OpenException {
  */
 function withTransactions(stored: unknown, transactions: unknown[]): unknown {
   if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return stored;
+  // The stored keys (rule, reason, figures, warnings, conflicts) are all shorter: transactions goes last.
+  if (Object.keys(stored).every((key) => key.length < 'transactions'.length)) return { ...stored, transactions };
   const entries = Object.entries(stored).filter(([key]) => key !== 'transactions');
   entries.push(['transactions', transactions]);
   entries.sort(([a], [b]) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
