@@ -1,7 +1,7 @@
 -- recon.explained_transaction as json text, for a reader that parses it (recon report): json is written as text where
 -- jsonb builds a binary object, then writes it out again, which cost the report's pages of open exceptions two
 -- fifths of their time. Its keys are in jsonb's order (shorter first, then bytewise) and changed_after_run appears only
--- when true, so that both parse to the same object, key order included: test/db/explained-transaction-json.test.ts.
+-- when true, so that both parse to the same object, key order included (test/report/report-queries.test.ts).
 CREATE FUNCTION recon.explained_transaction_json(t recon.transactions, source_file text, changed_after_run boolean)
 RETURNS json
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
