@@ -52,7 +52,8 @@ const DAY_MS = 24 * HOUR_MS;
  * A run's verdicts for one slice of the ORDERID space, in one statement: the facts of the scope
  * (order-facts-sql.ts), the rules, the lifecycle, the comparison with the current verdicts, the writes, and the
  * groups of the scope's verdicts, from which the caller makes the counts and the bridge. One statement, one pass:
- * a million orders are never read twice nor written to a temporary table on the way.
+ * a million orders are never read twice nor written to a temporary table on the way. A run that writes its totals per
+ * account (accountPartsCte) reads the slice's per-order sums twice, which PostgreSQL keeps for the statement.
  *
  * The rules, in order, the first that holds giving the status (docs/reconcile.md, "The rules"). Ages are measured at as_of.
  * Boundaries: an age of exactly 6 days is an expired approval (the service treats the approval as expired once
