@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { operationSql } from './order-facts-sql.ts';
 import type { ReconcileScope } from './reconcile-scope.ts';
@@ -43,33 +43,51 @@ export async function writeRunAccountTotals(
       FROM recon.run_account_totals WHERE run_id = ${unchangedSince}::bigint`.execute(trx);
     return;
   }
-  const op = operationSql(sql.ref('t.operation_type'));
   // Over a million orders the planner, which cannot count what `= ANY (transaction_ids)` keeps, chose a lookup per
   // transaction and sorts spilled to disk (13 s); joined on the ORDERID by hash and grouped in memory it takes a
   // fraction of that (JIT is off for recon's database: migration 0033). The setting ends with the transaction.
   await sql`SET LOCAL work_mem = '128MB'`.execute(trx);
-  // Grouped per order first: two small hash aggregates cost less than count(DISTINCT order_id), which sorts. Read,
-  // then inserted: PostgreSQL 15 plans an INSERT ... SELECT on one core, and the SELECT alone takes two (1.0 s
+  // Read, then inserted: PostgreSQL 15 plans an INSERT ... SELECT on one core, and the SELECT alone takes two (1.0 s
   // against 0.5 s over a million orders); what comes back is a row per account and currency.
-  const { rows } = await sql<AccountTotal>`SELECT identifier, currency, count(*)::integer AS orders,
-      sum(transactions)::integer AS transactions, coalesce(sum(paid), 0)::text AS paid_minor,
-      coalesce(sum(refunded), 0)::text AS refunded_minor, coalesce(sum(fees), 0)::text AS fees_minor
-    FROM (
-      SELECT t.order_id, t.identifier, t.currency, count(*) AS transactions,
-        sum(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')) AS paid,
-        sum(t.amount_minor) FILTER (WHERE ${op} = 'refund') AS refunded,
-        sum(t.fees_minor) AS fees
-      FROM recon.verdicts v
-      JOIN recon.transactions t ON t.order_id = v.order_id AND t.transaction_id = ANY (v.transaction_ids)
-      WHERE ${verdictInScope(scope)} AND t.exec_code = '0000'
-      GROUP BY t.order_id, t.identifier, t.currency
-    ) per_order
-    GROUP BY identifier, currency`.execute(trx);
+  const { rows } = await sql<AccountTotal>`SELECT identifier, currency, orders, transactions,
+      paid_minor::text AS paid_minor, refunded_minor::text AS refunded_minor, fees_minor::text AS fees_minor
+    FROM (${accountTotalsSql(perOrderAccountsSql(sql`recon.verdicts v`, verdictInScope(scope)))}) totals`.execute(trx);
   if (rows.length === 0) return;
   await trx
     .insertInto('recon.run_account_totals')
     .values(rows.map((row) => ({ run_id: runId, ...row })))
     .execute();
+}
+
+/**
+ * What the succeeded transactions of each ORDERID moved through each account and currency: one row per ORDERID,
+ * account and currency, with their count, payments and captures, refunds and fees. `from` is aliased `v` and has
+ * `order_id` and `transaction_ids` (the transactions considered); `where` says which of its rows count.
+ */
+export function perOrderAccountsSql(from: RawBuilder<unknown>, where: RawBuilder<unknown>): RawBuilder<unknown> {
+  const op = operationSql(sql.ref('t.operation_type'));
+  return sql`SELECT t.identifier, t.currency, count(*) AS transactions,
+      sum(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')) AS paid,
+      sum(t.amount_minor) FILTER (WHERE ${op} = 'refund') AS refunded,
+      sum(t.fees_minor) AS fees
+    FROM ${from}
+    JOIN recon.transactions t ON t.order_id = v.order_id AND t.transaction_id = ANY (v.transaction_ids)
+    WHERE ${where} AND t.exec_code = '0000'
+    GROUP BY v.order_id, t.identifier, t.currency`;
+}
+
+/**
+ * The totals per account and currency of rows per ORDERID, account and currency (`identifier`, `currency`,
+ * `transactions`, `paid`, `refunded`, `fees`): an order is counted once per account and currency it moved money
+ * through. Grouped per order first, then per account: two small hash aggregates cost less than count(DISTINCT
+ * order_id), which sorts.
+ */
+export function accountTotalsSql(perOrder: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`SELECT identifier, currency, count(*)::integer AS orders, sum(transactions)::integer AS transactions,
+      coalesce(sum(paid), 0)::bigint AS paid_minor, coalesce(sum(refunded), 0)::bigint AS refunded_minor,
+      coalesce(sum(fees), 0)::bigint AS fees_minor
+    FROM (${perOrder}) per_order
+    GROUP BY identifier, currency`;
 }
 
 interface AccountTotal {

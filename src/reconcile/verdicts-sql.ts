@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { operationSql, orderFactsCtes, rangeFilter, scopeFilter, TX, type OrderIdRange } from './order-facts-sql.ts';
 import type { ReconcileScope } from './reconcile-scope.ts';
+import { accountTotalsSql, perOrderAccountsSql } from './run-account-totals.ts';
 import { VERDICT_COLUMNS } from './verdict-columns.ts';
 
 export interface VerdictParameters {
@@ -95,7 +96,7 @@ export function writeVerdictsSql(p: VerdictParameters, range: OrderIdRange): Raw
   // Every step ends with OFFSET 0, which keeps it a step of its own: otherwise PostgreSQL inlines each step into the
   // next, copying an expression like paid into every place that reads it and computing it again there.
   return sql<WrittenVerdictGroup>`WITH ${orderFactsCtes(p.scope, range, { accounts: p.accountParts })},
-${p.accountParts ? sql`${accountPartsCte(runId, op)},` : sql``}
+${p.accountParts ? sql`${accountPartsCte(runId)},` : sql``}
 facts AS (
   SELECT coalesce(s.order_id, x.order_id) AS order_id, s.order_id IS NOT NULL AS known,
     s.amount_minor, s.order_currency, s.status, s.refunded_minor, s.payment_method, s.created_at,
@@ -219,29 +220,21 @@ ${p.compare ? compareTail(runId) : firstRunTail(runId)}`;
  * verdicts joined to their transactions, then grouped by order) took 4.9 s of a 17 s first run over a million
  * orders. Identifiers and currencies are compared in byte order, as `sums` keeps them.
  */
-function accountPartsCte(runId: RawBuilder<unknown>, op: RawBuilder<string>): RawBuilder<unknown> {
-  const oneAccount = sql`(x.identified = 0 OR (x.identified = x.succeeded_count AND x.first_identifier = x.last_identifier))
-    AND (x.currencied = 0 OR (x.currencied = x.succeeded_count AND x.first_currency = x.last_currency))`;
+function accountPartsCte(runId: RawBuilder<unknown>): RawBuilder<unknown> {
+  const oneAccount = sql`(v.identified = 0 OR (v.identified = v.succeeded_count AND v.first_identifier = v.last_identifier))
+    AND (v.currencied = 0 OR (v.currencied = v.succeeded_count AND v.first_currency = v.last_currency))`;
+  const perOrder = sql`SELECT CASE WHEN v.identified > 0 THEN v.first_identifier COLLATE "default" END AS identifier,
+      CASE WHEN v.currencied > 0 THEN v.first_currency COLLATE "default" END AS currency,
+      v.succeeded_count AS transactions, v.paid, v.refunded, v.fees
+    FROM sums v
+    WHERE v.succeeded_count > 0 AND ${oneAccount}
+    UNION ALL
+    ${perOrderAccountsSql(sql`sums v`, sql`v.succeeded_count > 0 AND NOT (${oneAccount})`)}`;
   return sql`account_parts AS (
   INSERT INTO recon.run_account_parts (run_id, identifier, currency, orders, transactions, paid_minor, refunded_minor,
     fees_minor)
-  SELECT ${runId}, identifier, currency, count(*)::integer, sum(transactions)::integer, coalesce(sum(paid), 0)::bigint,
-    coalesce(sum(refunded), 0)::bigint, coalesce(sum(fees), 0)::bigint
-  FROM (
-    SELECT CASE WHEN x.identified > 0 THEN x.first_identifier COLLATE "default" END AS identifier,
-      CASE WHEN x.currencied > 0 THEN x.first_currency COLLATE "default" END AS currency,
-      x.succeeded_count AS transactions, x.paid, x.refunded, x.fees
-    FROM sums x
-    WHERE x.succeeded_count > 0 AND ${oneAccount}
-    UNION ALL
-    SELECT t.identifier, t.currency, count(*), sum(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')),
-      sum(t.amount_minor) FILTER (WHERE ${op} = 'refund'), sum(t.fees_minor)
-    FROM sums x
-    JOIN recon.transactions t ON t.order_id = x.order_id AND t.transaction_id = ANY (x.transaction_ids)
-    WHERE x.succeeded_count > 0 AND NOT (${oneAccount}) AND t.exec_code = '0000'
-    GROUP BY x.order_id, t.identifier, t.currency
-  ) per_order
-  GROUP BY identifier, currency
+  SELECT ${runId}, identifier, currency, orders, transactions, paid_minor, refunded_minor, fees_minor
+  FROM (${accountTotalsSql(perOrder)}) totals
 )`;
 }
 
