@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { batchOrderIds } from '../backfill/order-id-list.ts';
 import type { NightlyConfig, ReconcileSettings } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
+import { retryWhileUnavailable } from '../db/retry-while-unavailable.ts';
 import { isUniqueViolation } from '../db/sql-state.ts';
 import type { ExportRequestState, NightlyRunState, Schema } from '../db/schema.ts';
 import { describeError, ReconError } from '../errors.ts';
@@ -37,6 +38,11 @@ type RunDependencies = NightlyDependencies & { readonly log: Logger };
 
 /** A run stuck in `reconciling` longer than this lost its reconciler (a killed process): another takes over. */
 const RECONCILE_LEASE_MS = 10 * 60_000;
+/**
+ * How long the end of a reconciliation (the run's new state, or the claim handed back) is tried again while the
+ * database is away: a connection cut in the middle of the run must not leave it `reconciling` until its lease ends.
+ */
+const SETTLE_WAIT_MS = 60_000;
 
 /**
  * Moves a nightly run on as far as it can go now, and says where it stands. Safe to call at any time, from any
@@ -333,28 +339,47 @@ async function finishRun(deps: RunDependencies, run: NightlyRun, now: Date): Pro
       givenUp.length > 0
         ? `${givenUp.length} export batch(es) given up, their orders reconciled without them: ${givenUp.map((b) => `batch ${b.batch} (${b.failure ?? 'no reason recorded'})`).join('; ')}`
         : null;
-    await db
-      .updateTable('recon.nightly_runs')
-      .set({
-        state,
-        reconciliation_run_id: summary.runId,
-        failure,
-        finished_at: sql<Date>`clock_timestamp()`,
-        updated_at: sql<Date>`clock_timestamp()`,
-      })
-      .where('nightly_run_id', '=', run.nightlyRunId)
-      .execute();
+    await retryWhileUnavailable(
+      () =>
+        db
+          .updateTable('recon.nightly_runs')
+          .set({
+            state,
+            reconciliation_run_id: summary.runId,
+            failure,
+            finished_at: sql<Date>`clock_timestamp()`,
+            updated_at: sql<Date>`clock_timestamp()`,
+          })
+          .where('nightly_run_id', '=', run.nightlyRunId)
+          .execute(),
+      SETTLE_WAIT_MS,
+    );
     if (failure) deps.log.error({ state, reconciliation: summary.runId, failure }, 'nightly run failed');
     else deps.log.info({ state, reconciliation: summary.runId }, 'nightly run reconciled');
     return state;
   } catch (error) {
-    // Hand the run back: the job's retry reconciles it again.
-    await db
-      .updateTable('recon.nightly_runs')
-      .set({ state: 'waiting', failure: describeError(error) })
-      .where('nightly_run_id', '=', run.nightlyRunId)
-      .execute();
-    deps.log.error({ state: 'waiting', err: error }, 'nightly run not reconciled: handed back to be tried again');
+    // Hand the run back: the job's retry reconciles it again. Should the database stay away longer than the wait,
+    // the run stays claimed until its lease ends, and the first error is the story.
+    const handedBack = await retryWhileUnavailable(
+      () =>
+        db
+          .updateTable('recon.nightly_runs')
+          .set({ state: 'waiting', failure: describeError(error) })
+          .where('nightly_run_id', '=', run.nightlyRunId)
+          .where('state', '=', 'reconciling')
+          .execute(),
+      SETTLE_WAIT_MS,
+    ).then(
+      () => true,
+      () => false,
+    );
+    if (handedBack)
+      deps.log.error({ state: 'waiting', err: error }, 'nightly run not reconciled: handed back to be tried again');
+    else
+      deps.log.error(
+        { state: 'reconciling', err: error },
+        'nightly run not reconciled, and not handed back (the database is away): taken over when its lease ends',
+      );
     throw error;
   }
 }
