@@ -88,7 +88,7 @@ async function recon(url: string): Promise<Measure> {
   // Every run starts from no verdicts, as the first did: a later run would also compare with the earlier ones.
   await withClient(url, (client) =>
     client.query(
-      'TRUNCATE recon.verdicts, recon.verdict_history, recon.run_totals, recon.run_status_totals, recon.run_account_totals, recon.run_account_parts, recon.run_currency_moves, recon.run_scope_orders, recon.reconciliation_runs',
+      'TRUNCATE recon.verdicts, recon.verdict_history, recon.run_totals, recon.run_status_totals, recon.run_account_totals, recon.run_account_parts, recon.run_verdict_changes, recon.run_currency_moves, recon.run_scope_orders, recon.reconciliation_runs',
     ),
   );
   await checkpoint(url);

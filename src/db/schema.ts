@@ -283,6 +283,30 @@ export interface RunAccountTotalsTable {
 export type RunAccountPartsTable = RunAccountTotalsTable;
 
 /**
+ * A change of a running run's verdicts (migration 0036), kept apart by a run written slice by slice over current
+ * verdicts, applied when the run finishes and deleted then. Its columns are the verdict statement's rows'.
+ */
+export interface RunVerdictChangesTable {
+  run_id: string;
+  change: 'new' | 'changed' | 'recheck' | 'removed';
+  order_id: string;
+  known: boolean | null;
+  verdict: string | null;
+  lifecycle: string | null;
+  first_seen_run_id: string | null;
+  first_seen_at: Timestamp | null;
+  expected: Money | null;
+  settled: Money | null;
+  delta: Money | null;
+  currency: string | null;
+  transaction_ids: string[] | null;
+  warnings: string[] | null;
+  explanation: unknown;
+  at_risk: Money | null;
+  recheck_at: Timestamp | null;
+}
+
+/**
  * The money of a finished run's verdicts its bridge does not count in the currency it was paid in (migration 0034):
  * currency_mismatch orders', unknown ORDERIDs', and transactions without a currency.
  */
@@ -759,6 +783,7 @@ export interface Schema {
   'recon.run_status_totals': RunStatusTotalsTable;
   'recon.run_account_totals': RunAccountTotalsTable;
   'recon.run_account_parts': RunAccountPartsTable;
+  'recon.run_verdict_changes': RunVerdictChangesTable;
   'recon.run_currency_moves': RunCurrencyMovesTable;
   'recon.export_requests': ExportRequestsTable;
   'recon.deliveries': DeliveriesTable;

@@ -12,8 +12,12 @@ import { upkeepAfterRun } from './after-run-upkeep.ts';
 import { writeRunAccountTotals } from './run-account-totals.ts';
 import { writeRunCurrencyMoves } from './run-currency-moves.ts';
 import { statusTotalsOf } from './run-status-totals.ts';
-import { VERDICT_COLUMNS } from './verdict-columns.ts';
-import { writeVerdictsSql, type VerdictParameters, type WrittenVerdictGroup } from './verdicts-sql.ts';
+import {
+  applyStagedChangesSql,
+  writeVerdictsSql,
+  type VerdictParameters,
+  type WrittenVerdictGroup,
+} from './verdicts-sql.ts';
 
 export interface ReconcileOptions {
   readonly scope: ReconcileScope;
@@ -124,13 +128,15 @@ async function runReconciliation(
       }
       const runId = await startRun(coordinator, options, asOf);
       try {
-        const parameters = verdictParameters(options, runId, asOf, plan);
+        // Current verdicts to replace: the slices keep their changes apart, applied when the run finishes.
+        const parameters = verdictParameters(options, runId, asOf, plan, { staged: plan.compare });
         const groups = await inTurns(ranges, connections, (range) =>
           database.db.transaction().execute((trx) => writeSlice(trx, parameters, range)),
         );
-        return await coordinator
-          .transaction()
-          .execute((trx) => finishRun(trx, runId, options, asOf, plan, groups, groups));
+        return await coordinator.transaction().execute(async (trx) => {
+          if (parameters.staged) await applyStagedChangesSql(runId).execute(trx);
+          return finishRun(trx, runId, options, asOf, plan, groups, groups);
+        });
       } catch (error) {
         // Should the removal fail too (the server gone), the next run removes this one: the first error is the story.
         await coordinator
@@ -153,7 +159,7 @@ async function runInOneTransaction(
   plan: RunPlan,
 ): Promise<RunSummary> {
   const runId = await startRun(trx, options, asOf);
-  const parameters = verdictParameters(options, runId, asOf, plan);
+  const parameters = verdictParameters(options, runId, asOf, plan, { staged: false });
   const written =
     plan.candidates !== null && plan.candidates.length === 0 ? [] : await writeSlice(trx, parameters, WHOLE_RANGE);
   // Only the changed orders were judged: the run's verdicts are the whole current set, as it now stands.
@@ -161,8 +167,15 @@ async function runInOneTransaction(
   return finishRun(trx, runId, options, asOf, plan, written, groups);
 }
 
-function verdictParameters(options: ReconcileOptions, runId: string, asOf: Date, plan: RunPlan): VerdictParameters {
+function verdictParameters(
+  options: ReconcileOptions,
+  runId: string,
+  asOf: Date,
+  plan: RunPlan,
+  { staged }: { staged: boolean },
+): VerdictParameters {
   return {
+    staged,
     runId,
     asOf,
     toleranceMinor: options.toleranceMinor,
@@ -341,19 +354,9 @@ async function removeUnfinishedRuns(db: Kysely<Schema>): Promise<void> {
 
 /** Within the caller's transaction. */
 async function removeRun(trx: Kysely<Schema>, runId: string): Promise<void> {
+  // What an unfinished run committed: a first run's verdicts, or a run's changes kept apart. It replaced nothing.
   await trx.deleteFrom('recon.verdicts').where('run_id', '=', runId).execute();
-  // The versions the run replaced or removed are current again, and looked at by the next run whatever happened.
-  await trx
-    .insertInto('recon.verdicts')
-    .columns([...VERDICT_COLUMNS, 'recheck_at'])
-    .expression(
-      trx
-        .selectFrom('recon.verdict_history')
-        .select([...VERDICT_COLUMNS, sql<Date>`'-infinity'::timestamptz`.as('recheck_at')])
-        .where('until_run_id', '=', runId),
-    )
-    .execute();
-  await trx.deleteFrom('recon.verdict_history').where('until_run_id', '=', runId).execute();
+  await trx.deleteFrom('recon.run_verdict_changes').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.run_totals').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.run_status_totals').where('run_id', '=', runId).execute();
   await trx.deleteFrom('recon.run_account_totals').where('run_id', '=', runId).execute();

@@ -18,6 +18,12 @@ export interface VerdictParameters {
    * set when it finishes (run-account-totals.ts).
    */
   readonly accountParts: boolean;
+  /**
+   * Whether the statement keeps its changes apart (recon.run_verdict_changes) for the transaction that finishes the
+   * run to apply (applyStagedChangesSql): a run with current verdicts, written slice by slice in transactions of
+   * their own. Readers then never meet a version of an unfinished run in place of the one it replaces.
+   */
+  readonly staged: boolean;
 }
 
 /**
@@ -208,7 +214,7 @@ facts AS (
     ) x
   ) y
 )
-${p.compare ? compareTail(runId) : firstRunTail(runId)}`;
+${p.compare ? compareTail(runId, p.staged) : firstRunTail(runId)}`;
 }
 
 /**
@@ -301,11 +307,24 @@ GROUP BY status, lifecycle, currency`;
 /**
  * Only what changed is written: a changed verdict replaces the current one, which moves to recon.verdict_history
  * with this run as its end, as does the verdict of an ORDERID no longer judged; a verdict whose only news is when
- * to look again keeps its run. The groups cover every verdict of the scope, written or not; the ORDERIDs that left
- * come as a group of status null.
+ * to look again keeps its run. Staged, the changes are kept apart until the run finishes (applyStagedChangesSql).
+ * The groups cover every verdict of the scope, written or not; the ORDERIDs that left come as a group of status null.
  */
-function compareTail(runId: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`, archived AS (
+function compareTail(runId: RawBuilder<unknown>, staged: boolean): RawBuilder<unknown> {
+  return sql`, ${staged ? stagedChangesCte(runId) : changesWrittenCtes(runId)}
+SELECT w.verdict AS status, w.lifecycle, coalesce(w.currency, 'XXX') AS currency, w.verdict IS DISTINCT FROM 'unknown_order' AS known_order,
+  count(*)::integer AS verdicts, coalesce(sum(cardinality(w.transaction_ids)), 0)::integer AS transactions,
+  coalesce(sum(w.expected), 0)::text AS expected_minor, coalesce(sum(w.settled), 0)::text AS settled_minor,
+  coalesce(sum(w.delta), 0)::text AS delta_minor, coalesce(sum(w.at_risk), 0)::text AS at_risk_minor,
+  count(*) FILTER (WHERE w.at_risk IS NULL AND w.verdict IS NOT NULL)::integer AS at_risk_unknown,
+  count(*) FILTER (WHERE w.change IN ('new', 'changed', 'removed'))::integer AS changed
+FROM w
+GROUP BY w.verdict, w.lifecycle, w.currency`;
+}
+
+/** The rows of `w` (the verdict statement's, or the staged ones) written to the current verdicts and their history. */
+function changesWrittenCtes(runId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`archived AS (
   INSERT INTO recon.verdict_history (${VERDICT_COLUMN_LIST}, until_run_id)
   SELECT ${sql.join(VERDICT_COLUMNS.map((column) => sql.ref(`c.${column}`)))}, ${runId}
   FROM recon.verdicts c JOIN w ON w.order_id = c.order_id AND w.change IN ('changed', 'removed')
@@ -324,15 +343,48 @@ function compareTail(runId: RawBuilder<unknown>): RawBuilder<unknown> {
   FROM w WHERE w.change IN ('changed', 'recheck') AND v.order_id = w.order_id
 ), removed AS (
   DELETE FROM recon.verdicts v USING w WHERE w.change = 'removed' AND v.order_id = w.order_id
-)
-SELECT w.verdict AS status, w.lifecycle, coalesce(w.currency, 'XXX') AS currency, w.verdict IS DISTINCT FROM 'unknown_order' AS known_order,
-  count(*)::integer AS verdicts, coalesce(sum(cardinality(w.transaction_ids)), 0)::integer AS transactions,
-  coalesce(sum(w.expected), 0)::text AS expected_minor, coalesce(sum(w.settled), 0)::text AS settled_minor,
-  coalesce(sum(w.delta), 0)::text AS delta_minor, coalesce(sum(w.at_risk), 0)::text AS at_risk_minor,
-  count(*) FILTER (WHERE w.at_risk IS NULL AND w.verdict IS NOT NULL)::integer AS at_risk_unknown,
-  count(*) FILTER (WHERE w.change IN ('new', 'changed', 'removed'))::integer AS changed
-FROM w
-GROUP BY w.verdict, w.lifecycle, w.currency`;
+)`;
+}
+
+/** The columns of `w` a staged change keeps (recon.run_verdict_changes has them, named alike). */
+const STAGED_COLUMNS = sql.join(
+  [
+    'change',
+    'order_id',
+    'known',
+    'verdict',
+    'lifecycle',
+    'first_seen_run_id',
+    'first_seen_at',
+    'expected',
+    'settled',
+    'delta',
+    'currency',
+    'transaction_ids',
+    'warnings',
+    'explanation',
+    'at_risk',
+    'recheck_at',
+  ].map((column) => sql.ref(column)),
+);
+
+function stagedChangesCte(runId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`staged AS (
+  INSERT INTO recon.run_verdict_changes (run_id, ${STAGED_COLUMNS})
+  SELECT ${runId}, ${STAGED_COLUMNS} FROM w WHERE w.change <> 'same'
+)`;
+}
+
+/**
+ * A staged run's changes, applied in the transaction that finishes it, as its slices would have written them, and
+ * deleted: one statement, whose snapshot the history reads the replaced versions from.
+ */
+export function applyStagedChangesSql(runId: string): RawBuilder<{ applied: number }> {
+  const run = sql`${runId}::bigint`;
+  return sql<{ applied: number }>`WITH w AS (
+  DELETE FROM recon.run_verdict_changes WHERE run_id = ${run} RETURNING ${STAGED_COLUMNS}
+), ${changesWrittenCtes(run)}
+SELECT count(*)::integer AS applied FROM w`;
 }
 
 /**

@@ -2,11 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVerdicts } from '../../src/report/run-verdicts.ts';
 import { reconcile, type ReconcileOptions } from '../../src/reconcile/reconcile.ts';
 import { sliceRanges } from '../../src/reconcile/slice-ranges.ts';
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { waitUntil } from '../support/wait-until.ts';
 import {
   ago,
   DAY,
@@ -260,12 +262,82 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
     expect(await db.selectFrom('recon.run_account_parts').select('run_id').execute()).toEqual([]);
   });
 
+  it('writes a run over current verdicts as one transaction does, and shows none of its changes before it finishes', async () => {
+    const { orders, transactions } = mixedScenario(300);
+    const whole = await databaseWith(orders, transactions);
+    const split = await databaseWith(orders, transactions);
+    // Then, on both: captures for some authorized orders, a second payment for some paid ones, the unknown ORDERID's
+    // payment gone, and three days later (an instalment's approval wait ends): changed, looked at again, removed.
+    const later = new Date(AS_OF.getTime() + 3 * DAY);
+    const news: TestTransaction[] = [];
+    for (let i = 3; i < 300; i += 25) {
+      const id = `O${String(i).padStart(4, '0')}`;
+      news.push({ id: `${id}-c`, orderId: id, type: 'capture', amount: '100.00', exec: '0000', at: ago(later, DAY) });
+    }
+    for (let i = 0; i < 300; i += 40) {
+      const id = `O${String(i).padStart(4, '0')}`;
+      news.push({ id: `${id}-p2`, orderId: id, type: 'payment', amount: '100.00', exec: '0000', at: ago(later, DAY) });
+    }
+    for (const testDb of [whole, split]) {
+      await run(testDb);
+      await ingestTransactions(testDb.database, tmp, news);
+      await sql`DELETE FROM recon.transactions WHERE order_id = 'UNKNOWN-1'`.execute(testDb.database.db);
+    }
+    const wholeRun = await run(whole, { asOf: later, full: true, connections: 1 });
+
+    const current = () =>
+      sql`SELECT order_id, status, lifecycle, run_id::text FROM reporting.reconciliation ORDER BY order_id`.execute(
+        split.database.db,
+      );
+    const before = (await current()).rows;
+    // The run's last transaction waits for this one: every slice has committed its part by then.
+    const holder = new pg.Client({ connectionString: split.env.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE recon.run_totals IN SHARE MODE');
+      const splitting = run(split, { asOf: later, full: true, ...sliced });
+      splitting.catch(() => {});
+      await waitUntil('the run to wait for its last transaction', async () => {
+        const waiting = await holder.query(
+          "SELECT 1 FROM pg_locks WHERE relation = 'recon.run_totals'::regclass AND NOT granted",
+        );
+        return waiting.rowCount === 1;
+      });
+      const staged = await holder.query('SELECT count(*)::integer AS n FROM recon.run_verdict_changes');
+      expect(staged.rows[0].n).toBeGreaterThan(0);
+      expect((await current()).rows).toEqual(before);
+      await holder.query('COMMIT');
+      const splitRun = await splitting;
+      expect(splitRun.verdictsChanged).toBe(wholeRun.verdictsChanged);
+      expect(splitRun.verdictsChanged).toBeGreaterThan(20);
+    } finally {
+      await holder.end();
+    }
+
+    const everything = (testDb: TestDatabase) =>
+      Promise.all([
+        sql`SELECT run_id::text, order_id, status, lifecycle, first_seen_run_id::text, expected_minor::text, settled_minor::text,
+            ARRAY(SELECT id FROM unnest(transaction_ids) AS id ORDER BY id) AS transaction_ids, warnings, explanation,
+            rejudged_run_id::text, at_risk_minor::text, recheck_at
+          FROM recon.verdicts ORDER BY order_id`.execute(testDb.database.db),
+        sql`SELECT run_id::text, until_run_id::text, order_id, status, lifecycle, settled_minor::text
+          FROM recon.verdict_history ORDER BY order_id, until_run_id`.execute(testDb.database.db),
+        sql`SELECT count(*)::integer AS n FROM recon.run_verdict_changes`.execute(testDb.database.db),
+      ]).then((results) => results.map((result) => result.rows));
+    const [verdicts, history, staged] = await everything(split);
+    expect(staged).toEqual([{ n: 0 }]);
+    expect(history.map((row) => (row as { order_id: string }).order_id)).toContain('UNKNOWN-1');
+    expect([verdicts, history]).toEqual((await everything(whole)).slice(0, 2));
+  });
+
   it('hides the verdicts of an unfinished run, and the next run removes that run', async () => {
     const { orders, transactions } = mixedScenario(300);
     const testDb = await databaseWith(orders, transactions);
     const db = testDb.database.db;
     const finished = await run(testDb, sliced);
-    // What a process killed in the middle of a run leaves: its run row, unfinished, and the slices it committed.
+    // What a process killed in the middle of a run over current verdicts leaves: its run row, unfinished, and the
+    // changes its committed slices kept apart.
     const { run_id: cutShort } = await db
       .insertInto('recon.reconciliation_runs')
       .values({
@@ -277,15 +349,11 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
       })
       .returning('run_id')
       .executeTakeFirstOrThrow();
-    await sql`INSERT INTO recon.verdict_history (run_id, order_id, known_order, status, lifecycle, first_seen_run_id, first_seen_at,
-        expected_minor, settled_minor, delta_minor, currency, transaction_ids, warnings, explanation, until_run_id)
-      SELECT run_id, order_id, known_order, status, lifecycle, first_seen_run_id, first_seen_at, expected_minor,
-        settled_minor, delta_minor, currency, transaction_ids, warnings, explanation, ${cutShort}::bigint
+    await sql`INSERT INTO recon.run_verdict_changes (run_id, change, order_id, known, verdict, lifecycle, first_seen_run_id,
+        first_seen_at, expected, settled, delta, currency, transaction_ids, warnings, explanation, at_risk, recheck_at)
+      SELECT ${cutShort}::bigint, 'changed', order_id, known_order, 'missing_at_provider', 'new', ${cutShort}::bigint, now(),
+        0, 0, 0, currency, transaction_ids, warnings, '{}', 0, NULL
       FROM recon.verdicts WHERE order_id < 'O0100'`.execute(db);
-    await sql`UPDATE recon.verdicts SET run_id = ${cutShort}::bigint, status = 'missing_at_provider', lifecycle = 'new',
-        first_seen_run_id = ${cutShort}::bigint, first_seen_at = now(), expected_minor = 0, settled_minor = 0, delta_minor = 0,
-        explanation = '{}'
-      WHERE order_id < 'O0100'`.execute(db);
 
     const current = await sql<{
       run_id: string;
@@ -305,13 +373,9 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
         run_id: expect.toSatisfy((value: unknown) => String(value) === run_id),
       })),
     );
-    const left = await db
-      .selectFrom('recon.verdicts')
-      .select(sql<number>`count(*)::integer`.as('n'))
-      .where('run_id', '=', String(cutShort))
-      .executeTakeFirstOrThrow();
-    expect(left.n).toBe(0);
-    // The run cut short never counted: the next run's exceptions persist from the finished one.
+    expect(await db.selectFrom('recon.run_verdict_changes').select('run_id').execute()).toEqual([]);
+    // The run cut short never counted: the next run's exceptions persist from the finished one, and it changed none.
     expect(next.lifecycle.new).toBe(0);
+    expect(next.verdictsChanged).toBe(0);
   });
 });

@@ -256,38 +256,35 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
   }
 
   it.skipIf(skip)(
-    'keeps a run that was cut short, with the versions it replaced, so that the next run puts them back',
+    'keeps a run that was cut short, with the changes it kept apart, so that the next run removes them',
     async () => {
       testDb = await createTestDatabase(backend);
       try {
         await history('P4-');
         await allOld();
         const before = await current();
-        // What a run cut short in the middle leaves (its run row committed first, one slice written): an unfinished
-        // run, one verdict it replaced in recon.verdict_history.
+        // What a run over current verdicts cut short in the middle leaves (its run row committed first, one slice
+        // written): an unfinished run, one change it kept apart for its finish.
         await testDb.database.transaction((c) =>
           c.exec(`
             INSERT INTO recon.reconciliation_runs (as_of, scope, kind, description, tolerance_minor, grace_hours)
             VALUES (now(), '{"kind": "all"}', 'manual', 'all orders and unknown ORDERIDs', 0, 24);
-            INSERT INTO recon.verdict_history (run_id, order_id, known_order, status, lifecycle, first_seen_run_id,
-              first_seen_at, expected_minor, settled_minor, delta_minor, currency, transaction_ids, warnings,
-              explanation, rejudged_run_id, until_run_id)
-            SELECT run_id, order_id, known_order, status, lifecycle, first_seen_run_id, first_seen_at, expected_minor,
-              settled_minor, delta_minor, currency, transaction_ids, warnings, explanation, rejudged_run_id,
-              (SELECT max(run_id) FROM recon.reconciliation_runs)
-            FROM recon.verdicts WHERE order_id = 'P4-1';
-            UPDATE recon.verdicts SET run_id = (SELECT max(run_id) FROM recon.reconciliation_runs), status = 'matched',
-              lifecycle = 'resolved', first_seen_run_id = NULL, first_seen_at = NULL, explanation = NULL
-            WHERE order_id = 'P4-1';`),
+            INSERT INTO recon.run_verdict_changes (run_id, change, order_id, known, verdict, lifecycle, expected,
+              settled, delta, currency, transaction_ids)
+            SELECT (SELECT max(run_id) FROM recon.reconciliation_runs), 'changed', order_id, known_order, 'matched',
+              'resolved', expected_minor, expected_minor, 0, currency, transaction_ids
+            FROM recon.verdicts WHERE order_id = 'P4-1';`),
         );
         const pruned = await pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 2 });
         expect(pruned.runs).toBe(6);
-        const { rows } = await sql<{ unfinished: number; replaced: number }>`SELECT
+        const { rows } = await sql<{ unfinished: number; kept: number }>`SELECT
             (SELECT count(*)::integer FROM recon.reconciliation_runs WHERE finished_at IS NULL) AS unfinished,
-            (SELECT count(*)::integer FROM recon.verdict_history h JOIN recon.reconciliation_runs r
-               ON r.run_id = h.until_run_id AND r.finished_at IS NULL) AS replaced`.execute(db());
-        expect(rows[0]).toEqual({ unfinished: 1, replaced: 1 });
-        // The next run removes the one cut short and finds every verdict as it was, first seen included.
+            (SELECT count(*)::integer FROM recon.run_verdict_changes c JOIN recon.reconciliation_runs r
+               ON r.run_id = c.run_id AND r.finished_at IS NULL) AS kept`.execute(db());
+        expect(rows[0]).toEqual({ unfinished: 1, kept: 1 });
+        expect(await current()).toEqual(before);
+        // The next run removes the one cut short and its change, and finds every verdict as it was, first seen
+        // included.
         await reconcile(testDb.database, {
           scope: { kind: 'all' },
           asOf: new Date(START.getTime() + 5 * DAY),
@@ -297,6 +294,7 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
         expect((await current()).map(({ run_id: _, lifecycle: __, ...verdict }) => verdict)).toEqual(
           before.map(({ run_id: _, lifecycle: __, ...verdict }) => verdict),
         );
+        expect(await db().selectFrom('recon.run_verdict_changes').select('order_id').execute()).toEqual([]);
       } finally {
         await testDb.drop();
       }
@@ -311,7 +309,7 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
         await history('P5-');
         await allOld();
         // A run over all orders on two connections (a sliced run, whose row is committed first, unfinished) that finds
-        // nothing changed, held in the middle: its slices wait to write recon.verdicts.
+        // nothing changed, held at its end: its last transaction waits to write recon.verdicts.
         // Statistics of the ORDERIDs, which the run cuts its slices at.
         await sql`ANALYZE recon.orders`.execute(db());
         const held = await holdTransaction(testDb.env.DATABASE_URL!, ['LOCK TABLE recon.verdicts IN SHARE MODE']);

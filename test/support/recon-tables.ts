@@ -23,6 +23,7 @@ export const RECON_TABLES = [
   'run_scope_orders',
   'run_status_totals',
   'run_totals',
+  'run_verdict_changes',
   'schema_definitions',
   'schema_migrations',
   'transactions',
