@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.ts';
 import { detectCompression } from '../../src/decompress/detect-compression.ts';
 import { findExecutable } from '../../src/decompress/find-executable.ts';
 import { NODE_FLAGS } from '../cli/run-recon.ts';
@@ -27,6 +28,7 @@ const SILENCE_MS = 30_000;
 const PARALLEL = 2;
 /** Low enough that the bombs stop quickly at every mutation; no fixture comes near it. */
 const MAX_UNCOMPRESSED_BYTES = 4 * 1024 * 1024;
+const LIMITS = loadConfig({ ...process.env, RECON_MAX_UNCOMPRESSED_BYTES: String(MAX_UNCOMPRESSED_BYTES) }).limits;
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'recon-fuzz-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -91,7 +93,7 @@ function runChild(fixture: string, variant: Variant): Promise<ChildRun> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     RECON_FUZZ_DIR: directory,
-    RECON_MAX_UNCOMPRESSED_BYTES: String(MAX_UNCOMPRESSED_BYTES),
+    RECON_FUZZ_LIMITS: JSON.stringify(LIMITS),
   };
   if (variant.path !== undefined) env['PATH'] = variant.path;
   const child = spawn(

@@ -1,6 +1,6 @@
 /**
  * The fuzz test's child: `node read-mutations.ts FIXTURE DECODER SEED COUNT` writes each mutation of FIXTURE in
- * turn to RECON_FUZZ_DIR, opens it with openExport (bzip2Decoder DECODER, the limits of the environment), reads
+ * turn to RECON_FUZZ_DIR, opens it with openExport (bzip2Decoder DECODER, the limits in RECON_FUZZ_LIMITS), reads
  * every entry to its end and prints one JSON line per mutation: `read` with the sha256 of the bytes, `refused`
  * with the ReconError's code and message, or `bad-error` for anything else thrown. A mutation still unsettled
  * after MUTATION_TIMEOUT_MS prints `hang` and ends the process with 3. A crash (an uncaught exception, an
@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../src/config/config.ts';
+import type { IngestLimits } from '../../src/config/config.ts';
 import { openExport } from '../../src/decompress/open-export.ts';
 import { isReconError } from '../../src/errors.ts';
 import { exportMutations } from '../support/export-mutations.ts';
@@ -24,10 +24,15 @@ type Outcome =
 
 const [fixture, decoder, seedText, countText] = process.argv.slice(2);
 const directory = process.env['RECON_FUZZ_DIR'];
-if (!fixture || (decoder !== 'auto' && decoder !== 'native' && decoder !== 'js') || !directory) {
-  throw new Error('usage: RECON_FUZZ_DIR=DIR node read-mutations.ts FIXTURE auto|native|js SEED COUNT');
+const limitsJson = process.env['RECON_FUZZ_LIMITS'];
+if (!fixture || (decoder !== 'auto' && decoder !== 'native' && decoder !== 'js') || !directory || !limitsJson) {
+  throw new Error(
+    'usage: RECON_FUZZ_DIR=DIR RECON_FUZZ_LIMITS=JSON node read-mutations.ts FIXTURE auto|native|js SEED COUNT',
+  );
 }
-const limits = loadConfig(process.env).limits;
+// Loaded by the parent: importing the configuration's schema took half of each child's startup, and there is a child
+// per fixture and decoder.
+const limits = JSON.parse(limitsJson) as IngestLimits;
 const file = path.join(directory, path.basename(fixture));
 
 async function readEverything(): Promise<Outcome> {
