@@ -7,17 +7,24 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import type { IngestOptions } from '../../src/ingest/ingest-options.ts';
+import { CHANGED_ROWS_FIRST_MIN_BYTES, CHUNK_ROWS } from '../../src/ingest/load-plan.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { BACKENDS, createTestDatabase, hasPostgres } from '../support/test-database.ts';
 
-// The file that was refused had 100,000 ids listed 4.5 times, in chunks of 100,000 rows. Its chunks take the same ways
-// at a hundredth of the size, the chunks scaled with it; the size itself was never the cause.
-const IDS = 1_000;
-const ROWS = 4_500;
-/** PostgreSQL's default chunk (100,000 rows) and read-ahead (16 MiB, most of a chunk), scaled to this file. */
-const CHUNK_ROWS = 1_000;
-const READ_AHEAD_BYTES = (16 * 1024 * 1024 * CHUNK_ROWS) / 100_000;
+// The file that was refused had 100,000 ids listed 4.5 times, loaded with the defaults below. Its load takes the same
+// steps and its chunks the same ways at a hundredth of the size, the defaults scaled with it: the size was never the
+// cause.
+const SCALE = 100;
+const IDS = 100_000 / SCALE;
+const ROWS = 450_000 / SCALE;
+const SCALED = {
+  chunkRows: CHUNK_ROWS / SCALE,
+  /** load-records.ts's READ_AHEAD_BYTES: most of a chunk. */
+  readAheadBytes: (16 * 1024 * 1024) / SCALE,
+  /** The file is still large enough for `check-first-ids`, which finds the database empty. */
+  changedRowsFirstMinBytes: CHANGED_ROWS_FIRST_MIN_BYTES / SCALE,
+};
 const HEADER = 'TRANSACTIONID;ORDERID;DATE;AMOUNT;CURRENCY;EXECCODE;CLIENTEMAIL;CLIENTADDRESS;CARDFULLNAME';
 
 /** The file's `i`-th record (line i + 2): id T<i mod IDS>, the ids listed in the same order again and again; its amount is i's own. */
@@ -122,10 +129,8 @@ describe.each(BACKENDS)('a file of 1,000 ids listed 4.5 times each, on %s', (bac
 
   // PGlite's default loads the file whole; PostgreSQL's merges each chunk while the parser reads ahead into the next.
   it.skipIf(skip)('loads each id as its last record, with the default chunks scaled to the file', async () => {
-    await expectLastRecords(
-      (database) => database,
-      backend === 'postgres' ? { chunkRows: CHUNK_ROWS, readAheadBytes: READ_AHEAD_BYTES } : {},
-    );
+    const { changedRowsFirstMinBytes } = SCALED;
+    await expectLastRecords((database) => database, backend === 'postgres' ? SCALED : { changedRowsFirstMinBytes });
   });
 
   // One byte of read-ahead: the parser encodes the third chunk after the first merged (all new: straight-into-table)
@@ -133,7 +138,7 @@ describe.each(BACKENDS)('a file of 1,000 ids listed 4.5 times each, on %s', (bac
   it.skipIf(skip)(
     'loads each id as its last record when a failed straight COPY had read its chunk to the end',
     async () => {
-      await expectLastRecords(copiesSentWhole, { chunkRows: CHUNK_ROWS, readAheadBytes: 1 });
+      await expectLastRecords(copiesSentWhole, { ...SCALED, readAheadBytes: 1 });
     },
   );
 });
