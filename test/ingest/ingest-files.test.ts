@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ingestExportFile, ingestFiles } from '../../pipelines/ingest-files.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { FileResult } from '../../src/ingest/file-result.ts';
@@ -68,16 +68,21 @@ describe.each(BACKENDS)('ingestFiles on %s', (backend) => {
   beforeAll(async () => {
     if (skip) return;
     tmp = await mkdtemp(path.join(os.tmpdir(), 'recon-ingest-'));
-  });
-  afterAll(async () => {
-    if (tmp) await rm(tmp, { recursive: true, force: true });
-  });
-  // A database per test: each one loads the files it reads, whatever ran before it or was filtered out.
-  beforeEach(async () => {
-    if (skip) return;
     testDb = await createTestDatabase(backend);
   });
-  afterEach(async () => testDb?.drop());
+  afterAll(async () => {
+    await testDb?.drop();
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
+  // The tables a load writes emptied before each test, as a new database has them: each test loads the files it
+  // reads, whatever ran before it or was filtered out. A new PGlite database a test cost a second or two of its time.
+  beforeEach(async () => {
+    if (skip) return;
+    // Transactions first: recon.files refuses a truncate while rows point to its files.
+    await testDb.database.transaction((c) =>
+      c.exec('TRUNCATE recon.transactions, recon.rejected_rows; TRUNCATE recon.files RESTART IDENTITY CASCADE'),
+    );
+  });
 
   /** Loads fixtures a test reads, expecting each to load. */
   async function loadFixtures(...names: string[]): Promise<FileResult[]> {
