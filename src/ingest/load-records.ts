@@ -23,7 +23,7 @@ import { createStagingRowEncoder, rowLineage } from './staging-row-encoder.ts';
 import type { StoredAccountGuard } from './stored-accounts.ts';
 
 /** COPY text parsed ahead of the database while it merges a chunk: about 90,000 rows, most of a chunk. */
-const READ_AHEAD_BYTES = 16 * 1024 * 1024;
+export const READ_AHEAD_BYTES = 16 * 1024 * 1024;
 
 /** What a load read of a file, and what its merges did. */
 export interface LoadedRecords {

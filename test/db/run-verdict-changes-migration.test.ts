@@ -30,9 +30,11 @@ describe.each(BACKENDS)('migration 0036 on a run cut short before it, on %s', (b
     if (before) await rm(before, { recursive: true, force: true });
   });
 
-  it.skipIf(skip)('puts back the versions the unfinished run replaced or removed, and drops those it wrote', async () => {
-    await testDb.database.transaction((c) =>
-      c.exec(`
+  it.skipIf(skip)(
+    'puts back the versions the unfinished run replaced or removed, and drops those it wrote',
+    async () => {
+      await testDb.database.transaction((c) =>
+        c.exec(`
         INSERT INTO recon.reconciliation_runs (run_id, as_of, scope, kind, description, tolerance_minor, grace_hours,
           finished_at) OVERRIDING SYSTEM VALUE
         VALUES (1, '2026-11-02', '{"kind": "all"}', 'manual', 'all orders and unknown ORDERIDs', 0, 24, now()),
@@ -54,29 +56,30 @@ describe.each(BACKENDS)('migration 0036 on a run cut short before it, on %s', (b
           -- removed by run 2
           (1, 'U', false, 'unknown_order', 'new', 1, '2026-11-02', 0, 5, 5, 'EUR', '{}', '{}', 2, 5);
       `),
-    );
-    expect(await migrate(testDb.database, { migrationsDir: migrationsDir() })).toContain(MIGRATION);
-    const verdicts = await testDb.database.db
-      .selectFrom('recon.verdicts')
-      .select(['order_id', 'run_id', 'status', 'recheck_at'])
-      .orderBy('order_id')
-      .execute();
-    expect(verdicts).toEqual([
-      // Looked at by the next run whatever happened.
-      { order_id: 'A', run_id: '1', status: 'matched', recheck_at: -Infinity },
-      { order_id: 'K', run_id: '1', status: 'matched', recheck_at: null },
-      { order_id: 'U', run_id: '1', status: 'unknown_order', recheck_at: -Infinity },
-    ]);
-    expect(await testDb.database.db.selectFrom('recon.verdict_history').select('order_id').execute()).toEqual([]);
-    const current = await testDb.database.db
-      .selectFrom('reporting.reconciliation')
-      .select(['order_id', 'status'])
-      .orderBy('order_id')
-      .execute();
-    expect(current).toEqual([
-      { order_id: 'A', status: 'matched' },
-      { order_id: 'K', status: 'matched' },
-      { order_id: 'U', status: 'unknown_order' },
-    ]);
-  });
+      );
+      expect(await migrate(testDb.database, { migrationsDir: migrationsDir() })).toContain(MIGRATION);
+      const verdicts = await testDb.database.db
+        .selectFrom('recon.verdicts')
+        .select(['order_id', 'run_id', 'status', 'recheck_at'])
+        .orderBy('order_id')
+        .execute();
+      expect(verdicts).toEqual([
+        // Looked at by the next run whatever happened.
+        { order_id: 'A', run_id: '1', status: 'matched', recheck_at: -Infinity },
+        { order_id: 'K', run_id: '1', status: 'matched', recheck_at: null },
+        { order_id: 'U', run_id: '1', status: 'unknown_order', recheck_at: -Infinity },
+      ]);
+      expect(await testDb.database.db.selectFrom('recon.verdict_history').select('order_id').execute()).toEqual([]);
+      const current = await testDb.database.db
+        .selectFrom('reporting.reconciliation')
+        .select(['order_id', 'status'])
+        .orderBy('order_id')
+        .execute();
+      expect(current).toEqual([
+        { order_id: 'A', status: 'matched' },
+        { order_id: 'K', status: 'matched' },
+        { order_id: 'U', status: 'unknown_order' },
+      ]);
+    },
+  );
 });

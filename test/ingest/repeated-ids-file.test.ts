@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../pipelines/ingest-files.ts';
 import type { IngestOptions } from '../../src/ingest/ingest-options.ts';
 import { CHANGED_ROWS_FIRST_MIN_BYTES, CHUNK_ROWS } from '../../src/ingest/load-plan.ts';
+import { READ_AHEAD_BYTES } from '../../src/ingest/load-records.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { BACKENDS, createTestDatabase, hasPostgres } from '../support/test-database.ts';
@@ -20,8 +21,7 @@ const IDS = 100_000 / SCALE;
 const ROWS = 450_000 / SCALE;
 const SCALED = {
   chunkRows: CHUNK_ROWS / SCALE,
-  /** load-records.ts's READ_AHEAD_BYTES: most of a chunk. */
-  readAheadBytes: (16 * 1024 * 1024) / SCALE,
+  readAheadBytes: READ_AHEAD_BYTES / SCALE,
   /** The file is still large enough for `check-first-ids`, which finds the database empty. */
   changedRowsFirstMinBytes: CHANGED_ROWS_FIRST_MIN_BYTES / SCALE,
 };

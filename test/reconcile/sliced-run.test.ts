@@ -327,7 +327,7 @@ describe.skipIf(!hasPostgres)('a run split over several connections', () => {
       ]).then((results) => results.map((result) => result.rows));
     const [verdicts, history, staged] = await everything(split);
     expect(staged).toEqual([{ n: 0 }]);
-    expect(history.map((row) => (row as { order_id: string }).order_id)).toContain('UNKNOWN-1');
+    expect(history!.map((row) => (row as { order_id: string }).order_id)).toContain('UNKNOWN-1');
     expect([verdicts, history]).toEqual((await everything(whole)).slice(0, 2));
   });
 
