@@ -1,10 +1,7 @@
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, migrationsDir } from '../../src/db/migrate.ts';
-import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { BACKENDS, createTestDatabaseBefore, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 const MIGRATION = '0031_failed_delivery_retention.sql';
 
@@ -15,19 +12,13 @@ const MIGRATION = '0031_failed_delivery_retention.sql';
 describe.each(BACKENDS)('migrating failed deliveries to their retention on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
   let testDb: TestDatabase;
-  let before: string;
 
   beforeAll(async () => {
     if (skip) return;
-    before = await mkdtemp(path.join(os.tmpdir(), 'recon-migrations-'));
-    for (const name of (await readdir(migrationsDir())).filter((file) => file.endsWith('.sql') && file < MIGRATION)) {
-      await copyFile(path.join(migrationsDir(), name), path.join(before, name));
-    }
-    testDb = await createTestDatabase(backend, { migrationsDir: before });
+    testDb = await createTestDatabaseBefore(backend, MIGRATION);
   });
   afterAll(async () => {
     await testDb?.drop();
-    if (before) await rm(before, { recursive: true, force: true });
   });
 
   it.skipIf(skip)(

@@ -1,9 +1,6 @@
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, migrationsDir } from '../../src/db/migrate.ts';
-import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { BACKENDS, createTestDatabaseBefore, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 const MIGRATION = '0029_verdicts_judged_again.sql';
 
@@ -14,20 +11,14 @@ const MIGRATION = '0029_verdicts_judged_again.sql';
  */
 describe.each(BACKENDS)('migration 0029 on verdicts of %s written before it', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
-  let before: string;
   let testDb: TestDatabase;
 
   beforeAll(async () => {
     if (skip) return;
-    before = await mkdtemp(path.join(os.tmpdir(), 'recon-migrations-before-'));
-    for (const name of await readdir(migrationsDir())) {
-      if (name < MIGRATION) await copyFile(path.join(migrationsDir(), name), path.join(before, name));
-    }
-    testDb = await createTestDatabase(backend, { migrationsDir: before });
+    testDb = await createTestDatabaseBefore(backend, MIGRATION);
   });
   afterAll(async () => {
     await testDb?.drop();
-    if (before) await rm(before, { recursive: true, force: true });
   });
 
   it.skipIf(skip)('marks the new and resolved verdicts a later finished run judged, and no other', async () => {

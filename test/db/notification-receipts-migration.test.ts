@@ -1,12 +1,9 @@
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeNotification, encodeNotification } from '@recon/protocol';
-import { migrate, migrationsDir } from '../../src/db/migrate.ts';
+import { migrate } from '../../src/db/migrate.ts';
 import { recordNotification } from '../../src/notifications/record-notification.ts';
-import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { BACKENDS, createTestDatabaseBefore, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 const RECEIPTS_MIGRATION = '0030_notification_receipts.sql';
 const ACCOUNT = { identifier: 'SHOP', secret: 'shop-secret' };
@@ -35,21 +32,13 @@ function signed(transactionId: string): Record<string, string> {
 describe.each(BACKENDS)('migrating notifications to receipts on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
   let testDb: TestDatabase;
-  let before: string;
 
   beforeAll(async () => {
     if (skip) return;
-    before = await mkdtemp(path.join(os.tmpdir(), 'recon-migrations-'));
-    for (const name of (await readdir(migrationsDir())).filter(
-      (file) => file.endsWith('.sql') && file < RECEIPTS_MIGRATION,
-    )) {
-      await copyFile(path.join(migrationsDir(), name), path.join(before, name));
-    }
-    testDb = await createTestDatabase(backend, { migrationsDir: before });
+    testDb = await createTestDatabaseBefore(backend, RECEIPTS_MIGRATION);
   });
   afterAll(async () => {
     await testDb?.drop();
-    if (before) await rm(before, { recursive: true, force: true });
   });
 
   it.skipIf(skip)('folds the copies of each notification into its first row and counts them', async () => {

@@ -1,10 +1,7 @@
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, migrationsDir } from '../../src/db/migrate.ts';
-import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { BACKENDS, createTestDatabaseBefore, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 const MIGRATION = '0034_received_to_bridge.sql';
 
@@ -16,16 +13,11 @@ const MIGRATION = '0034_received_to_bridge.sql';
  */
 describe.each(BACKENDS)('migration 0034 on a run of %s finished before it', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
-  let before: string;
   let testDb: TestDatabase;
   let runId: string;
   beforeAll(async () => {
     if (skip) return;
-    before = await mkdtemp(path.join(os.tmpdir(), 'recon-migrations-before-'));
-    for (const name of await readdir(migrationsDir())) {
-      if (name < MIGRATION) await copyFile(path.join(migrationsDir(), name), path.join(before, name));
-    }
-    testDb = await createTestDatabase(backend, { migrationsDir: before });
+    testDb = await createTestDatabaseBefore(backend, MIGRATION);
     const db = testDb.database.db;
     const asOf = '2026-11-20T06:00:00Z';
     await sql`INSERT INTO recon.order_imports (source, name, status) VALUES ('file', 'orders.csv', 'loaded')`.execute(
@@ -69,7 +61,6 @@ describe.each(BACKENDS)('migration 0034 on a run of %s finished before it', (bac
   });
   afterAll(async () => {
     await testDb?.drop();
-    if (before) await rm(before, { recursive: true, force: true });
   });
 
   it.skipIf(skip)("writes the fees beside each account's money, from the transactions", async () => {

@@ -1,10 +1,7 @@
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, migrationsDir } from '../../src/db/migrate.ts';
-import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { BACKENDS, createTestDatabaseBefore, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 
 const RUN_KINDS_MIGRATION = '0016_run_kinds.sql';
 
@@ -16,21 +13,13 @@ const RUN_KINDS_MIGRATION = '0016_run_kinds.sql';
 describe.each(BACKENDS)('migrating runs to kinds on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
   let testDb: TestDatabase;
-  let before: string;
 
   beforeAll(async () => {
     if (skip) return;
-    before = await mkdtemp(path.join(os.tmpdir(), 'recon-migrations-'));
-    for (const name of (await readdir(migrationsDir())).filter(
-      (file) => file.endsWith('.sql') && file < RUN_KINDS_MIGRATION,
-    )) {
-      await copyFile(path.join(migrationsDir(), name), path.join(before, name));
-    }
-    testDb = await createTestDatabase(backend, { migrationsDir: before });
+    testDb = await createTestDatabaseBefore(backend, RUN_KINDS_MIGRATION);
   });
   afterAll(async () => {
     await testDb?.drop();
-    if (before) await rm(before, { recursive: true, force: true });
   });
 
   it.skipIf(skip)('gives every earlier run its kind and description, and no list of ORDERIDs in its row', async () => {

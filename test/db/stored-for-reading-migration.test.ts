@@ -1,10 +1,7 @@
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, migrationsDir } from '../../src/db/migrate.ts';
 import type { VerdictStatus } from '../../src/db/schema.ts';
-import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
+import { BACKENDS, createTestDatabaseBefore, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { readView } from '../reporting/reporting-seed.ts';
 
 const MIGRATION = '0033_stored_for_reading.sql';
@@ -30,15 +27,10 @@ const CASES = [
 
 describe.each(BACKENDS)('migration 0033 on exceptions of %s written before it', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
-  let before: string;
   let testDb: TestDatabase;
   beforeAll(async () => {
     if (skip) return;
-    before = await mkdtemp(path.join(os.tmpdir(), 'recon-migrations-before-'));
-    for (const name of await readdir(migrationsDir())) {
-      if (name < MIGRATION) await copyFile(path.join(migrationsDir(), name), path.join(before, name));
-    }
-    testDb = await createTestDatabase(backend, { migrationsDir: before });
+    testDb = await createTestDatabaseBefore(backend, MIGRATION);
     const db = testDb.database.db;
     // Half a day past each whole age: the bucket is the same at any hour the test runs.
     const now = Date.now();
@@ -147,7 +139,6 @@ describe.each(BACKENDS)('migration 0033 on exceptions of %s written before it', 
   });
   afterAll(async () => {
     await testDb?.drop();
-    if (before) await rm(before, { recursive: true, force: true });
   });
 
   const read = (view: string, orderBy = '') => testDb.database.transaction((c) => readView(c, view, orderBy));

@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { migrate, migrationsDir } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 
 export type Backend = 'postgres' | 'pglite';
@@ -29,6 +29,23 @@ export interface TestDatabase {
   /** Reopens after `close`. */
   reopen(): Promise<Database>;
   drop(): Promise<void>;
+}
+
+/**
+ * A database as the shipped migrations before `migration` (a file name) left it, without the views of today: what a
+ * migration's own test upgrades.
+ */
+export async function createTestDatabaseBefore(backend: Backend, migration: string): Promise<TestDatabase> {
+  const before = await mkdtemp(path.join(os.tmpdir(), 'recon-migrations-before-'));
+  try {
+    for (const name of await readdir(migrationsDir())) {
+      if (name.endsWith('.sql') && name < migration)
+        await copyFile(path.join(migrationsDir(), name), path.join(before, name));
+    }
+    return await createTestDatabase(backend, { migrationsDir: before });
+  } finally {
+    await rm(before, { recursive: true, force: true });
+  }
 }
 
 /**
