@@ -1,9 +1,9 @@
+import { retry } from '@recon/protocol';
 import { sql, type Kysely } from 'kysely';
 import { batchOrderIds } from '../backfill/order-id-list.ts';
 import type { NightlyConfig, ReconcileSettings } from '../config/config.ts';
 import type { Database } from '../db/database.ts';
-import { retryWhileUnavailable } from '../db/retry-while-unavailable.ts';
-import { isUniqueViolation } from '../db/sql-state.ts';
+import { isDatabaseUnavailable, isUniqueViolation } from '../db/sql-state.ts';
 import type { ExportRequestState, NightlyRunState, Schema } from '../db/schema.ts';
 import { describeError, ReconError } from '../errors.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
@@ -43,6 +43,18 @@ const RECONCILE_LEASE_MS = 10 * 60_000;
  * database is away: a connection cut in the middle of the run must not leave it `reconciling` until its lease ends.
  */
 const SETTLE_WAIT_MS = 60_000;
+
+/**
+ * `write`, tried again while the database cannot be reached (the protocol's retry): 100 ms, then twice as long each
+ * time up to 2 s apart, for SETTLE_WAIT_MS in all.
+ */
+function settled<T>(write: () => Promise<T>): Promise<T> {
+  return retry(
+    write,
+    { attempts: Infinity, baseDelayMs: 100, maxDelayMs: 2000 },
+    { shouldRetry: isDatabaseUnavailable, signal: AbortSignal.timeout(SETTLE_WAIT_MS) },
+  );
+}
 
 /**
  * Moves a nightly run on as far as it can go now, and says where it stands. Safe to call at any time, from any
@@ -339,20 +351,18 @@ async function finishRun(deps: RunDependencies, run: NightlyRun, now: Date): Pro
       givenUp.length > 0
         ? `${givenUp.length} export batch(es) given up, their orders reconciled without them: ${givenUp.map((b) => `batch ${b.batch} (${b.failure ?? 'no reason recorded'})`).join('; ')}`
         : null;
-    await retryWhileUnavailable(
-      () =>
-        db
-          .updateTable('recon.nightly_runs')
-          .set({
-            state,
-            reconciliation_run_id: summary.runId,
-            failure,
-            finished_at: sql<Date>`clock_timestamp()`,
-            updated_at: sql<Date>`clock_timestamp()`,
-          })
-          .where('nightly_run_id', '=', run.nightlyRunId)
-          .execute(),
-      SETTLE_WAIT_MS,
+    await settled(() =>
+      db
+        .updateTable('recon.nightly_runs')
+        .set({
+          state,
+          reconciliation_run_id: summary.runId,
+          failure,
+          finished_at: sql<Date>`clock_timestamp()`,
+          updated_at: sql<Date>`clock_timestamp()`,
+        })
+        .where('nightly_run_id', '=', run.nightlyRunId)
+        .execute(),
     );
     if (failure) deps.log.error({ state, reconciliation: summary.runId, failure }, 'nightly run failed');
     else deps.log.info({ state, reconciliation: summary.runId }, 'nightly run reconciled');
@@ -360,15 +370,13 @@ async function finishRun(deps: RunDependencies, run: NightlyRun, now: Date): Pro
   } catch (error) {
     // Hand the run back: the job's retry reconciles it again. Should the database stay away longer than the wait,
     // the run stays claimed until its lease ends, and the first error is the story.
-    const handedBack = await retryWhileUnavailable(
-      () =>
-        db
-          .updateTable('recon.nightly_runs')
-          .set({ state: 'waiting', failure: describeError(error) })
-          .where('nightly_run_id', '=', run.nightlyRunId)
-          .where('state', '=', 'reconciling')
-          .execute(),
-      SETTLE_WAIT_MS,
+    const handedBack = await settled(() =>
+      db
+        .updateTable('recon.nightly_runs')
+        .set({ state: 'waiting', failure: describeError(error) })
+        .where('nightly_run_id', '=', run.nightlyRunId)
+        .where('state', '=', 'reconciling')
+        .execute(),
     ).then(
       () => true,
       () => false,
