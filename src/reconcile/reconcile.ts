@@ -297,7 +297,7 @@ async function finishRun(
   const unchangedSince = plan.candidates !== null && plan.candidates.length === 0 ? plan.baseRunId : null;
   await writeRunAccountTotals(trx, runId, options.scope, {
     fromParts: plan.candidates === null,
-    unchangedSince,
+    unchangedSince: plan.transactionsUnchangedSince,
   });
   await writeRunCurrencyMoves(trx, runId, options.scope, unchangedSince);
   await markJudgedAgain(trx, runId, options.scope);

@@ -11,7 +11,8 @@ import { verdictInScope } from './verdicts-in-scope.ts';
  * is counted once per account and currency it moved money through. The fees of those transactions beside (migration
  * 0034): the money received, from which reporting.received_to_bridge starts. A run that judged every order of its
  * scope sums the parts its verdict statements wrote, as they read the transactions (verdicts-sql.ts); a run that
- * judged only the changed orders reads the whole current set here.
+ * judged only the changed orders copies its base run's when no transaction was written since, and otherwise reads
+ * the whole current set here.
  */
 export async function writeRunAccountTotals(
   trx: Kysely<Schema>,
@@ -20,7 +21,7 @@ export async function writeRunAccountTotals(
   how: {
     /** The run's verdict statements wrote their parts (recon.run_account_parts): summed here, then deleted. */
     readonly fromParts: boolean;
-    /** The base run when nothing changed since: its totals are copied. */
+    /** The base run when no transaction was written since it read them: its totals are copied. */
     readonly unchangedSince: string | null;
   },
 ): Promise<void> {
@@ -36,7 +37,8 @@ export async function writeRunAccountTotals(
     return;
   }
   if (unchangedSince !== null) {
-    // Nothing the base run read has changed since (no candidate): its totals are this run's, to the unit.
+    // Every ORDERID's transactions are those the base run read, and each verdict considers all of its ORDERID's:
+    // whatever the orders or notifications changed, the base's totals are this run's, to the unit.
     await sql`INSERT INTO recon.run_account_totals (run_id, identifier, currency, orders, transactions, paid_minor,
         refunded_minor, fees_minor)
       SELECT ${runId}::bigint, identifier, currency, orders, transactions, paid_minor, refunded_minor, fees_minor

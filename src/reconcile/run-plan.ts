@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { lifecycleAtSql } from './lifecycle-sql.ts';
 import type { ReconcileScope } from './reconcile-scope.ts';
@@ -18,6 +18,11 @@ export interface RunPlan {
   readonly candidates: string[] | null;
   /** The run this one starts from when `candidates` is set: what it did not judge again holds from there. */
   readonly baseRunId: string | null;
+  /**
+   * The base run, when no transaction was written since it saw its inputs: every ORDERID's transactions, which its
+   * verdict considers whole, are those the base read, and so is what each account settled through them.
+   */
+  readonly transactionsUnchangedSince: string | null;
 }
 
 /**
@@ -45,12 +50,10 @@ export async function planRun(db: Kysely<Schema>, options: PlanOptions, asOf: Da
     db,
   );
   const { compare, estimate } = rows[0]!;
-  if (options.scope.kind !== 'all' || options.full === true || !compare) {
-    return { inputsSeenBefore, compare, candidates: null, baseRunId: null };
-  }
+  const everyOrder = { inputsSeenBefore, compare, candidates: null, baseRunId: null, transactionsUnchangedSince: null };
+  if (options.scope.kind !== 'all' || options.full === true || !compare) return everyOrder;
   const base = await incrementalBase(db, options, asOf);
-  if (base === null || (await accountsChangedSince(db, base.inputsSeenBefore)))
-    return { inputsSeenBefore, compare, candidates: null, baseRunId: null };
+  if (base === null || (await accountsChangedSince(db, base.inputsSeenBefore))) return everyOrder;
   const candidates = await changedSince(
     db,
     base,
@@ -58,7 +61,15 @@ export async function planRun(db: Kysely<Schema>, options: PlanOptions, asOf: Da
     options,
     Math.max(MAX_CANDIDATES_ALWAYS, Math.ceil(estimate * MAX_CANDIDATE_SHARE)),
   );
-  return { inputsSeenBefore, compare, candidates, baseRunId: candidates === null ? null : base.runId };
+  if (candidates === null) return everyOrder;
+  const transactionsUnchanged = candidates.length === 0 || !(await transactionsWrittenSince(db, base.inputsSeenBefore));
+  return {
+    inputsSeenBefore,
+    compare,
+    candidates,
+    baseRunId: base.runId,
+    transactionsUnchangedSince: transactionsUnchanged ? base.runId : null,
+  };
 }
 
 /**
@@ -95,6 +106,7 @@ async function incrementalBase(db: Kysely<Schema>, options: PlanOptions, asOf: D
       'inputs_seen_before',
       sql<string>`tolerance_minor::text`.as('tolerance_minor'),
       'grace_hours',
+      'pruned_at',
     ])
     .where('finished_at', 'is not', null)
     .where(sql<string>`scope ->> 'kind'`, '=', 'all')
@@ -104,6 +116,8 @@ async function incrementalBase(db: Kysely<Schema>, options: PlanOptions, asOf: D
   if (
     !latest ||
     latest.inputs_seen_before === null ||
+    // Retention removed its totals, which a run starting from it copies or adds to.
+    latest.pruned_at !== null ||
     latest.tolerance_minor !== options.toleranceMinor.toString() ||
     latest.grace_hours !== options.graceHours
   ) {
@@ -131,6 +145,23 @@ async function accountsChangedSince(db: Kysely<Schema>, since: Date): Promise<bo
 }
 
 /**
+ * Whether any transaction was written (inserted or revised) since `since`, found through the loads that wrote them,
+ * as changedSince finds them: whatever its ORDERID, so that one whose ORDERID was revised away counts too.
+ */
+async function transactionsWrittenSince(db: Kysely<Schema>, since: Date): Promise<boolean> {
+  const { rows } = await sql<{ written: boolean }>`SELECT EXISTS (
+      SELECT 1 FROM recon.transactions t WHERE ${transactionWrittenSinceSql(sql`${since.toISOString()}::timestamptz`)}
+    ) AS written`.execute(db);
+  return rows[0]!.written;
+}
+
+/** A transaction row `t` written since `since` by a load that finished since, or has not finished (its lineage). */
+function transactionWrittenSinceSql(since: RawBuilder<unknown>): RawBuilder<boolean> {
+  return sql<boolean>`t.file_id IN (SELECT f.file_id FROM recon.files f WHERE coalesce(f.finished_at, 'infinity') >= ${since})
+      AND t.updated_at >= ${since}`;
+}
+
+/**
  * The ORDERIDs to judge again, or null when there are more than `limit`. A changed transaction or order carries the
  * file or import that changed it (its lineage) and that load's start (updated_at): the loads finished since the
  * watermark lead to the rows, through their indexes, without reading the others. Verdicts written since the base by
@@ -145,9 +176,7 @@ async function changedSince(
 ): Promise<string[] | null> {
   const since = sql`${base.inputsSeenBefore.toISOString()}::timestamptz`;
   const { rows } = await sql<{ order_id: string }>`
-    SELECT t.order_id FROM recon.transactions t
-    WHERE t.file_id IN (SELECT f.file_id FROM recon.files f WHERE coalesce(f.finished_at, 'infinity') >= ${since})
-      AND t.updated_at >= ${since} AND t.order_id IS NOT NULL
+    SELECT t.order_id FROM recon.transactions t WHERE ${transactionWrittenSinceSql(since)} AND t.order_id IS NOT NULL
     UNION
     SELECT o.order_id FROM recon.orders o
     WHERE o.import_id IN (SELECT i.import_id FROM recon.order_imports i WHERE coalesce(i.finished_at, 'infinity') >= ${since})

@@ -185,4 +185,64 @@ describe.each(BACKENDS)('orders paid through several accounts on %s', (backend) 
       expect(await perAccount(unchanged.runId)).toEqual(first);
     },
   );
+
+  it.skipIf(skip)(
+    "copies the base run's bridge per account while no transaction is written, and reads them again once one is",
+    async () => {
+      const { db } = testDb.database;
+      const perAccount = async (run: string) =>
+        (
+          await sql<Record<string, unknown>>`SELECT identifier, currency, orders, transactions,
+            paid_minor::text AS paid_minor, refunded_minor::text AS refunded_minor, fees_minor::text AS fees_minor
+          FROM recon.run_account_totals WHERE run_id = ${run}::bigint ORDER BY identifier`.execute(db)
+        ).rows;
+      const options = { scope: { kind: 'all' as const }, asOf: AS_OF, toleranceMinor: 0n, graceHours: 24 };
+      const base = await reconcile(testDb.database, options);
+      const createdAt = ago(AS_OF, 3 * DAY);
+
+      // Orders change and arrive, no transaction does: WRONG's verdict changes, LATE has no transaction yet.
+      await insertOrders(testDb.database, [
+        { id: 'WRONG', amount: 2500n, status: 'paid', method: 'wallet', createdAt },
+        { id: 'LATE', amount: 1200n, status: 'paid', method: 'wallet', createdAt },
+      ]);
+      const ordersChanged = await reconcile(testDb.database, options);
+      const status = await db
+        .selectFrom('recon.verdicts')
+        .select(['order_id', 'status', 'run_id'])
+        .where('order_id', 'in', ['LATE', 'WRONG'])
+        .orderBy('order_id')
+        .execute();
+      expect(status).toEqual([
+        { order_id: 'LATE', status: 'missing_at_provider', run_id: ordersChanged.runId },
+        { order_id: 'WRONG', status: 'amount_mismatch', run_id: ordersChanged.runId },
+      ]);
+      expect(await perAccount(ordersChanged.runId)).toEqual(await perAccount(base.runId));
+      const full = await reconcile(testDb.database, { ...options, full: true });
+      expect(await perAccount(full.runId)).toEqual(await perAccount(ordersChanged.runId));
+
+      // LATE is paid through the wallet account: written since, so the run reads the transactions again.
+      await ingestTransactions(testDb.database, dir, [
+        {
+          id: 'T-LATE',
+          orderId: 'LATE',
+          type: 'payment',
+          amount: '12.00',
+          exec: '0000',
+          at: ago(AS_OF, DAY),
+          identifier: WALLET,
+        },
+      ]);
+      const paid = await reconcile(testDb.database, options);
+      const wallet = (await perAccount(paid.runId)).find((row) => row.identifier === WALLET);
+      const walletBefore = (await perAccount(full.runId)).find((row) => row.identifier === WALLET);
+      expect(wallet).toMatchObject({
+        orders: (walletBefore!.orders as number) + 1,
+        transactions: (walletBefore!.transactions as number) + 1,
+        paid_minor: String(BigInt(walletBefore!.paid_minor as string) + 1200n),
+      });
+      expect(await perAccount((await reconcile(testDb.database, { ...options, full: true })).runId)).toEqual(
+        await perAccount(paid.runId),
+      );
+    },
+  );
 });
