@@ -294,7 +294,7 @@ async function finishRun(
       )
       .execute();
   }
-  const unchangedSince = plan.candidates !== null && plan.candidates.length === 0 ? plan.baseRunId : null;
+  const unchangedSince = await currentSetUnchangedSince(trx, plan, runId, verdictsChanged);
   await writeRunAccountTotals(trx, runId, options.scope, {
     fromParts: plan.candidates === null,
     unchangedSince: plan.transactionsUnchangedSince,
@@ -375,6 +375,31 @@ function countVerdicts(groups: readonly WrittenVerdictGroup[]) {
     ordersInScope += group.verdicts;
   }
   return { counts, lifecycle, ordersInScope };
+}
+
+/**
+ * The base run, when the current verdicts are the ones it left and the transactions the ones it read: no candidate,
+ * or no transaction written and no verdict changed by this run or by one since the base (a run over named orders).
+ * What the base computed from them holds to the unit.
+ */
+async function currentSetUnchangedSince(
+  trx: Kysely<Schema>,
+  plan: RunPlan,
+  runId: string,
+  verdictsChanged: number,
+): Promise<string | null> {
+  const base = plan.baseRunId;
+  if (base === null || plan.candidates === null) return null;
+  if (plan.candidates.length > 0 && (plan.transactionsUnchangedSince === null || verdictsChanged > 0)) return null;
+  const changedBetween = await trx
+    .selectFrom('recon.reconciliation_runs')
+    .select('run_id')
+    .where('run_id', '>', base)
+    .where('run_id', '<', runId)
+    .where((eb) => eb.or([eb('verdicts_changed', 'is', null), eb('verdicts_changed', '>', 0)]))
+    .limit(1)
+    .executeTakeFirst();
+  return changedBetween ? null : base;
 }
 
 /** The bridge per currency from the groups written; money is added as bigint, currencies never mixed. */

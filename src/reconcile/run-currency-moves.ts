@@ -21,7 +21,7 @@ export async function writeRunCurrencyMoves(
   unchangedSince: string | null,
 ): Promise<void> {
   if (unchangedSince !== null) {
-    // Nothing the base run read has changed since: its moves are this run's.
+    // The verdicts and transactions are those the base run left and read: its moves are this run's.
     await sql`INSERT INTO recon.run_currency_moves (run_id, currency, verdict_currency, known_order, orders,
         transactions, paid_minor, refunded_minor)
       SELECT ${runId}::bigint, currency, verdict_currency, known_order, orders, transactions, paid_minor, refunded_minor
