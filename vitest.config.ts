@@ -12,6 +12,10 @@ export default defineConfig({
     // sockets and the server most of their time and the other core sat idle. A file a core. (vitest caps a
     // percentage at the cores: '200%' would mean the same.)
     maxWorkers: availableParallelism(),
+    // A worker process runs file after file, its imports loaded once: a process a file, each starting and importing
+    // recon, pg and PGlite anew, took 70% more CPU (docs/development.md, Tests). So a file leaves the process as it
+    // found it: the environment, timers and listeners restored, its databases, servers and processes closed.
+    isolate: false,
     // As the recon command runs (cli/main.ts's shebang): PGlite's wasm stays off V8's optimizing compiler, which
     // otherwise spends seconds of CPU on its SQL parser in every worker that opens one (docs/development.md, Tests).
     execArgv: ['--liftoff-only'],

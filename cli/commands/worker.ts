@@ -85,6 +85,7 @@ export function workerSettings(
     reconcile: config.reconcile,
     // Nightly requests ask for their dates in UTC (advance-nightly-run.ts): read them so.
     ingest: { timezone: 'UTC', limits: config.limits },
+    pollingIntervalSeconds: config.queue.pollMs / 1000,
   };
 }
 

@@ -165,6 +165,8 @@ const EnvSchema = z.object({
   RECON_DRAIN_SECONDS: positiveInt.default(DEFAULT_DRAIN_SECONDS),
   // pg-boss refuses a heartbeat under 10 s.
   RECON_JOB_HEARTBEAT_SECONDS: wholeNumber(10).default(30),
+  // pg-boss polls no oftener than every 500 ms.
+  RECON_JOB_POLL_MS: wholeNumber(500, 60_000).default(2000),
   RECON_LOG_LEVEL: z
     .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(LOG_LEVELS))
     .default('info'),
@@ -270,6 +272,11 @@ export interface AdminConfig {
 export interface QueueConfig {
   /** A job whose worker went silent this long (killed) is handed to another worker. */
   readonly heartbeatSeconds: number;
+  /**
+   * How often an idle worker looks for a job it was not woken for: one another process sent, or one due later (a
+   * nightly run's next look at its timeouts).
+   */
+  readonly pollMs: number;
   /** After SIGTERM or SIGINT, uploads and jobs in flight get this long to finish; then the process ends anyway. */
   readonly drainSeconds: number;
 }
@@ -593,7 +600,11 @@ function buildConfig(e: z.infer<typeof EnvSchema>, accounts: readonly ServiceAcc
       exportInFlight: e.RECON_EXPORT_IN_FLIGHT,
       exportLateSeconds: e.RECON_EXPORT_LATE_SECONDS,
     }),
-    queue: Object.freeze({ heartbeatSeconds: e.RECON_JOB_HEARTBEAT_SECONDS, drainSeconds: e.RECON_DRAIN_SECONDS }),
+    queue: Object.freeze({
+      heartbeatSeconds: e.RECON_JOB_HEARTBEAT_SECONDS,
+      pollMs: e.RECON_JOB_POLL_MS,
+      drainSeconds: e.RECON_DRAIN_SECONDS,
+    }),
     log: Object.freeze({ level: e.RECON_LOG_LEVEL }),
     admin: Object.freeze({ port: e.RECON_ADMIN_PORT, host: e.RECON_ADMIN_HOST }),
     alerts: Object.freeze({

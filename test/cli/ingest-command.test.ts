@@ -5,9 +5,12 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { ACCOUNT_NOT_CONFIGURED } from '../../src/normalize/row-scope.ts';
-import { runRecon, runReconInProcess } from './run-recon.ts';
+import { oneProcessPerExitCode, runRecon, runReconInProcess } from './run-recon.ts';
 
 const fixture = (name: string) => path.join('fixtures', name);
+// Each exit code's first run in this file is a process of its own, on whichever backend runs first; the others run in
+// this one. A process on PGlite opens its database from scratch: seconds of CPU for nothing the exit code depends on.
+const variant = oneProcessPerExitCode();
 
 describe.each(BACKENDS)('recon ingest on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
@@ -24,14 +27,13 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
     testDb = undefined;
   });
 
-  // Each exit code's first run is a process of its own; the others run in this one.
   const ingest = (...args: string[]) => runReconInProcess(['ingest', ...args], testDb!.env);
-  const ingestProcess = (...args: string[]) => runRecon(['ingest', ...args], testDb!.env);
+  const ingestExiting = (code: number, ...args: string[]) => variant(['ingest', ...args], testDb!.env, code);
 
   it.skipIf(skip)(
     'prints a summary line per file and exits 0 when every file loads without rejected rows',
     async () => {
-      const result = await ingestProcess(fixture('semicolon-bom-crlf.csv'), fixture('two-entries.zip'));
+      const result = await ingestExiting(0, fixture('semicolon-bom-crlf.csv'), fixture('two-entries.zip'));
       expect(result).toEqual({
         code: 0,
         stdout:
@@ -73,7 +75,7 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
   });
 
   it.skipIf(skip)('exits 3 when rows were rejected', async () => {
-    const result = await ingestProcess('--json', fixture('bad-rows.csv'));
+    const result = await ingestExiting(3, '--json', fixture('bad-rows.csv'));
     expect(result.code).toBe(3);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'loaded', rows: 13, inserted: 6, rejected: 7 });
   });
@@ -81,7 +83,8 @@ describe.each(BACKENDS)('recon ingest on %s', (backend) => {
   it.skipIf(skip)('exits 2 when a file failed, after loading the others', async () => {
     const before = await ingest('--json', fixture('bad-rows.csv'));
     const { fileId } = JSON.parse(before.stdout) as { fileId: string };
-    const result = await ingestProcess(
+    const result = await ingestExiting(
+      2,
       fixture('truncated.csv.gz'),
       fixture('comma-quoted.csv'),
       fixture('bad-rows.csv'),
@@ -222,11 +225,10 @@ describe('recon ingest usage', () => {
   });
   afterAll(async () => rm(dataDir, { recursive: true, force: true }));
 
-  // Each exit code's first run is a process of its own; the others run in this one.
   const ingest = (...args: string[]) => runReconInProcess(['ingest', ...args], { RECON_DATA_DIR: dataDir });
 
   it('exits 1 without a file, with an unknown option, or with an unknown zone', async () => {
-    const noFile = await runRecon(['ingest'], { RECON_DATA_DIR: dataDir });
+    const noFile = await variant(['ingest'], { RECON_DATA_DIR: dataDir }, 1);
     expect(noFile).toMatchObject({ code: 1, stdout: '' });
     expect(noFile.stderr).toMatch(/^recon ingest: no FILE given/);
 
@@ -250,10 +252,11 @@ describe('recon ingest usage', () => {
     const withEnv = (env: Record<string, string>, ...files: string[]) =>
       runReconInProcess(['ingest', ...files], { RECON_DATA_DIR: dataDir, ...env });
 
-    const size = await runRecon(['ingest', fixture('comma-quoted.csv')], {
-      RECON_DATA_DIR: dataDir,
-      RECON_MAX_FILE_BYTES: '100',
-    });
+    const size = await variant(
+      ['ingest', fixture('comma-quoted.csv')],
+      { RECON_DATA_DIR: dataDir, RECON_MAX_FILE_BYTES: '100' },
+      2,
+    );
     expect(size).toMatchObject({ code: 2, stderr: '' });
     expect(size.stdout).toMatch(
       /^fixtures\/comma-quoted\.csv: failed: \d+ bytes, more than the 100 allowed \(RECON_MAX_FILE_BYTES\)\n$/,

@@ -30,6 +30,18 @@ describe('recon nightly --date', () => {
   });
 });
 
+/**
+ * Each command's first run in this file is a process of its own, on whichever backend runs first; the others run in
+ * this one. A process on PGlite opens its database from scratch: seconds of CPU for nothing the command's output
+ * depends on.
+ */
+const spawnedCommands = new Set<string>();
+function firstAsProcess(args: string[], env: Record<string, string | undefined>) {
+  if (spawnedCommands.has(args[0]!)) return runReconInProcess(args, env);
+  spawnedCommands.add(args[0]!);
+  return runRecon(args, env);
+}
+
 describe.each(BACKENDS)('recon nightly and recon runs on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
   let testDb: TestDatabase;
@@ -46,11 +58,14 @@ describe.each(BACKENDS)('recon nightly and recon runs on %s', (backend) => {
   it.skipIf(skip)(
     'recon runs says there is none yet; recon nightly starts a run, then attaches to it; recon runs lists it',
     async () => {
-      // Each command's first run a process of its own, the others in this one.
-      expect(await runRecon(['runs'], testDb.env)).toEqual({ code: 0, stdout: 'no nightly run yet\n', stderr: '' });
+      expect(await firstAsProcess(['runs'], testDb.env)).toEqual({
+        code: 0,
+        stdout: 'no nightly run yet\n',
+        stderr: '',
+      });
       expect(await runReconInProcess(['runs', '--json'], testDb.env)).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
 
-      const started = await runRecon(['nightly', '--date', '2026-11-20', '--json'], testDb.env);
+      const started = await firstAsProcess(['nightly', '--date', '2026-11-20', '--json'], testDb.env);
       expect(started.code).toBe(0);
       const run = JSON.parse(started.stdout) as NightlyRunReport;
       expect(run).toMatchObject({
@@ -116,7 +131,13 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
       seedOrders: 40,
       exportRetry: { attempts: 1 },
     });
-    service = { RECON_SERVICE_URL: await sandbox.listen(0), RECON_IDENTIFIER: IDENTIFIER, RECON_SECRET: SECRET };
+    service = {
+      RECON_SERVICE_URL: await sandbox.listen(0),
+      RECON_IDENTIFIER: IDENTIFIER,
+      RECON_SECRET: SECRET,
+      // The workers find the jobs recon nightly sends, and a run's next look at its timeouts, at their next poll.
+      RECON_JOB_POLL_MS: '500',
+    };
     const orderIds = sandbox.scenario!.orderIds;
     orders = orderIds.length;
     await insertOrders(
@@ -202,8 +223,7 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
     const { baseUrl } = await refusingBaseUrl();
     const workerEnv = {
       RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
-      // Long enough for recon nightly, polling twice a second, to see the worker before the run fails.
-      RECON_EXPORT_TIMEOUT_SECONDS: '3',
+      RECON_EXPORT_TIMEOUT_SECONDS: '1',
       RECON_EXPORT_ATTEMPTS: '1',
     };
     const waiting = startRecon(['nightly', '--date', '2026-11-25', '--wait'], {
@@ -211,6 +231,7 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
       ...service,
       ...workerEnv,
     });
+    let held: HeldTransaction | undefined;
     try {
       await waitUntil('recon nightly to say no worker runs', () => waiting.stderrSoFar().includes('no worker'), {
         timeoutMs: 30_000,
@@ -218,13 +239,29 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
       expect(waiting.stderrSoFar()).toMatch(
         /^recon nightly: started the run of 2026-11-25 \(run \d+\)\nrecon nightly: no worker is running \(none seen in the last 30 s\): the run waits until one starts; start `recon serve` \(receiver, worker and scheduler\) or `recon worker` on this database\n$/,
       );
+      // The worker's first step waits on the run's row, held here: the run cannot fail before recon nightly has seen
+      // the worker, however slow the machine.
+      held = await holdTransaction(testDb.env.DATABASE_URL!, [
+        "SELECT 1 FROM recon.nightly_runs WHERE run_date = '2026-11-25' FOR UPDATE",
+      ]);
       const working = (recon: RunningRecon) =>
         untilLogged(recon, 'recon worker working', (record) => record.msg === 'working');
-      const result = await beside(['worker'], workerEnv, working, () => waiting.done);
+      const result = await beside(['worker'], workerEnv, working, async () => {
+        try {
+          await waitUntil('recon nightly to see the worker', () =>
+            waiting.stderrSoFar().includes('a worker is running'),
+          );
+        } finally {
+          // Released before the worker is stopped, seen or not: a worker stuck on the row would drain for 90 s.
+          await held!.release();
+        }
+        return waiting.done;
+      });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('no worker is running');
       expect(result.stderr).toMatch(/\nrecon nightly: a worker is running\n/);
     } finally {
+      await held?.release();
       waiting.child.kill('SIGTERM');
     }
   }, 120_000);

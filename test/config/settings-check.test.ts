@@ -24,6 +24,7 @@ const NUMERIC = [
   'RECON_EXPORT_LATE_SECONDS',
   'RECON_DRAIN_SECONDS',
   'RECON_JOB_HEARTBEAT_SECONDS',
+  'RECON_JOB_POLL_MS',
   'RECON_ALERT_LATE_HOURS',
   'RECON_DELIVERY_RETENTION_DAYS',
   'RECON_RUN_RETENTION_DAYS',
@@ -32,7 +33,8 @@ const NUMERIC = [
 it('reads every numeric setting from plain decimal digits only: 1e3, 0x10, 1.0, +5 are refused, not guessed', async () => {
   for (const variable of NUMERIC) {
     // A value it accepts, with the blanks around it an .env file may leave.
-    const valid = variable === 'RECON_RECONCILE_CONNECTIONS' ? ' 2 ' : ' 20 ';
+    const valid =
+      variable === 'RECON_RECONCILE_CONNECTIONS' ? ' 2 ' : variable === 'RECON_JOB_POLL_MS' ? ' 500 ' : ' 20 ';
     expect(() => loadConfig({ [variable]: valid }), variable).not.toThrow();
     for (const written of ['1e3', '0x10', '0b11', '0o17', '20.0', '+20', '20_000', '1,000', 'Infinity', '', ' ']) {
       const message = await expectReconError(
@@ -46,6 +48,13 @@ it('reads every numeric setting from plain decimal digits only: 1e3, 0x10, 1.0, 
     }
   }
   expect(loadConfig({ RECON_DELIVERY_RETENTION_DAYS: '0100' }).retention.deliveryDays).toBe(100);
+  // pg-boss's own floor: a worker polls no oftener than every 500 ms.
+  expect(loadConfig({}).queue.pollMs).toBe(2000);
+  await expectReconError(
+    async () => loadConfig({ RECON_JOB_POLL_MS: '499' }),
+    'CONFIG',
+    'invalid environment variable RECON_JOB_POLL_MS: expected a whole number from 500 to 60000',
+  );
   // Too many digits for a number JavaScript holds exactly: refused, never rounded.
   await expectReconError(
     async () => loadConfig({ RECON_MAX_FILE_BYTES: '99999999999999999999' }),
