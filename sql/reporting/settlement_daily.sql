@@ -35,7 +35,10 @@ FROM (
     coalesce(sum(t.amount_minor) FILTER (WHERE t.succeeded AND t.op = 'refund'), 0)::bigint AS refunded_minor,
     coalesce(sum(t.fees_minor), 0)::bigint AS fees_minor
   FROM (
-    SELECT occurred_at, currency, amount_minor, fees_minor, lower(btrim(operation_type)) AS op,
+    -- A spelling recon expects is taken as it is: folding every one of two million rows cost a third of the read.
+    SELECT occurred_at, currency, amount_minor, fees_minor,
+      CASE WHEN operation_type IN ('payment', 'capture', 'authorization', 'refund') THEN operation_type
+        ELSE lower(btrim(operation_type)) END AS op,
       exec_code = '0000' AS succeeded
     FROM recon.transactions
     WHERE occurred_at IS NOT NULL AND (exec_code = '0000' OR fees_minor <> 0)
