@@ -269,6 +269,8 @@ export async function createWorld(options: WorldOptions): Promise<World> {
           RECON_EXPORT_ATTEMPTS: String(config.nightly.exportAttempts),
           RECON_EXPORT_IN_FLIGHT: String(config.nightly.exportInFlight),
           RECON_JOB_HEARTBEAT_SECONDS: '10',
+          // The night's jobs come from this process: the worker process finds them by polling, as often as this one's.
+          RECON_JOB_POLL_MS: '500',
           RECON_ADMIN_PORT: '0',
           RECON_LOG_LEVEL: 'error',
           TMPDIR: tempDir,

@@ -66,6 +66,8 @@ describe.skipIf(!hasPostgres)('a delivery that kills its workers (PostgreSQL onl
       RECON_CALLBACK_BASE_URL: receiving.callbackBaseUrl,
       RECON_EXPORT_BATCH_SIZE: '1000',
       RECON_JOB_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS),
+      // A job handed on from a killed worker is taken at the next poll: pg-boss's floor, not the 2 s default.
+      RECON_JOB_POLL_MS: '500',
     };
   });
   afterEach(async () => {

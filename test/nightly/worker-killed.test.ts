@@ -57,6 +57,8 @@ describe.skipIf(!hasPostgres)('a worker killed mid-ingest (PostgreSQL only)', ()
       // One batch, so one delivery and one ingest job.
       RECON_EXPORT_BATCH_SIZE: '1000',
       RECON_JOB_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS),
+      // A job handed on from a killed worker is taken at the next poll: pg-boss's floor, not the 2 s default.
+      RECON_JOB_POLL_MS: '500',
     };
   });
 
