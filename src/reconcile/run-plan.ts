@@ -156,13 +156,28 @@ async function transactionsWrittenSince(db: Kysely<Schema>, since: Date): Promis
 }
 
 /**
- * A transaction row `t` written since `since` by a load that finished since, or has not finished (its lineage). The
- * planner cannot know how few rows were written after the last ANALYZE and scans every transaction for them: the
- * uncorrelated EXISTS runs first, once, and skips that scan when no load finished since (a re-run, a quiet night).
+ * A row written since `since` by a load that finished since, or has not finished (its lineage: the file of a
+ * transaction, the import of an order). The planner cannot know how few rows were written after the last ANALYZE and
+ * scans every row for them: the uncorrelated EXISTS runs first, once, and skips that scan when no load finished since
+ * (a re-run, a quiet night).
  */
+function writtenSinceSql(
+  row: { readonly lineage: RawBuilder<unknown>; readonly updatedAt: RawBuilder<unknown> },
+  load: { readonly table: RawBuilder<unknown>; readonly id: RawBuilder<unknown> },
+  since: RawBuilder<unknown>,
+): RawBuilder<boolean> {
+  const loads = sql`FROM ${load.table} l WHERE coalesce(l.finished_at, 'infinity') >= ${since}`;
+  return sql<boolean>`EXISTS (SELECT 1 ${loads}) AND ${row.lineage} IN (SELECT ${load.id} ${loads})
+    AND ${row.updatedAt} >= ${since}`;
+}
+
+/** A transaction row `t` written since `since`, through the file that wrote it. */
 function transactionWrittenSinceSql(since: RawBuilder<unknown>): RawBuilder<boolean> {
-  const loads = sql`FROM recon.files f WHERE coalesce(f.finished_at, 'infinity') >= ${since}`;
-  return sql<boolean>`EXISTS (SELECT 1 ${loads}) AND t.file_id IN (SELECT f.file_id ${loads}) AND t.updated_at >= ${since}`;
+  return writtenSinceSql(
+    { lineage: sql.ref('t.file_id'), updatedAt: sql.ref('t.updated_at') },
+    { table: sql.table('recon.files'), id: sql.ref('l.file_id') },
+    since,
+  );
 }
 
 /**
@@ -183,9 +198,11 @@ async function changedSince(
     SELECT t.order_id FROM recon.transactions t WHERE ${transactionWrittenSinceSql(since)} AND t.order_id IS NOT NULL
     UNION
     SELECT o.order_id FROM recon.orders o
-    WHERE EXISTS (SELECT 1 FROM recon.order_imports i WHERE coalesce(i.finished_at, 'infinity') >= ${since})
-      AND o.import_id IN (SELECT i.import_id FROM recon.order_imports i WHERE coalesce(i.finished_at, 'infinity') >= ${since})
-      AND o.updated_at >= ${since}
+    WHERE ${writtenSinceSql(
+      { lineage: sql.ref('o.import_id'), updatedAt: sql.ref('o.updated_at') },
+      { table: sql.table('recon.order_imports'), id: sql.ref('l.import_id') },
+      since,
+    )}
     UNION
     SELECT t.order_id FROM recon.notifications n JOIN recon.transactions t ON t.transaction_id = n.transaction_id
     WHERE n.received_at >= ${since} AND t.order_id IS NOT NULL
