@@ -323,6 +323,23 @@ export interface RunCurrencyMovesTable {
   refunded_minor: Money;
 }
 
+/**
+ * What the transactions of one quarter hour (UTC) and currency moved, kept by triggers as transactions are written
+ * (migration 0038): the sums reporting.settlement_daily groups into days. Sums are numeric, as the view's are; only
+ * the triggers write.
+ */
+export interface MoneyMovedTable {
+  quarter: ColumnType<Date, never, never>;
+  currency: ColumnType<string | null, never, never>;
+  counted: ColumnType<string, never, never>;
+  transactions: ColumnType<string, never, never>;
+  payments: ColumnType<string, never, never>;
+  refunds: ColumnType<string, never, never>;
+  paid_minor: ColumnType<string, never, never>;
+  refunded_minor: ColumnType<string, never, never>;
+  fees_minor: ColumnType<string, never, never>;
+}
+
 /** COMPRESSION as sent in a getTransactions request. */
 export type ExportCompression = 'zip' | 'gzip' | 'bzip';
 export type ExportRequestState = 'requested' | 'delivered' | 'ingested' | 'failed' | 'timed_out' | 'given_up';
@@ -785,6 +802,7 @@ export interface Schema {
   'recon.run_account_parts': RunAccountPartsTable;
   'recon.run_verdict_changes': RunVerdictChangesTable;
   'recon.run_currency_moves': RunCurrencyMovesTable;
+  'recon.money_moved': MoneyMovedTable;
   'recon.export_requests': ExportRequestsTable;
   'recon.deliveries': DeliveriesTable;
   'recon.delivery_chunks': DeliveryChunksTable;

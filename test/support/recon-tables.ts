@@ -8,6 +8,7 @@ export const RECON_TABLES = [
   'exception_actions',
   'export_requests',
   'files',
+  'money_moved',
   'nightly_runs',
   'notifications',
   'order_imports',
