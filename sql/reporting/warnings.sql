@@ -9,8 +9,10 @@ SELECT
   v.status,
   w.position::integer AS position,
   w.warning,
-  -- The account a misrouted payment went through, as its warning names it (src/reconcile/order-facts-sql.ts).
-  substring(w.warning FROM '^[^ ]+ [^ ]+ on account (.*), which does not serve [^ ]+$') AS identifier,
+  -- The account a misrouted payment went through, as its warning names it (src/reconcile/order-facts-sql.ts). LIKE
+  -- first: the regular expression on each of 141,000 warnings of a million orders cost a third of the read.
+  CASE WHEN w.warning LIKE '% on account %, which does not serve %'
+    THEN substring(w.warning FROM '^[^ ]+ [^ ]+ on account (.*), which does not serve [^ ]+$') END AS identifier,
   v.currency,
   v.run_id
 FROM recon.current_verdicts v
