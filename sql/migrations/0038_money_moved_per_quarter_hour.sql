@@ -20,14 +20,34 @@ CREATE TABLE recon.money_moved (
   CONSTRAINT money_moved_quarter_currency_key UNIQUE NULLS NOT DISTINCT (quarter, currency)
 );
 
--- The change a statement made, per quarter and currency, added to what is stored. The upserts of one statement go in
--- key order, so that two loads that meet on the same quarters wait for each other instead of deadlocking.
+-- The change a statement made, per quarter and currency, added to what is stored: its new rows summed, less its old
+-- rows summed. Each side is summed in bigint, as it was written, and signed once per quarter: a numeric per row cost
+-- a load of a million rows 5 s of CPU. The upserts go in key order, so that two loads that meet on the same quarters
+-- wait for each other instead of deadlocking.
 CREATE FUNCTION recon.count_money_moved() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
+  summed constant text := $sql$
+    SELECT date_bin('15 minutes', r.occurred_at, timestamptz '2000-01-01 00:00+00') AS quarter, r.currency,
+      %s AS sign,
+      count(*) AS counted,
+      count(*) FILTER (WHERE r.succeeded) AS transactions,
+      count(*) FILTER (WHERE r.succeeded AND r.op IN ('payment', 'capture')) AS payments,
+      count(*) FILTER (WHERE r.succeeded AND r.op = 'refund') AS refunds,
+      sum(r.amount_minor) FILTER (WHERE r.succeeded AND r.op IN ('payment', 'capture')) AS paid_minor,
+      sum(r.amount_minor) FILTER (WHERE r.succeeded AND r.op = 'refund') AS refunded_minor,
+      sum(r.fees_minor) AS fees_minor
+    FROM (
+      SELECT t.occurred_at, t.currency, t.amount_minor, t.fees_minor, t.exec_code = '0000' AS succeeded,
+        CASE WHEN t.operation_type IN ('payment', 'capture', 'authorization', 'refund') THEN t.operation_type
+          ELSE lower(btrim(t.operation_type)) END AS op
+      FROM %I t
+      WHERE t.occurred_at IS NOT NULL AND (t.exec_code = '0000' OR t.fees_minor <> 0)
+    ) r
+    GROUP BY 1, 2$sql$;
   changed text := CASE TG_OP
-    WHEN 'INSERT' THEN 'SELECT 1 AS sign, * FROM new_rows'
-    WHEN 'DELETE' THEN 'SELECT -1 AS sign, * FROM old_rows'
-    ELSE 'SELECT 1 AS sign, * FROM new_rows UNION ALL SELECT -1, * FROM old_rows' END;
+    WHEN 'INSERT' THEN format(summed, 1, 'new_rows')
+    WHEN 'DELETE' THEN format(summed, -1, 'old_rows')
+    ELSE format(summed, 1, 'new_rows') || ' UNION ALL ' || format(summed, -1, 'old_rows') END;
 BEGIN
   IF TG_OP = 'TRUNCATE' THEN
     TRUNCATE recon.money_moved;
@@ -37,22 +57,12 @@ BEGIN
     INSERT INTO recon.money_moved AS m (quarter, currency, counted, transactions, payments, refunds, paid_minor,
       refunded_minor, fees_minor)
     SELECT d.* FROM (
-      SELECT date_bin('15 minutes', r.occurred_at, timestamptz '2000-01-01 00:00+00') AS quarter, r.currency,
-        sum(r.sign) AS counted,
-        coalesce(sum(r.sign) FILTER (WHERE r.succeeded), 0) AS transactions,
-        coalesce(sum(r.sign) FILTER (WHERE r.succeeded AND r.op IN ('payment', 'capture')), 0) AS payments,
-        coalesce(sum(r.sign) FILTER (WHERE r.succeeded AND r.op = 'refund'), 0) AS refunds,
-        coalesce(sum(r.sign * r.amount_minor) FILTER (WHERE r.succeeded AND r.op IN ('payment', 'capture')), 0)
-          AS paid_minor,
-        coalesce(sum(r.sign * r.amount_minor) FILTER (WHERE r.succeeded AND r.op = 'refund'), 0) AS refunded_minor,
-        coalesce(sum(r.sign * r.fees_minor), 0) AS fees_minor
-      FROM (
-        SELECT c.sign, c.occurred_at, c.currency, c.amount_minor::numeric AS amount_minor,
-          c.fees_minor::numeric AS fees_minor, c.exec_code = '0000' AS succeeded,
-          lower(btrim(c.operation_type)) AS op
-        FROM (%s) c
-      ) r
-      WHERE r.occurred_at IS NOT NULL AND (r.succeeded OR r.fees_minor <> 0)
+      SELECT s.quarter, s.currency, sum(s.sign * s.counted) AS counted,
+        sum(s.sign * s.transactions) AS transactions, sum(s.sign * s.payments) AS payments,
+        sum(s.sign * s.refunds) AS refunds, coalesce(sum(s.sign * s.paid_minor), 0) AS paid_minor,
+        coalesce(sum(s.sign * s.refunded_minor), 0) AS refunded_minor,
+        coalesce(sum(s.sign * s.fees_minor), 0) AS fees_minor
+      FROM (%s) s
       GROUP BY 1, 2
     ) d
     -- An update that changed none of what is counted (a row's lineage, say) writes nothing here.
