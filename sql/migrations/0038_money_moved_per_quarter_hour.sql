@@ -21,9 +21,9 @@ CREATE TABLE recon.money_moved (
 );
 
 -- The change a statement made, per quarter and currency, added to what is stored: its new rows summed, less its old
--- rows summed. Each side is summed in bigint, as it was written, and signed once per quarter: a numeric per row cost
--- a load of a million rows 5 s of CPU. The upserts go in key order, so that two loads that meet on the same quarters
--- wait for each other instead of deadlocking.
+-- rows summed. Each side is summed in bigint, as it was written, and signed once per quarter: with a numeric made per
+-- row, the trigger cost a million rows inserted 5.3 s of CPU, where it costs 2.8 s so. The upserts go in key order,
+-- so that two loads that meet on the same quarters wait for each other instead of deadlocking.
 CREATE FUNCTION recon.count_money_moved() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   summed constant text := $sql$
