@@ -179,8 +179,13 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
       RECON_EXPORT_BATCH_SIZE: '15',
     };
     const listening = (recon: RunningRecon) => new Promise((resolve) => recon.onStdoutLine(resolve));
+    // recon nightly in this process: its exit codes are seen from processes in the other tests of this file.
     const result = await beside(['serve'], serveEnv, listening, () =>
-      runRecon(['nightly', '--date', '2026-11-22', '--wait', '--json'], { ...testDb.env, ...service, ...serveEnv }),
+      runReconInProcess(['nightly', '--date', '2026-11-22', '--wait', '--json'], {
+        ...testDb.env,
+        ...service,
+        ...serveEnv,
+      }),
     );
     expect(result.code).toBe(0);
     const run = JSON.parse(result.stdout) as NightlyRunReport;
@@ -207,7 +212,7 @@ describe.skipIf(!hasPostgres)('recon nightly --wait (PostgreSQL only)', () => {
     const working = (recon: RunningRecon) =>
       untilLogged(recon, 'recon worker working', (record) => record.msg === 'working');
     const result = await beside(['worker'], workerEnv, working, () =>
-      runRecon(['nightly', '--date', '2026-11-23', '--wait'], { ...testDb.env, ...service, ...workerEnv }),
+      runReconInProcess(['nightly', '--date', '2026-11-23', '--wait'], { ...testDb.env, ...service, ...workerEnv }),
     );
     expect(result.code).toBe(2);
     // The worker probed the callback base before sending: why the exports never came shows at once.

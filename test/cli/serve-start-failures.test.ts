@@ -5,15 +5,40 @@ import { holdTransaction } from '../support/held-transaction.ts';
 import { closeServer, listenOnLoopback, refusingBaseUrl } from '../support/loopback.ts';
 import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
-import { oneProcessPerExitCode, runRecon, runReconInProcess, startRecon } from './run-recon.ts';
+import { runRecon, runReconInProcess, startRecon } from './run-recon.ts';
 
 const SERVICE = { RECON_SERVICE_URL: 'http://127.0.0.1:9', RECON_IDENTIFIER: 'START', RECON_SECRET: 'start-secret' };
 /** Far more than a failed start takes (well under 2 s here): what the test tells apart is an exit from a hang. */
 const EXITS_WITHIN_MS = 15_000;
+/** The exit codes a real process of this file has exited with. */
+const spawnedCodes = new Set<number>();
+/** The backend whose failed starts are processes: the first to run. */
+let processBackend: string | undefined;
 
 /**
- * A long-running command that cannot start says why in one line and exits, leaving nothing running: a process of
- * its own where it has opened something, which must be closed for the process to end.
+ * Runs `recon ARGS` that must fail with `code`. A start that fails after opening its database and listeners (`backend`
+ * given) is a process on the backend that runs first: that it exits shows it closed them; a refusal made before is
+ * one for each exit code. The others run in this process (PGlite's open alone is seconds of CPU a process), and must
+ * leave no more TCP sockets and listeners open than they found.
+ */
+async function failing(args: string[], env: Record<string, string | undefined>, code: number, backend?: string) {
+  if (backend === undefined ? !spawnedCodes.has(code) : (processBackend ??= backend) === backend) {
+    spawnedCodes.add(code);
+    return runRecon(args, env);
+  }
+  const before = openSockets();
+  const result = await runReconInProcess(args, env);
+  // No more than it found: one of an earlier test may still be closing as it starts.
+  await waitUntil(`recon ${args[0]} to close its sockets and listeners`, () => openSockets() <= before);
+  return result;
+}
+
+/** This process's open TCP sockets and listeners, as node counts them. */
+const openSockets = () =>
+  process.getActiveResourcesInfo().filter((name) => name === 'TCPSocketWrap' || name === 'TCPServerWrap').length;
+
+/**
+ * A long-running command that cannot start says why in one line and exits, leaving nothing running (see `failing`).
  */
 describe.each(BACKENDS)('recon serve that cannot start, on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
@@ -36,12 +61,17 @@ describe.each(BACKENDS)('recon serve that cannot start, on %s', (backend) => {
       const port = new URL(url).port;
       try {
         const started = Date.now();
-        const result = await runRecon(['serve'], {
-          ...testDb.env,
-          ...SERVICE,
-          RECON_PORT: port,
-          RECON_CALLBACK_BASE_URL: `${url}/`,
-        });
+        const result = await failing(
+          ['serve'],
+          {
+            ...testDb.env,
+            ...SERVICE,
+            RECON_PORT: port,
+            RECON_CALLBACK_BASE_URL: `${url}/`,
+          },
+          1,
+          backend,
+        );
         expect(Date.now() - started).toBeLessThan(EXITS_WITHIN_MS);
         expect(result).toEqual({
           code: 1,
@@ -65,13 +95,18 @@ describe.each(BACKENDS)('recon serve that cannot start, on %s', (backend) => {
       const port = new URL(url).port;
       try {
         for (const command of ['serve', 'worker']) {
-          const result = await runRecon([command], {
-            ...testDb.env,
-            ...SERVICE,
-            RECON_PORT: '0',
-            RECON_ADMIN_PORT: port,
-            RECON_CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
-          });
+          const result = await failing(
+            [command],
+            {
+              ...testDb.env,
+              ...SERVICE,
+              RECON_PORT: '0',
+              RECON_ADMIN_PORT: port,
+              RECON_CALLBACK_BASE_URL: 'http://127.0.0.1:9/',
+            },
+            1,
+            backend,
+          );
           expect(result).toEqual({
             code: 1,
             stdout: '',
@@ -98,14 +133,14 @@ describe('recon serve with RECON_ADMIN_PORT equal to its own port', () => {
       RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
       RECON_ADMIN_PORT: String(port),
     };
-    expect(await runRecon(['serve'], { ...env, RECON_PORT: String(port) })).toEqual({
+    expect(await failing(['serve'], { ...env, RECON_PORT: String(port) }, 1)).toEqual({
       code: 1,
       stdout: '',
       stderr:
         `recon serve: RECON_ADMIN_PORT and RECON_PORT are the same port, ${port}: the admin listener and the receiver ` +
         'need one each: set RECON_ADMIN_PORT to another port (8091 unless set)\n',
     });
-    expect((await runReconInProcess(['serve', '--port', String(port)], env)).stderr).toMatch(
+    expect((await failing(['serve', '--port', String(port)], env, 1)).stderr).toMatch(
       /^recon serve: RECON_ADMIN_PORT and --port are the same port, \d+: /,
     );
   });
@@ -115,12 +150,16 @@ describe('recon serve and recon worker without their database', () => {
   it('exit 2 in one line when the database refuses connections', async () => {
     const { baseUrl, port } = await refusingBaseUrl();
     for (const command of ['serve', 'worker']) {
-      const result = await runRecon([command], {
-        DATABASE_URL: `postgres://recon@127.0.0.1:${port}/recon`,
-        ...SERVICE,
-        RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
-        RECON_PORT: '0',
-      });
+      const result = await failing(
+        [command],
+        {
+          DATABASE_URL: `postgres://recon@127.0.0.1:${port}/recon`,
+          ...SERVICE,
+          RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
+          RECON_PORT: '0',
+        },
+        2,
+      );
       expect(result).toEqual({
         code: 2,
         stdout: '',
@@ -132,11 +171,9 @@ describe('recon serve and recon worker without their database', () => {
   });
 
   it('exit 1 naming the variable when DATABASE_URL is malformed', async () => {
-    // Refused before anything is opened: the first a process, the others in this one.
-    const refused = oneProcessPerExitCode();
     for (const command of ['serve', 'worker', 'nightly', 'ingest']) {
       const args = [command, ...(command === 'ingest' ? ['x.csv'] : [])];
-      const result = await refused(
+      const result = await failing(
         args,
         { DATABASE_URL: 'localhost:5432/recon', ...SERVICE, RECON_CALLBACK_BASE_URL: 'http://127.0.0.1:9/' },
         1,

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { detectCompression } from '../../src/decompress/detect-compression.ts';
 import { findExecutable } from '../../src/decompress/find-executable.ts';
-import { NODE_FLAGS } from '../cli/run-recon.ts';
+import { COMPILE_CACHE, NODE_FLAGS } from '../cli/run-recon.ts';
 
 /**
  * Every fixture, mutated (test/support/export-mutations.ts: fields of its format overwritten with hurtful values,
@@ -102,6 +102,7 @@ function runChild(
     ...process.env,
     RECON_FUZZ_DIR: directory,
     RECON_FUZZ_LIMITS: JSON.stringify(LIMITS),
+    NODE_COMPILE_CACHE: COMPILE_CACHE,
   };
   if (variant.path !== undefined) env['PATH'] = variant.path;
   const child = spawn(

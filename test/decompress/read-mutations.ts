@@ -8,7 +8,7 @@
  * mutation by the lines before, and starts another child for the fixtures after it.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { IngestLimits } from '../../src/config/config.ts';
 import { openExport } from '../../src/decompress/open-export.ts';
@@ -89,6 +89,9 @@ for (let n = 0; n < fixtureSeeds.length; n += 2) {
       index++;
       continue;
     }
+    // A new file each time, the last one removed first: rewriting a file truncates it, and ext4 then writes it out to
+    // the disk as it is closed (auto_da_alloc), a millisecond or more each of the thousands of mutations.
+    rmSync(file, { force: true });
     writeFileSync(file, mutation.bytes);
     const started = performance.now();
     const limit = timeout();

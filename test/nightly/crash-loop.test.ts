@@ -147,7 +147,7 @@ describe.skipIf(!hasPostgres)('a delivery that kills its workers (PostgreSQL onl
       // The next worker clears the dead one's temp folder as it starts, takes the job once its heartbeat lapsed, and
       // dies in the same place.
       const second = worker('crash-2');
-      await jobTimeLapsed(db, job);
+      await jobTimeLapsed(db, job, { supervisor: receiving.boss });
       await untilLogged(second, 'recon worker working', (record) => record.msg === 'working');
       expect(await tempFoldersOf(first.child.pid!)).toEqual([]);
       const secondSession = await merging('crash-2');
@@ -161,7 +161,7 @@ describe.skipIf(!hasPostgres)('a delivery that kills its workers (PostgreSQL onl
       await kill(second, secondSession.pid);
 
       const third = worker('crash-3');
-      await jobTimeLapsed(db, job);
+      await jobTimeLapsed(db, job, { supervisor: receiving.boss });
       const quarantine = await untilLogged(
         third,
         'the delivery quarantined',
