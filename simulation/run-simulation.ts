@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { checkInvariants, InvariantBroken } from './invariants.ts';
 import { createLedger, recordVersions } from './ledger.ts';
 import { planNight } from './steps.ts';
-import { createWorld, type World } from './world.ts';
+import { createWorld, type World, type WorldOptions } from './world.ts';
 
 export interface SimulationOptions {
   readonly seed: number;
@@ -12,6 +12,8 @@ export interface SimulationOptions {
   readonly untilStep?: number | undefined;
   /** PostgreSQL to create the simulation's database on; PGlite when absent. */
   readonly databaseUrl?: string | undefined;
+  /** A migrated database to copy for the world's own (world.ts): the tests' run has one per backend. */
+  readonly template?: WorldOptions['template'];
   /** Told of each step as it ends. */
   readonly onStep?: (step: number, line: string) => void;
 }
@@ -47,7 +49,12 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   // The simulation's days run ahead of the wall clock from the next midnight (UTC): recon stamps what it receives with
   // the wall clock, which then falls within the look-back of every night.
   const start = new Date(Math.ceil(Date.now() / DAY) * DAY);
-  const world = await createWorld({ seed: options.seed, databaseUrl: options.databaseUrl, start });
+  const world = await createWorld({
+    seed: options.seed,
+    databaseUrl: options.databaseUrl,
+    start,
+    template: options.template,
+  });
   const previousTmp = process.env['TMPDIR'];
   // recon's temp folders go where the invariant looks for leftovers.
   process.env['TMPDIR'] = world.tempDir;

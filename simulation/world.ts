@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -115,6 +115,11 @@ export interface WorldOptions {
   readonly databaseUrl?: string | undefined;
   /** The first night's instant; the simulation's clock starts there. */
   readonly start: Date;
+  /**
+   * A migrated database to start from as a copy rather than migrating an empty one (seconds on PGlite): on PostgreSQL
+   * a database to CREATE DATABASE ... TEMPLATE from, on PGlite a closed RECON_DATA_DIR. The tests' run has one.
+   */
+  readonly template?: { readonly postgres: string | null; readonly pglite: string } | undefined;
 }
 
 export async function createWorld(options: WorldOptions): Promise<World> {
@@ -129,8 +134,10 @@ export async function createWorld(options: WorldOptions): Promise<World> {
   };
   try {
     const databaseUrl = options.databaseUrl
-      ? await createPostgresDatabase(options.databaseUrl, seed, closing)
+      ? await createPostgresDatabase(options.databaseUrl, seed, closing, options.template?.postgres ?? null)
       : undefined;
+    if (!databaseUrl && options.template)
+      await cp(options.template.pglite, path.join(root, 'recon'), { recursive: true });
     // On PostgreSQL this process reaches the server through a proxy whose connections a step can cut.
     const connections = databaseUrl
       ? await startTcpProxy({ host: new URL(databaseUrl).hostname, port: Number(new URL(databaseUrl).port || 5432) })
@@ -247,6 +254,14 @@ export async function createWorld(options: WorldOptions): Promise<World> {
     });
     await worker.start();
     closing.push(() => worker.stop());
+    // The receiver wakes a worker of its own process when it enqueues a delivery (\`recon serve\`); this worker, on a
+    // queue instance of its own, would find the job only at its next poll, up to half a second later, every delivery.
+    const enqueue = services.boss.insert.bind(services.boss);
+    services.boss.insert = async (name, jobs, insertOptions) => {
+      const ids = await enqueue(name, jobs, insertOptions);
+      worker.wake(name);
+      return ids;
+    };
     const workerProcessEnv = databaseUrl
       ? {
           ...process.env,
@@ -421,6 +436,7 @@ async function createPostgresDatabase(
   adminUrl: string,
   seed: number,
   closing: (() => Promise<unknown>)[],
+  template: string | null,
 ): Promise<string> {
   const name = `recon_simulation_${seed}_${randomBytes(4).toString('hex')}`;
   const admin = async (statement: string) => {
@@ -432,7 +448,7 @@ async function createPostgresDatabase(
       await client.end();
     }
   };
-  await admin(`CREATE DATABASE ${name}`);
+  await admin(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   closing.push(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;

