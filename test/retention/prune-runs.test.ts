@@ -9,13 +9,7 @@ import { loadRunReport, openExceptionPages } from '../../src/report/report-queri
 import { reportWarnings } from '../../src/report/run-report.ts';
 import { pruneRuns } from '../../src/retention/prune-runs.ts';
 import { holdTransaction, lockWaiters } from '../support/held-transaction.ts';
-import {
-  BACKENDS,
-  copyTestDatabase,
-  createTestDatabase,
-  hasPostgres,
-  type TestDatabase,
-} from '../support/test-database.ts';
+import { BACKENDS, createTestDatabase, hasPostgres, type TestDatabase } from '../support/test-database.ts';
 import { waitUntil } from '../support/wait-until.ts';
 import { ago, DAY, HOUR, ingestTransactions, insertOrders } from '../reconcile/reconcile-scenario.ts';
 
@@ -26,17 +20,11 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
   const skip = backend === 'postgres' && !hasPostgres;
   let testDb: TestDatabase;
   let tmp: string;
-  /** A database with the history below, built once (six reconciliations): each test starts from a copy of it. */
-  let withHistory: TestDatabase | undefined;
-  let runs: RunSummary[];
   beforeAll(async () => {
     if (skip) return;
     tmp = await mkdtemp(path.join(os.tmpdir(), 'recon-prune-runs-'));
-    testDb = withHistory = await createTestDatabase(backend);
-    runs = await history('P-');
   });
   afterAll(async () => {
-    await withHistory?.drop();
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
 
@@ -109,8 +97,9 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
   it.skipIf(skip)(
     'removes what only old runs need: retained runs report the same, every order keeps its verdict and first seen',
     async () => {
-      testDb = await copyTestDatabase(withHistory!);
+      testDb = await createTestDatabase(backend);
       try {
+        const runs = await history('P1-');
         const kept = runs.slice(3);
         const reportsBefore = await Promise.all(kept.map((run) => reportOf(run.runId)));
         const currentBefore = await current();
@@ -169,15 +158,16 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
   it.skipIf(skip || backend === 'postgres')(
     'on its one connection, takes turns with a reconciliation, an ingest and a report started at the same time',
     async () => {
-      testDb = await copyTestDatabase(withHistory!);
+      testDb = await createTestDatabase(backend);
       try {
+        const runs = await history('P3-');
         const reportBefore = await reportOf(runs.at(-1)!.runId);
         const [pruned, , report, next] = await Promise.all([
           pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 1 }),
           ingestTransactions(testDb.database, tmp, [
             {
-              id: 'P-3-P',
-              orderId: 'P-3',
+              id: 'P3-3-P',
+              orderId: 'P3-3',
               type: 'payment',
               amount: '10.00',
               exec: '0000',
@@ -207,8 +197,9 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
   it.skipIf(skip || backend === 'pglite')(
     'waits its turn beside a reconciliation, while an ingest and a report go on beside it',
     async () => {
-      testDb = await copyTestDatabase(withHistory!);
+      testDb = await createTestDatabase(backend);
       try {
+        const runs = await history('P2-');
         const reportBefore = await reportOf(runs.at(-1)!.runId);
         // A reconciliation in progress holds the lock every writer of verdicts takes.
         const running = await holdTransaction(testDb.env.DATABASE_URL!, [
@@ -225,8 +216,8 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
           // Ingest and reports do not wait for it.
           await ingestTransactions(testDb.database, tmp, [
             {
-              id: 'P-3-P',
-              orderId: 'P-3',
+              id: 'P2-3-P',
+              orderId: 'P2-3',
               type: 'payment',
               amount: '10.00',
               exec: '0000',
@@ -267,8 +258,9 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
   it.skipIf(skip)(
     'a run after its base run was pruned reads every order again, since what it would copy from the base is gone',
     async () => {
-      testDb = await copyTestDatabase(withHistory!);
+      testDb = await createTestDatabase(backend);
       try {
+        await history('P6-');
         await allOld();
         expect((await pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 2 })).runs).toBe(6);
         const options = { scope: { kind: 'all' as const }, toleranceMinor: 0n, graceHours: 24 };
@@ -299,8 +291,9 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
   it.skipIf(skip)(
     'keeps a run that was cut short, with the changes it kept apart, so that the next run removes them',
     async () => {
-      testDb = await copyTestDatabase(withHistory!);
+      testDb = await createTestDatabase(backend);
       try {
+        await history('P4-');
         await allOld();
         const before = await current();
         // What a run over current verdicts cut short in the middle leaves (its run row committed first, one slice
@@ -313,7 +306,7 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
               settled, delta, currency, transaction_ids)
             SELECT (SELECT max(run_id) FROM recon.reconciliation_runs), 'changed', order_id, known_order, 'matched',
               'resolved', expected_minor, expected_minor, 0, currency, transaction_ids
-            FROM recon.verdicts WHERE order_id = 'P-1';`),
+            FROM recon.verdicts WHERE order_id = 'P4-1';`),
         );
         const pruned = await pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 2 });
         expect(pruned.runs).toBe(6);
@@ -344,8 +337,9 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
   it.skipIf(skip || backend === 'pglite')(
     'never removes a run in flight when it decides, even when that run finishes while the prune waits its turn',
     async () => {
-      testDb = await copyTestDatabase(withHistory!);
+      testDb = await createTestDatabase(backend);
       try {
+        await history('P5-');
         await allOld();
         // A run over all orders on two connections (a sliced run, whose row is committed first, unfinished) that finds
         // nothing changed, held at its end: its last transaction waits to write recon.verdicts.

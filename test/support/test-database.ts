@@ -50,22 +50,21 @@ export async function createTestDatabaseBefore(backend: Backend, migration: stri
 
 /**
  * A fresh, migrated database of its own: a new PostgreSQL database, or a PGlite directory, each a copy of the run's
- * migrated template (database-templates.ts), or of `copyOf` (see copyTestDatabase). `migrationsDir` migrates an empty one with those files instead of the
+ * migrated template (database-templates.ts). `migrationsDir` migrates an empty one with those files instead of the
  * shipped ones (a schema as an earlier version left it).
  */
 export async function createTestDatabase(
   backend: Backend,
-  options: { migrationsDir?: string; copyOf?: TestDatabase } = {},
+  options: { migrationsDir?: string } = {},
 ): Promise<TestDatabase> {
   const run = inject('testRun');
   const copy = !options.migrationsDir;
-  const source = options.copyOf?.env;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `recon-test-${run}-`));
   let databaseUrl: string | undefined;
   let dbName: string | undefined;
   if (backend === 'postgres') {
     const adminUrl = process.env.DATABASE_URL;
-    const template = source ? new URL(source.DATABASE_URL!).pathname.slice(1) : inject('postgresTemplate');
+    const template = inject('postgresTemplate');
     if (!adminUrl || !template) throw new Error('DATABASE_URL is required for postgres tests');
     dbName = `recon_test_${run}_${randomBytes(6).toString('hex')}`;
     await adminQuery(adminUrl, copy ? `CREATE DATABASE ${dbName} TEMPLATE ${template}` : `CREATE DATABASE ${dbName}`);
@@ -73,7 +72,7 @@ export async function createTestDatabase(
     url.pathname = `/${dbName}`;
     databaseUrl = url.toString();
   } else if (copy) {
-    await promisify(execFile)('cp', ['-R', `${source?.RECON_DATA_DIR ?? inject('pgliteTemplate')}/.`, dataDir]);
+    await promisify(execFile)('cp', ['-R', `${inject('pgliteTemplate')}/.`, dataDir]);
   }
   const location = { databaseUrl, dataDir };
   let database = await openDatabase(location);
@@ -103,15 +102,6 @@ export async function createTestDatabase(
     },
   };
   return handle;
-}
-
-/**
- * A test database of its own with what `source` holds: a state that several tests start from, built once. `source`
- * is closed first (PostgreSQL copies no database in use; PGlite's directory is then a clean shutdown's).
- */
-export async function copyTestDatabase(source: TestDatabase): Promise<TestDatabase> {
-  await source.close();
-  return createTestDatabase(source.backend, { copyOf: source });
 }
 
 async function adminQuery(url: string, sql: string): Promise<void> {
