@@ -49,8 +49,9 @@ DECLARE
     WHEN 'DELETE' THEN format(summed, -1, 'old_rows')
     ELSE format(summed, 1, 'new_rows') || ' UNION ALL ' || format(summed, -1, 'old_rows') END;
 BEGIN
+  -- DELETE, not TRUNCATE: a TRUNCATE that names both tables would find this one in use by itself, and fail.
   IF TG_OP = 'TRUNCATE' THEN
-    TRUNCATE recon.money_moved;
+    DELETE FROM recon.money_moved;
     RETURN NULL;
   END IF;
   EXECUTE format($sql$

@@ -258,4 +258,9 @@ describe.each(BACKENDS)('migration 0038 over transactions stored before it on %s
       expect(view).toEqual(reference);
     }
   });
+
+  it.skipIf(skip)('empties with the transactions, even in a TRUNCATE that names both', async () => {
+    await sql`TRUNCATE recon.transactions, recon.money_moved`.execute(testDb.database.db);
+    expect(await rowsOf(testDb.database, 'SELECT * FROM recon.money_moved')).toEqual([]);
+  });
 });
