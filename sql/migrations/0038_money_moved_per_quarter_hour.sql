@@ -21,29 +21,27 @@ CREATE TABLE recon.money_moved (
 );
 
 -- The change a statement made, per quarter and currency, added to what is stored: its new rows summed, less its old
--- rows summed. Each side is summed in bigint, as it was written, and signed once per quarter: with a numeric made per
--- row, the trigger cost a million rows inserted 5.3 s of CPU, where it costs 2.8 s so. The upserts go in key order,
--- so that two loads that meet on the same quarters wait for each other instead of deadlocking.
+-- rows summed. Each side is first grouped by quarter, currency and kind of row, three plain aggregates in bigint, and
+-- signed and spread into columns per group after: a numeric made per row cost a million rows inserted 5.3 s of CPU,
+-- seven filtered aggregates per row 2.6 s, this about 1.3 s. The upserts go in key order, so that two loads that meet
+-- on the same quarters wait for each other instead of deadlocking.
 CREATE FUNCTION recon.count_money_moved() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
+  -- kind: 0 not succeeded (only its fee counts), 1 a succeeded payment or capture, 2 a succeeded refund, 3 another
+  -- succeeded operation. Operation types recon expects are taken as they are; others are folded as the view did.
   summed constant text := $sql$
-    SELECT date_bin('15 minutes', r.occurred_at, timestamptz '2000-01-01 00:00+00') AS quarter, r.currency,
+    SELECT date_bin('15 minutes', t.occurred_at, timestamptz '2000-01-01 00:00+00') AS quarter, t.currency,
       %s AS sign,
-      count(*) AS counted,
-      count(*) FILTER (WHERE r.succeeded) AS transactions,
-      count(*) FILTER (WHERE r.succeeded AND r.op IN ('payment', 'capture')) AS payments,
-      count(*) FILTER (WHERE r.succeeded AND r.op = 'refund') AS refunds,
-      sum(r.amount_minor) FILTER (WHERE r.succeeded AND r.op IN ('payment', 'capture')) AS paid_minor,
-      sum(r.amount_minor) FILTER (WHERE r.succeeded AND r.op = 'refund') AS refunded_minor,
-      sum(r.fees_minor) AS fees_minor
-    FROM (
-      SELECT t.occurred_at, t.currency, t.amount_minor, t.fees_minor, t.exec_code = '0000' AS succeeded,
-        CASE WHEN t.operation_type IN ('payment', 'capture', 'authorization', 'refund') THEN t.operation_type
-          ELSE lower(btrim(t.operation_type)) END AS op
-      FROM %I t
-      WHERE t.occurred_at IS NOT NULL AND (t.exec_code = '0000' OR t.fees_minor <> 0)
-    ) r
-    GROUP BY 1, 2$sql$;
+      CASE WHEN t.exec_code = '0000' THEN
+        CASE WHEN t.operation_type IN ('payment', 'capture') THEN 1 WHEN t.operation_type = 'refund' THEN 2
+          WHEN t.operation_type = 'authorization' THEN 3
+          ELSE CASE lower(btrim(t.operation_type)) WHEN 'payment' THEN 1 WHEN 'capture' THEN 1 WHEN 'refund' THEN 2
+            ELSE 3 END END
+        ELSE 0 END AS kind,
+      count(*) AS n, sum(t.amount_minor) AS amount, sum(t.fees_minor) AS fees
+    FROM %I t
+    WHERE t.occurred_at IS NOT NULL AND (t.exec_code = '0000' OR t.fees_minor <> 0)
+    GROUP BY 1, 2, 4$sql$;
   changed text := CASE TG_OP
     WHEN 'INSERT' THEN format(summed, 1, 'new_rows')
     WHEN 'DELETE' THEN format(summed, -1, 'old_rows')
@@ -58,11 +56,13 @@ BEGIN
     INSERT INTO recon.money_moved AS m (quarter, currency, counted, transactions, payments, refunds, paid_minor,
       refunded_minor, fees_minor)
     SELECT d.* FROM (
-      SELECT s.quarter, s.currency, sum(s.sign * s.counted) AS counted,
-        sum(s.sign * s.transactions) AS transactions, sum(s.sign * s.payments) AS payments,
-        sum(s.sign * s.refunds) AS refunds, coalesce(sum(s.sign * s.paid_minor), 0) AS paid_minor,
-        coalesce(sum(s.sign * s.refunded_minor), 0) AS refunded_minor,
-        coalesce(sum(s.sign * s.fees_minor), 0) AS fees_minor
+      SELECT s.quarter, s.currency, sum(s.sign * s.n) AS counted,
+        coalesce(sum(s.sign * s.n) FILTER (WHERE s.kind > 0), 0) AS transactions,
+        coalesce(sum(s.sign * s.n) FILTER (WHERE s.kind = 1), 0) AS payments,
+        coalesce(sum(s.sign * s.n) FILTER (WHERE s.kind = 2), 0) AS refunds,
+        coalesce(sum(s.sign * s.amount) FILTER (WHERE s.kind = 1), 0) AS paid_minor,
+        coalesce(sum(s.sign * s.amount) FILTER (WHERE s.kind = 2), 0) AS refunded_minor,
+        coalesce(sum(s.sign * s.fees), 0) AS fees_minor
       FROM (%s) s
       GROUP BY 1, 2
     ) d
