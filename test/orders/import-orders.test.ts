@@ -67,11 +67,13 @@ describe.each(BACKENDS)('importOrderFiles on %s', (backend) => {
     );
   }
 
+  // A file's name ends in -<prefix>.<extension>: matched there alone, since the temp folder's random name may hold the
+  // prefix too (a folder named ...DB... once counted every import of the file).
   async function counts(prefix: string) {
     const [row] = await query<{ orders: number; rejected: number; imports: number }>(
       `SELECT (SELECT count(*) FROM recon.orders WHERE order_id LIKE $1 || '%')::int AS orders,
-              (SELECT count(*) FROM recon.rejected_order_rows r JOIN recon.order_imports i USING (import_id) WHERE i.name LIKE '%' || $1 || '%')::int AS rejected,
-              (SELECT count(*) FROM recon.order_imports WHERE name LIKE '%' || $1 || '%')::int AS imports`,
+              (SELECT count(*) FROM recon.rejected_order_rows r JOIN recon.order_imports i USING (import_id) WHERE i.name LIKE '%-' || $1 || '.%')::int AS rejected,
+              (SELECT count(*) FROM recon.order_imports WHERE name LIKE '%-' || $1 || '.%')::int AS imports`,
       [prefix],
     );
     return row!;
