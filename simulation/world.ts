@@ -25,7 +25,7 @@ import type { LogLevel } from '../src/log/logger.ts';
 import { createMetricsRegistry } from '../src/metrics/metrics-registry.ts';
 import { syncAccounts } from '../src/reconcile/sync-accounts.ts';
 import type { PgBoss } from 'pg-boss';
-import { openJobQueue } from '../src/queue/job-queue.ts';
+import { openJobQueue, QUEUES } from '../src/queue/job-queue.ts';
 import { startNightlyWorker, type RunningWorker } from '../pipelines/nightly/nightly-worker.ts';
 import { startTcpProxy, type TcpProxy } from '../test/support/tcp-proxy.ts';
 import { startReconServices, type ReconServices } from '../pipelines/nightly/recon-services.ts';
@@ -187,9 +187,12 @@ export async function createWorld(options: WorldOptions): Promise<World> {
       onLate: () => '',
       lateChanges: [],
     };
+    // The worker is started below, once the sandbox it asks is up; no delivery arrives before a night asks for one.
+    let wakeIngest = () => {};
     const services = await startReconServices({
       database,
       heartbeatSeconds: config.queue.heartbeatSeconds,
+      onIngestQueued: () => wakeIngest(),
       receiver: {
         host: '127.0.0.1',
         port: 0,
@@ -254,14 +257,8 @@ export async function createWorld(options: WorldOptions): Promise<World> {
     });
     await worker.start();
     closing.push(() => worker.stop());
-    // The receiver wakes a worker of its own process when it enqueues a delivery (\`recon serve\`); this worker, on a
-    // queue instance of its own, would find the job only at its next poll, up to half a second later, every delivery.
-    const enqueue = services.boss.insert.bind(services.boss);
-    services.boss.insert = async (name, jobs, insertOptions) => {
-      const ids = await enqueue(name, jobs, insertOptions);
-      worker.wake(name);
-      return ids;
-    };
+    // On a queue instance of its own, this worker would find each delivery only at its next poll, up to half a second.
+    wakeIngest = () => worker.wake(QUEUES.ingestDelivery);
     const workerProcessEnv = databaseUrl
       ? {
           ...process.env,

@@ -22,6 +22,11 @@ export interface ReconServicesOptions {
    * chosen at start (the demo, tests), which the service reaches directly.
    */
   readonly callbackBaseUrl?: string;
+  /**
+   * Told when the receiver has enqueued a delivery's ingest, as this process's own worker is woken: a worker of this
+   * process on a queue instance of its own (the simulation's) wakes too, instead of finding the job at its next poll.
+   */
+  readonly onIngestQueued?: () => void;
 }
 
 export interface ReconServices {
@@ -75,6 +80,7 @@ export async function startReconServices(options: ReconServicesOptions): Promise
         onDelivered: async (deliveryId) => {
           await sendIngestJobs(await queue, [deliveryId]);
           worker?.wake(QUEUES.ingestDelivery);
+          options.onIngestQueued?.();
         },
         onEvent: (event) => logReceiverEvent(log, event),
       });
