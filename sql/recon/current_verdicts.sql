@@ -11,6 +11,6 @@ SELECT v.run_id, v.order_id, v.known_order, v.status,
       THEN CASE WHEN v.first_seen_run_id = v.run_id AND v.rejudged_run_id IS NULL THEN 'new' ELSE 'persisting' END
     WHEN v.lifecycle = 'resolved' AND v.rejudged_run_id IS NULL THEN 'resolved' END AS lifecycle,
   v.first_seen_run_id, v.first_seen_at, v.expected_minor, v.settled_minor, v.delta_minor, v.currency,
-  v.transaction_ids, v.warnings, v.explanation, v.at_risk_minor
+  v.transaction_ids, v.warnings, v.explanation, v.at_risk_minor, v.reason
 FROM recon.verdicts v
 WHERE NOT EXISTS (SELECT 1 FROM recon.reconciliation_runs r WHERE r.run_id = v.run_id AND r.finished_at IS NULL);

@@ -3,6 +3,8 @@
 -- current verdict and the versions of recon.verdict_history after it (the reconcile path writes nothing for it).
 -- Two ages, each named for what it counts: open_days from first_seen, order_age_days from the order's creation.
 -- age_days is open_days under its former name, deprecated: kept so that saved queries keep running.
+-- The order's columns are each looked up by its key rather than joined: "the 20 most at risk" then reads 20 orders
+-- after ordering, where a join read all million orders first (1.0 s of CPU against 0.2 s).
 CREATE VIEW reporting.exceptions AS
 SELECT
   c.order_id,
@@ -15,19 +17,19 @@ SELECT
   c.settled_minor,
   c.delta_minor,
   c.currency,
-  o.created_at AS order_created_at,
-  o.status AS order_status,
-  o.payment_method,
-  o.amount_minor AS order_amount_minor,
+  (SELECT o.created_at FROM recon.orders o WHERE o.order_id = c.order_id) AS order_created_at,
+  (SELECT o.status FROM recon.orders o WHERE o.order_id = c.order_id) AS order_status,
+  (SELECT o.payment_method FROM recon.orders o WHERE o.order_id = c.order_id) AS payment_method,
+  (SELECT o.amount_minor FROM recon.orders o WHERE o.order_id = c.order_id) AS order_amount_minor,
   c.run_id,
   c.as_of,
   c.explanation,
   c.reason,
-  floor(extract(epoch FROM now() - o.created_at) / 86400)::integer AS order_age_days,
+  (SELECT floor(extract(epoch FROM now() - o.created_at) / 86400)::integer FROM recon.orders o WHERE o.order_id = c.order_id) AS order_age_days,
   c.expected,
   c.settled,
   c.delta,
-  recon.minor_to_unit(o.amount_minor, o.currency) AS order_amount,
+  (SELECT recon.minor_to_unit(o.amount_minor, o.currency) FROM recon.orders o WHERE o.order_id = c.order_id) AS order_amount,
   c.at_risk_minor,
   c.at_risk,
   k.holds AS acknowledged,
@@ -40,7 +42,6 @@ SELECT
   CASE WHEN k.holds THEN a.login END AS acknowledged_login,
   n.login AS last_note_login
 FROM reporting.reconciliation c
-LEFT JOIN recon.orders o ON o.order_id = c.order_id
 LEFT JOIN (
   SELECT DISTINCT ON (x.order_id) x.order_id, x.action, x.status, x.run_id, x.first_seen, x.acted_by, x.login,
     x.acted_at

@@ -3,6 +3,9 @@
 -- are now) and its stored figures and warnings, with "assembled_on_read": true; every other verdict's explanation is
 -- the one stored as judged. The transaction list is a subquery here and in src/report/report-queries.ts, not a
 -- function: a function with an aggregate is not inlined, and would run as the accountant, who may not read schema recon.
+-- The explanation is read through the verdict's key, not carried from the scan, and the reason is the column stored
+-- from it (a verdict is matched exactly when it stores no explanation: a check of recon.verdicts): a question that
+-- filters and orders on the figures reads them from an index alone and builds explanations only for the rows it returns.
 CREATE VIEW reporting.reconciliation AS
 SELECT
   v.order_id,
@@ -16,12 +19,12 @@ SELECT
   v.first_seen_at AS first_seen,
   v.run_id,
   r.as_of,
-  coalesce(v.explanation, jsonb_build_object(
-    'rule', v.status,
+  (SELECT coalesce(x.explanation, jsonb_build_object(
+    'rule', x.status,
     'reason', m.reason,
-    'warnings', to_jsonb(coalesce(v.warnings, '{}'::text[])),
+    'warnings', to_jsonb(coalesce(x.warnings, '{}'::text[])),
     'figures', jsonb_build_object(
-      'settled', v.settled_minor::text, 'expected', v.expected_minor::text, 'delta', v.delta_minor::text,
+      'settled', x.settled_minor::text, 'expected', x.expected_minor::text, 'delta', x.delta_minor::text,
       'tolerance', r.tolerance_minor::text),
     'assembled_on_read', true
   )) || jsonb_build_object('transactions', (
@@ -29,19 +32,20 @@ SELECT
         || CASE WHEN t.updated_at > r.started_at THEN '{"changed_after_run": true}'::jsonb ELSE '{}'::jsonb END
       ORDER BY t.occurred_at, t.transaction_id), '[]'::jsonb)
     FROM recon.transactions t LEFT JOIN recon.files f ON f.file_id = t.file_id
-    WHERE t.transaction_id = ANY (v.transaction_ids))) AS explanation,
+    WHERE t.transaction_id = ANY (x.transaction_ids)))
+   FROM recon.verdicts x WHERE x.order_id = v.order_id) AS explanation,
   recon.minor_to_unit(v.expected_minor, v.currency) AS expected,
   recon.minor_to_unit(v.settled_minor, v.currency) AS settled,
   recon.minor_to_unit(v.delta_minor, v.currency) AS delta,
   v.at_risk_minor,
   recon.minor_to_unit(v.at_risk_minor, v.currency) AS at_risk,
-  coalesce(v.explanation ->> 'reason', m.reason) AS reason,
+  CASE WHEN v.status = 'matched' THEN m.reason ELSE v.reason END AS reason,
   coalesce(v.warnings, '{}'::text[]) AS warnings
 FROM recon.current_verdicts v
 JOIN recon.reconciliation_runs r ON r.run_id = v.run_id
 -- A matched verdict's sentence, which it does not store.
 CROSS JOIN LATERAL (
-  SELECT CASE WHEN v.explanation IS NULL THEN format('settled %s equals the expected %s%s',
+  SELECT CASE WHEN v.status = 'matched' THEN format('settled %s equals the expected %s%s',
     recon.format_money(v.settled_minor, v.currency), recon.format_money(v.expected_minor, v.currency),
     CASE WHEN v.delta_minor <> 0 THEN ' within the tolerance of ' || recon.format_money(r.tolerance_minor, v.currency) ELSE '' END)
   END AS reason

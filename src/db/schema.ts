@@ -231,10 +231,12 @@ export interface VerdictsTable {
    * for a version written before it was stored whose explanation lacked the figures.
    */
   at_risk_minor: Money | null;
+  /** The explanation's reason, generated from it by the database (migration 0040): never written. */
+  reason: ColumnType<string | null, never, never>;
 }
 
 /** A verdict that no longer holds, from its run until the run that replaced or removed it (until_run_id). */
-export interface VerdictHistoryTable extends Omit<VerdictsTable, 'recheck_at'> {
+export interface VerdictHistoryTable extends Omit<VerdictsTable, 'recheck_at' | 'reason'> {
   until_run_id: string;
 }
 
@@ -543,7 +545,7 @@ export interface ReconciliationView {
 export type CurrentVerdictsView = Omit<VerdictsTable, 'recheck_at' | 'rejudged_run_id'>;
 
 /** recon.verdict_versions, a view: every version; it holds from run_id up to, not including, until_run_id. */
-export interface VerdictVersionsView extends CurrentVerdictsView {
+export interface VerdictVersionsView extends Omit<CurrentVerdictsView, 'reason'> {
   until_run_id: string | null;
 }
 
