@@ -1,6 +1,7 @@
 -- Every transaction recon holds, with the file, entry and line it came from, and the account it went through (and
 -- that account's group). The personal columns of the export (client e-mail and address, cardholder name) stay out on
--- purpose.
+-- purpose. Every transaction has its file (recon.keep_referenced_files refuses to delete a file that one points to), so
+-- the join is a LEFT JOIN only so that a question that reads no file column does not read the files either.
 CREATE VIEW reporting.transactions AS
 SELECT
   t.transaction_id,
@@ -27,7 +28,7 @@ SELECT
   t.identifier,
   (SELECT a.account_group FROM recon.accounts a WHERE a.identifier = t.identifier) AS account_group
 FROM recon.transactions t
-JOIN recon.files f ON f.file_id = t.file_id;
+LEFT JOIN recon.files f ON f.file_id = t.file_id;
 
 COMMENT ON VIEW reporting.transactions IS
   'Every transaction of the payment service as last exported (one row per TRANSACTIONID), with the file and line it was last loaded from.';
