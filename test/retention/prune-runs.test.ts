@@ -155,6 +155,37 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
     },
   );
 
+  it.skipIf(skip)(
+    'keeps a run in flight that started before the cutoff, and every run after it, however old',
+    async () => {
+      testDb = await createTestDatabase(backend);
+      try {
+        const runs = await history('P9-');
+        // A sliced run's row is committed before it finishes: the second of the old runs, as if it were still writing.
+        await sql`UPDATE recon.reconciliation_runs SET finished_at = NULL WHERE run_id = ${runs[1]!.runId}::bigint`.execute(
+          db(),
+        );
+        const thirdBefore = await reportOf(runs[2]!.runId);
+        const before = await tableCounts();
+
+        const pruned = await pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 2 });
+        expect(pruned.runs).toBe(1);
+        const { rows } = await sql<{ run_id: string; pruned: boolean }>`SELECT run_id::text,
+            history_pruned_at IS NOT NULL AS pruned
+          FROM reporting.runs WHERE run_id = ANY (${runs.slice(1, 3).map((run) => run.runId)}::bigint[])
+          ORDER BY run_id`.execute(db());
+        expect(rows).toEqual([
+          { run_id: runs[1]!.runId, pruned: false },
+          { run_id: runs[2]!.runId, pruned: false },
+        ]);
+        expect(await reportOf(runs[2]!.runId)).toEqual(thirdBefore);
+        expect((await tableCounts()).totals).toBe(before.totals - pruned.runTotals);
+      } finally {
+        await testDb.drop();
+      }
+    },
+  );
+
   it.skipIf(skip || backend === 'postgres')(
     'on its one connection, takes turns with a reconciliation, an ingest and a report started at the same time',
     async () => {
