@@ -25,11 +25,13 @@ SELECT
   c.as_of,
   c.explanation,
   c.reason,
-  (SELECT floor(extract(epoch FROM now() - o.created_at) / 86400)::integer FROM recon.orders o WHERE o.order_id = c.order_id) AS order_age_days,
+  (SELECT floor(extract(epoch FROM now() - o.created_at) / 86400)::integer
+    FROM recon.orders o WHERE o.order_id = c.order_id) AS order_age_days,
   c.expected,
   c.settled,
   c.delta,
-  (SELECT recon.minor_to_unit(o.amount_minor, o.currency) FROM recon.orders o WHERE o.order_id = c.order_id) AS order_amount,
+  (SELECT recon.minor_to_unit(o.amount_minor, o.currency)
+    FROM recon.orders o WHERE o.order_id = c.order_id) AS order_amount,
   c.at_risk_minor,
   c.at_risk,
   k.holds AS acknowledged,

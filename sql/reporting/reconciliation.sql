@@ -5,7 +5,8 @@
 -- function: a function with an aggregate is not inlined, and would run as the accountant, who may not read schema recon.
 -- The explanation is read through the verdict's key, not carried from the scan, and the reason is the column stored
 -- from it (a verdict is matched exactly when it stores no explanation: a check of recon.verdicts): a question that
--- filters and orders on the figures reads them from an index alone and builds explanations only for the rows it returns.
+-- filters and orders on the figures reads them from an index alone and builds explanations only for the rows it
+-- returns.
 CREATE VIEW reporting.reconciliation AS
 SELECT
   v.order_id,
