@@ -1,5 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Schema } from '../db/schema.ts';
+import { latestRunOverAllSql } from '../reconcile/latest-run-over-all-sql.ts';
 import { RECONCILE_LOCK } from '../reconcile/reconcile-lock.ts';
 
 export interface RunPruneOptions {
@@ -119,6 +120,7 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
     );
     const held = sql<boolean>`(EXISTS (SELECT 1 FROM recon.verdicts v WHERE v.run_id = recon.reconciliation_runs.run_id)
       OR EXISTS (SELECT 1 FROM recon.verdict_history h WHERE h.run_id = recon.reconciliation_runs.run_id))`;
+    await markWhatTheLastRunOverAllJudged(trx, batch, held);
     await trx
       .updateTable('recon.reconciliation_runs')
       .set({ pruned_at: sql<Date>`now()` })
@@ -133,6 +135,33 @@ export async function pruneRuns(db: Kysely<Schema>, options: RunPruneOptions): P
     return batch.length;
   });
   return { runs, verdictVersions, runTotals, scopeOrders };
+}
+
+/**
+ * The latest finished run over all orders stands for the marks it did not write (src/reconcile/judged-again.ts):
+ * before its row goes, they are written, so that the verdicts it judged again still read as such. Seldom: only a
+ * run that no current or former version holds from goes, and only when no run over all orders came since the cutoff.
+ */
+async function markWhatTheLastRunOverAllJudged(
+  trx: Kysely<Schema>,
+  batch: readonly string[],
+  held: RawBuilder<boolean>,
+): Promise<void> {
+  const going = await trx
+    .selectFrom('recon.reconciliation_runs')
+    .select('run_id')
+    .where('run_id', 'in', batch)
+    .where('run_id', '=', latestRunOverAllSql())
+    .where((eb) => eb.not(held))
+    .executeTakeFirst();
+  if (!going) return;
+  await trx
+    .updateTable('recon.verdicts')
+    .set({ rejudged_run_id: going.run_id })
+    .where('rejudged_run_id', 'is', null)
+    .where('lifecycle', 'in', ['new', 'resolved'])
+    .where('run_id', '<', going.run_id)
+    .execute();
 }
 
 interface PruneBoundary {

@@ -320,6 +320,49 @@ describe.each(BACKENDS)('pruning runs on %s', (backend) => {
   );
 
   it.skipIf(skip)(
+    'an exception judged again by the last run over all orders stays persisting when that run goes',
+    async () => {
+      testDb = await createTestDatabase(backend);
+      try {
+        await insertOrders(testDb.database, [
+          { id: 'P7-0', amount: 1000n, status: 'paid', createdAt: ago(START, 2 * DAY) },
+          { id: 'P7-1', amount: 1000n, status: 'paid', createdAt: ago(START, 2 * DAY) },
+        ]);
+        await ingestTransactions(testDb.database, tmp, [
+          { id: 'P7-0-P', orderId: 'P7-0', type: 'payment', amount: '10.00', exec: '0000', at: ago(START, DAY) },
+          { id: 'P7-1-P', orderId: 'P7-1', type: 'payment', amount: '9.00', exec: '0000', at: ago(START, DAY) },
+        ]);
+        const options = { toleranceMinor: 0n, graceHours: 24 };
+        await reconcile(testDb.database, { ...options, scope: { kind: 'all' }, asOf: START });
+        // Judged again, unchanged: the run writes nothing, so no version holds from it and its row goes.
+        const again = await reconcile(testDb.database, {
+          ...options,
+          scope: { kind: 'all' },
+          asOf: new Date(START.getTime() + HOUR),
+        });
+        expect(again).toMatchObject({ verdictsChanged: 0, lifecycle: { new: 0, persisting: 1 } });
+        await allOld();
+        // Since then, runs of other orders only.
+        await reconcile(testDb.database, {
+          ...options,
+          scope: { kind: 'orders', orderIds: ['P7-0'] },
+          asOf: new Date(START.getTime() + 2 * HOUR),
+        });
+        const before = await current();
+        expect(before.find((row) => row.order_id === 'P7-1')?.lifecycle).toBe('persisting');
+        expect((await pruneRuns(db(), { cutoff: cutoff(), dryRun: false, batchSize: 1 })).runs).toBe(2);
+        const { rows: runs } = await sql<{
+          run_id: string;
+        }>`SELECT run_id::text FROM recon.reconciliation_runs`.execute(db());
+        expect(runs.map((row) => row.run_id)).not.toContain(again.runId);
+        expect(await current()).toEqual(before);
+      } finally {
+        await testDb.drop();
+      }
+    },
+  );
+
+  it.skipIf(skip)(
     'keeps a run that was cut short, with the changes it kept apart, so that the next run removes them',
     async () => {
       testDb = await createTestDatabase(backend);
