@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { HeavyFirstSequencer } from './test/support/heavy-first-sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -19,6 +20,9 @@ export default defineConfig({
     // As the recon command runs (cli/main.ts's shebang): PGlite's wasm stays off V8's optimizing compiler, which
     // otherwise spends seconds of CPU on its SQL parser in every worker that opens one (docs/development.md, Tests).
     execArgv: ['--liftoff-only'],
+    // The longest files first, whatever vitest's cache holds (none on a clean clone, as CI runs): one started last
+    // ran on alone while the other core had nothing left (test/support/heavy-files.ts).
+    sequence: { sequencer: HeavyFirstSequencer },
     // One migrated database per backend for the whole run; each test's database is a copy of it.
     globalSetup: ['test/support/database-templates.ts'],
   },
