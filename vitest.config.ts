@@ -10,9 +10,9 @@ export default defineConfig({
     // Database suites each create their own database or PGlite instance, so files may run in parallel.
     pool: 'forks',
     // vitest runs one file fewer than the cores at once: one on two cores, where most files wait on subprocesses,
-    // sockets, the server and the export timeouts most of their time. A file a core still left a third of the CPU
-    // idle (the simulator's seeds: 35 s of CPU in 87 s on two workers), so one file more than the cores. (vitest caps
-    // a percentage at the cores, not a number.)
+    // sockets, the server and the export timeouts most of their time. A file a core still left CPU idle (the
+    // simulator's seeds: 35 s of CPU in 87 s on two workers), so one file more than the cores (docs/development.md,
+    // Tests). (vitest caps a percentage at the cores, not a number.)
     maxWorkers: availableParallelism() + 1,
     // A worker process runs file after file, its imports loaded once: a process a file, each starting and importing
     // recon, pg and PGlite anew, took 70% more CPU (docs/development.md, Tests). So a file leaves the process as it
