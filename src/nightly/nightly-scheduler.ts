@@ -3,6 +3,7 @@ import cron from 'node-cron';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { ReconError } from '../errors.ts';
+import { cronLogger } from '../log/cron-logger.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { startNightlyRun } from './nightly-run.ts';
 import { slotSkippedByClockChange } from './schedule-gap.ts';
@@ -61,11 +62,17 @@ export function startNightlyScheduler(
       timezone: options.timezone,
       noOverlap: true,
       name: 'recon-nightly',
+      logger: cronLogger(log, 'recon-nightly'),
     }),
     cron.schedule(
       options.gapCheckSchedule ?? '*/15 * * * *',
       () => start(() => slotSkippedByClockChange(options.schedule, options.timezone, now())),
-      { timezone: options.timezone, noOverlap: true, name: 'recon-nightly-gap' },
+      {
+        timezone: options.timezone,
+        noOverlap: true,
+        name: 'recon-nightly-gap',
+        logger: cronLogger(log, 'recon-nightly-gap'),
+      },
     ),
   ];
   return {

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { RetentionConfig } from '../config/config.ts';
 import type { Schema } from '../db/schema.ts';
 import { describeError } from '../errors.ts';
+import { cronLogger } from '../log/cron-logger.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { prune, type PruneRunsStep } from './prune.ts';
 import { claimDailyPrune, failPrune, finishPrune } from './prune-records.ts';
@@ -62,7 +63,7 @@ export function startPruneScheduler(db: Kysely<Schema>, options: PruneSchedulerO
     () => {
       if (!running) void run();
     },
-    { timezone: options.timezone, noOverlap: true, name: 'recon-prune' },
+    { timezone: options.timezone, noOverlap: true, name: 'recon-prune', logger: cronLogger(log, 'recon-prune') },
   );
   void run();
   return {

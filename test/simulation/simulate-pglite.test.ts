@@ -1,0 +1,3 @@
+import { describeSimulatorSeeds } from './simulator-seeds.ts';
+
+describeSimulatorSeeds('pglite');
