@@ -103,10 +103,13 @@ export async function run(ctx: CommandContext): Promise<number> {
       format === 'csv' || format === 'json'
         ? openExceptionPages(database.db, runId, { signal: ctx.signal })
         : undefined;
-    const report = await loadReportOf(database.db, run, {
+    // Not awaited for csv and json: they render the open exceptions while it is computed.
+    const summary = loadReportOf(database.db, run, {
       timeZone: config.reportTimezone,
       warningsListed: WARNINGS_LISTED[format],
     });
+    // Its failure is thrown where it is awaited; a file that cannot be opened may stop the writing before that.
+    summary.catch(() => undefined);
     const options = {
       generatedAt: new Date(),
       perGroup: LISTED.html,
@@ -114,12 +117,12 @@ export async function run(ctx: CommandContext): Promise<number> {
     };
     const chunks: AsyncIterable<string> | Iterable<string> =
       format === 'csv'
-        ? renderCsv(report, exceptionPages!, options)
+        ? renderCsv(summary, exceptionPages!, options)
         : format === 'json'
-          ? renderJson(report, exceptionPages!, options)
+          ? renderJson(summary, exceptionPages!, options)
           : format === 'html'
-            ? [renderHtml(report, await oldestOpenExceptionsPerStatus(database.db, runId, LISTED.html), options)]
-            : [renderTable(report, await oldestOpenExceptions(database.db, runId, LISTED.table), options)];
+            ? [renderHtml(await summary, await oldestOpenExceptionsPerStatus(database.db, runId, LISTED.html), options)]
+            : [renderTable(await summary, await oldestOpenExceptions(database.db, runId, LISTED.table), options)];
 
     if (values.out === undefined) {
       await writeToStream(chunks, ctx.stdout);
@@ -128,7 +131,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     }
     // The table says it in its own lines; a file or a machine format could be read by no one: say it here too.
     if (values.out !== undefined || format !== 'table') {
-      for (const warning of reportWarnings(report)) ctx.stderr.write(`recon report: run ${runId}: ${warning}\n`);
+      for (const warning of reportWarnings(await summary)) ctx.stderr.write(`recon report: run ${runId}: ${warning}\n`);
     }
     return EXIT.ok;
   } finally {

@@ -1,6 +1,7 @@
 import { CSV_DIALECTS, CsvAmount, csvLine, type CsvDialect, type CsvLocale } from './csv-cell.ts';
 import { decodeExplanation, describeConflict, describeTransaction } from './explanation.ts';
 import { moneyFirst, movedMoney } from './money-first.ts';
+import { renderAhead } from './render-ahead.ts';
 import { minorToDecimal } from './money-format.ts';
 import { differenceByStatus, moneyMovedPerCurrency, type CurrencyMoneyMoved } from './report-money.ts';
 import { isoInstant } from './report-time.ts';
@@ -26,14 +27,29 @@ import {
  * `locale: 'fr'` the separator is `;` and amounts take a decimal comma, as a spreadsheet set to French reads them.
  */
 export async function* renderCsv(
-  report: RunReport,
+  summary: RunReport | Promise<RunReport>,
   exceptionPages: AsyncIterable<readonly OpenException[]>,
   options: { readonly generatedAt: Date; readonly locale?: CsvLocale },
 ): AsyncGenerator<string> {
-  const { run } = report;
-  const totals = verdictTotals(report.verdictGroups);
   const dialect: CsvDialect = CSV_DIALECTS[options.locale ?? 'en'];
   const line: Line = (values) => csvLine(values, dialect);
+  // The summary may still be computed: the exceptions' lines are rendered meanwhile (render-ahead.ts).
+  const exceptionLines = renderAhead(exceptionPages, (page) =>
+    page.map((exception) => exceptionLine(exception, line)).join(''),
+  );
+  try {
+    const report = await summary;
+    yield csvHead(report, line, options);
+    yield* exceptionLines;
+  } finally {
+    await exceptionLines.close();
+  }
+}
+
+/** Every section before the open exceptions, and their title and header. */
+function csvHead(report: RunReport, line: Line, options: { readonly generatedAt: Date }): string {
+  const { run } = report;
+  const totals = verdictTotals(report.verdictGroups);
   let head = '\uFEFF' + line(['recon reconciliation report', `run ${run.runId}`]);
   for (const warning of reportWarnings(report)) head += line(['WARNING', warning]);
   head += moneyFirstSections(report, line);
@@ -252,11 +268,7 @@ export async function* renderCsv(
     'figures',
     'conflicts',
   ]);
-  yield head;
-
-  for await (const page of exceptionPages) {
-    yield page.map((exception) => exceptionLine(exception, line)).join('');
-  }
+  return head;
 }
 
 /** The money before anything else: the last day's and the run's, then the money at risk, handled and not. */

@@ -2,6 +2,7 @@ import { moneyFirst } from './money-first.ts';
 import { currencyExponent } from './money-format.ts';
 import { differenceByStatus, moneyMovedPerCurrency, type CurrencyMoneyMoved } from './report-money.ts';
 import { receivedByCurrency } from './received-lines.ts';
+import { renderAhead } from './render-ahead.ts';
 import { isoInstant } from './report-time.ts';
 import { bounded, NAME_SHOWN, NOTE_SHOWN } from './untrusted-text.ts';
 import { reportWarnings, verdictsPerDay, verdictTotals, type OpenException, type RunReport } from './run-report.ts';
@@ -12,13 +13,38 @@ import { reportWarnings, verdictsPerDay, verdictTotals, type OpenException, type
  * written page by page, so that a run with a million of them never sits in memory as one value.
  */
 export async function* renderJson(
-  report: RunReport,
+  summary: RunReport | Promise<RunReport>,
   exceptionPages: AsyncIterable<readonly OpenException[]>,
   options: { readonly generatedAt: Date },
 ): AsyncGenerator<string> {
+  // The summary may still be computed: the exceptions are rendered meanwhile (render-ahead.ts), one per line.
+  let first = true;
+  const items = renderAhead(exceptionPages, (page) => {
+    let chunk = '';
+    for (const exception of page) {
+      chunk += (first ? '\n' : ',\n') + JSON.stringify(exceptionJson(exception));
+      first = false;
+    }
+    return chunk;
+  });
+  try {
+    const report = await summary;
+    const totals = verdictTotals(report.verdictGroups);
+    const opening = JSON.stringify(jsonHead(report, options));
+    // The head object, reopened to append the exceptions as its last member.
+    yield `${opening.slice(0, -1)},"openExceptions":{"total":${totals.exceptions},"items":[`;
+    yield* items;
+    yield '\n]}}\n';
+  } finally {
+    await items.close();
+  }
+}
+
+/** Everything but the open exceptions. */
+function jsonHead(report: RunReport, options: { readonly generatedAt: Date }) {
   const { run } = report;
   const totals = verdictTotals(report.verdictGroups);
-  const head = {
+  return {
     report: 'reconciliation',
     generatedAt: isoInstant(options.generatedAt),
     warnings: reportWarnings(report),
@@ -117,19 +143,6 @@ export async function* renderJson(
     // Counted whole; listed up to what the report was asked to list, by order id.
     verdictWarnings: report.verdictWarnings,
   };
-  const opening = JSON.stringify(head);
-  // The head object, reopened to append the exceptions as its last member.
-  yield `${opening.slice(0, -1)},"openExceptions":{"total":${totals.exceptions},"items":[`;
-  let first = true;
-  for await (const page of exceptionPages) {
-    let chunk = '';
-    for (const exception of page) {
-      chunk += (first ? '\n' : ',\n') + JSON.stringify(exceptionJson(exception));
-      first = false;
-    }
-    yield chunk;
-  }
-  yield '\n]}}\n';
 }
 
 /** The money before anything else, amounts as strings of minor units with their currency's exponent. */
