@@ -107,27 +107,31 @@ describe.skipIf(!hasPostgres)('SIGTERM drains recon serve and recon worker (Post
     await testDb?.drop();
   });
 
-  /** A recon serve on a free port, ready once it says where it listens. */
+  /**
+   * A recon serve on a port of its own choosing (RECON_PORT=0), ready once it says where it listens. A port found free
+   * beforehand and handed over can be taken in between by any connection's local port: under load it was.
+   */
   async function startServe(
     name: string,
   ): Promise<{ recon: RunningRecon; url: string; port: number; adminUrl: string }> {
-    const { baseUrl, port } = await refusingBaseUrl();
     const recon = startRecon(['serve'], {
       ...testDb.env,
       DATABASE_URL: withApplicationName(testDb.env.DATABASE_URL!, name),
-      // No run is started here: the service is never called.
+      // No run is started here: neither the service nor the callback base is ever called.
       RECON_SERVICE_URL: (await refusingBaseUrl()).baseUrl,
       ...SERVICE,
-      RECON_PORT: String(port),
-      RECON_CALLBACK_BASE_URL: `${baseUrl}/`,
+      RECON_PORT: '0',
+      RECON_CALLBACK_BASE_URL: `${(await refusingBaseUrl()).baseUrl}/`,
     });
     const listening = await Promise.race([
       untilLogged(recon, 'recon serve listening', (record) => record.msg.startsWith('listening on ')),
       recon.done.then((result) => Promise.reject(new Error(`recon serve exited ${result.code}: ${result.stderr}`))),
     ]);
-    expect(listening).toMatchObject({ level: 'info', msg: `listening on ${baseUrl}`, url: baseUrl });
+    const url = String(listening.url);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(listening).toMatchObject({ level: 'info', msg: `listening on ${url}` });
     const { adminUrl } = await listeningUrls(recon);
-    return { recon, url: baseUrl, port, adminUrl };
+    return { recon, url, port: Number(new URL(url).port), adminUrl };
   }
 
   /** A token the receiver takes a delivery on, and a small plain-csv export to deliver. */
