@@ -18,14 +18,29 @@ import { verdictInScope } from './verdicts-in-scope.ts';
  */
 export async function markJudgedAgain(db: Kysely<Schema>, runId: string, scope: ReconcileScope): Promise<void> {
   if (scope.kind === 'all') return;
-  await db
-    .updateTable('recon.verdicts as v')
-    .set({ rejudged_run_id: runId })
-    .where('v.rejudged_run_id', 'is', null)
-    // What the run's own verdict of it would read differently: an exception it saw first, or a resolution.
-    .where('v.lifecycle', 'in', ['new', 'resolved'])
-    .where('v.run_id', '<', runId)
+  await unmarkedMovedBy(db, runId)
     .where('v.run_id', '>=', latestRunOverAllSql())
     .where(verdictInScope(scope))
     .execute();
+}
+
+/**
+ * Writes the marks a finished run over all orders stood for, every version it judged again: before its row is pruned
+ * (src/retention/prune-runs.ts), after which the views could no longer read them from it.
+ */
+export async function markJudgedByRunOverAll(db: Kysely<Schema>, runId: string): Promise<void> {
+  await unmarkedMovedBy(db, runId).execute();
+}
+
+/** The mark of `runId` on the current versions before it whose lifecycle it moves, not marked yet. */
+function unmarkedMovedBy(db: Kysely<Schema>, runId: string) {
+  return (
+    db
+      .updateTable('recon.verdicts as v')
+      .set({ rejudged_run_id: runId })
+      .where('v.rejudged_run_id', 'is', null)
+      // What the run's own verdict of it would read differently: an exception it saw first, or a resolution.
+      .where('v.lifecycle', 'in', ['new', 'resolved'])
+      .where('v.run_id', '<', runId)
+  );
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Schema } from '../db/schema.ts';
+import { markJudgedByRunOverAll } from '../reconcile/judged-again.ts';
 import { latestRunOverAllSql } from '../reconcile/latest-run-over-all-sql.ts';
 import { RECONCILE_LOCK } from '../reconcile/reconcile-lock.ts';
 
@@ -154,14 +155,7 @@ async function markWhatTheLastRunOverAllJudged(
     .where('run_id', '=', latestRunOverAllSql())
     .where((eb) => eb.not(held))
     .executeTakeFirst();
-  if (!going) return;
-  await trx
-    .updateTable('recon.verdicts')
-    .set({ rejudged_run_id: going.run_id })
-    .where('rejudged_run_id', 'is', null)
-    .where('lifecycle', 'in', ['new', 'resolved'])
-    .where('run_id', '<', going.run_id)
-    .execute();
+  if (going) await markJudgedByRunOverAll(trx, going.run_id);
 }
 
 interface PruneBoundary {
