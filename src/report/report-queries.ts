@@ -201,21 +201,33 @@ async function loadBridge(db: Kysely<Schema>, runId: string): Promise<CurrencyBr
  * earliest transaction considered (the only dates it has), so the chart and the totals agree.
  */
 async function loadVerdictGroups(db: Kysely<Schema>, runId: string, timeZone: string): Promise<VerdictGroup[]> {
-  const earliestTransaction = sql<Date | null>`(
-    SELECT min(t.occurred_at) FROM recon.transactions t WHERE t.transaction_id = ANY (v.transaction_ids))`;
-  // Grouped on the date, written as text once per group: to_char for each of a million verdicts cost a fifth of
-  // the query.
-  const day = sql<string>`(coalesce(o.created_at, ${earliestTransaction}) AT TIME ZONE ${timeZone}::text)::date`;
-  const perDay = db
+  // Grouped twice. First every verdict on its order's day, a verdict without an order alone by its transactions: a
+  // key with no subquery in it and no order asked of it, which PostgreSQL may hash. Then those few thousand groups on
+  // the day of their earliest transaction. Grouped at once on that subquery, the million verdicts were sorted on disk
+  // (3.0 s of CPU against 2.1 s). Dates are written as text once per group: to_char per verdict cost a fifth.
+  const perOrderDay = db
     .selectFrom(await runVerdicts(db, runId))
     .leftJoin('recon.orders as o', (join) => join.onRef('o.order_id', '=', 'v.order_id').on('v.known_order', '=', true))
-    .select([day.as('day'), 'v.status', 'v.lifecycle', sql<number>`count(*)::int`.as('verdicts')])
-    .groupBy([sql`1`, 'v.status', 'v.lifecycle'])
+    .select([
+      sql<string | null>`(o.created_at AT TIME ZONE ${timeZone}::text)::date`.as('day'),
+      'v.status',
+      'v.lifecycle',
+      sql<string[] | null>`CASE WHEN o.created_at IS NULL THEN v.transaction_ids END`.as('transaction_ids'),
+      sql<string>`count(*)`.as('verdicts'),
+    ])
+    .groupBy([sql`1`, 'v.status', 'v.lifecycle', sql`4`])
     .as('g');
+  const day = sql<string | null>`coalesce(g.day, ((SELECT min(t.occurred_at) FROM recon.transactions t
+    WHERE t.transaction_id = ANY (g.transaction_ids)) AT TIME ZONE ${timeZone}::text)::date)`;
+  const perDay = db
+    .selectFrom(perOrderDay)
+    .select([day.as('day'), 'g.status', 'g.lifecycle', sql<number>`sum(g.verdicts)::int`.as('verdicts')])
+    .groupBy([sql`1`, 'g.status', 'g.lifecycle'])
+    .as('d');
   const rows = await db
     .selectFrom(perDay)
-    .select([sql<string | null>`to_char(g.day, 'YYYY-MM-DD')`.as('day'), 'g.status', 'g.lifecycle', 'g.verdicts'])
-    .orderBy('g.day')
+    .select([sql<string | null>`to_char(d.day, 'YYYY-MM-DD')`.as('day'), 'd.status', 'd.lifecycle', 'd.verdicts'])
+    .orderBy('d.day')
     .execute();
   return rows.map((row) => ({ day: row.day, status: row.status, lifecycle: row.lifecycle, verdicts: row.verdicts }));
 }
