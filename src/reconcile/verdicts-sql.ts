@@ -226,10 +226,11 @@ ${p.compare ? compareTail(runId, p.staged) : firstRunTail(runId)}`;
  */
 function accountPartsCte(runId: RawBuilder<unknown>, scope: ReconcileScope, range: OrderIdRange): RawBuilder<unknown> {
   const op = operationSql(sql.ref('t.operation_type'));
+  // sum_minor keeps a bigint where sum builds a numeric for every row (migration 0012).
   const perOrder = sql`SELECT t.identifier, t.currency, count(*) AS transactions,
-      sum(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')) AS paid,
-      sum(t.amount_minor) FILTER (WHERE ${op} = 'refund') AS refunded,
-      sum(t.fees_minor) AS fees
+      recon.sum_minor(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')) AS paid,
+      recon.sum_minor(t.amount_minor) FILTER (WHERE ${op} = 'refund') AS refunded,
+      recon.sum_minor(t.fees_minor) AS fees
     FROM recon.transactions t
     WHERE t.order_id IS NOT NULL AND t.exec_code = '0000' AND ${scopeFilter(scope).of(sql.ref('t.order_id'))}
       AND ${rangeFilter(sql.ref('t.order_id'), range)}
