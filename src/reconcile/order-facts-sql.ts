@@ -71,28 +71,9 @@ function operationBitSql(column: RawBuilder<unknown>): RawBuilder<number> {
  *   the order's payment method (recon.accounts), one line each for the verdict's warnings. Read only when some
  *   account is limited to some methods: a merchant with one account pays nothing for it.
  */
-export function orderFactsCtes(
-  scope: ReconcileScope,
-  range: OrderIdRange,
-  options: { readonly accounts?: boolean } = {},
-): RawBuilder<unknown> {
+export function orderFactsCtes(scope: ReconcileScope, range: OrderIdRange): RawBuilder<unknown> {
   const filter = scopeFilter(scope);
   const kind = operationBitSql(sql.ref('t.operation_type'));
-  // The facts of the run's totals per account (accountPartsCte), read only by a run that writes them.
-  const accounts = options.accounts
-    ? sql`count(succeeded)::integer AS succeeded_count,
-    min(succeeded_identifier COLLATE "C") AS first_identifier,
-    max(succeeded_identifier COLLATE "C") AS last_identifier,
-    count(succeeded_identifier)::integer AS identified,
-    count(succeeded_currency)::integer AS currencied,
-    recon.sum_minor(succeeded_fees) AS fees,`
-    : sql``;
-  const accountColumns = options.accounts
-    ? sql`CASE WHEN bits & ${TX.succeeded} <> 0 THEN 1 END AS succeeded,
-      CASE WHEN bits & ${TX.succeeded} <> 0 THEN identifier END AS succeeded_identifier,
-      CASE WHEN bits & ${TX.succeeded} <> 0 THEN fees_minor END AS succeeded_fees,`
-    : sql``;
-  const accountSource = options.accounts ? sql`t.identifier, t.fees_minor,` : sql``;
   return sql`scoped AS (
   SELECT o.order_id, o.amount_minor, o.currency AS order_currency, o.status, o.refunded_minor, o.payment_method, o.created_at
   FROM recon.orders o
@@ -112,11 +93,10 @@ export function orderFactsCtes(
     max(succeeded_currency COLLATE "C") AS last_currency,
     min(authorized_at) AS first_authorized_at,
     max(approval_wait_at) AS latest_approval_wait_at,
-    ${accounts}
     -- In no particular order: the verdict statement sorts them for the warning.
     array_agg(transaction_id) FILTER (WHERE bits & ${TX.abandoned} <> 0) AS abandoned_ids
   FROM (
-    SELECT order_id, transaction_id, bits, ${accountColumns}
+    SELECT order_id, transaction_id, bits,
       CASE WHEN bits & ${TX.authorization} <> 0 THEN occurred_at END AS authorized_at,
       CASE WHEN bits & ${TX.approvalWait} <> 0 THEN occurred_at END AS approval_wait_at,
       CASE WHEN bits & ${TX.money} <> 0 THEN amount_minor END AS paid,
@@ -124,7 +104,7 @@ export function orderFactsCtes(
       CASE WHEN bits & ${TX.authorization} <> 0 THEN amount_minor END AS authorized,
       CASE WHEN bits & ${TX.succeeded} <> 0 THEN currency END AS succeeded_currency
     FROM (
-      SELECT t.order_id, t.transaction_id, t.amount_minor, t.currency, t.occurred_at, ${accountSource}
+      SELECT t.order_id, t.transaction_id, t.amount_minor, t.currency, t.occurred_at,
         CASE t.exec_code
           WHEN '0000' THEN ${TX.succeeded} | ${kind}
             | CASE WHEN t.schedule_index IS NOT NULL AND ${kind} & ${TX.money} <> 0 THEN ${TX.scheduled} ELSE 0 END

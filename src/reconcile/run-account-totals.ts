@@ -69,9 +69,9 @@ export async function writeRunAccountTotals(
 export function perOrderAccountsSql(from: RawBuilder<unknown>, where: RawBuilder<unknown>): RawBuilder<unknown> {
   const op = operationSql(sql.ref('t.operation_type'));
   return sql`SELECT t.identifier, t.currency, count(*) AS transactions,
-      sum(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')) AS paid,
-      sum(t.amount_minor) FILTER (WHERE ${op} = 'refund') AS refunded,
-      sum(t.fees_minor) AS fees
+      recon.sum_minor(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')) AS paid,
+      recon.sum_minor(t.amount_minor) FILTER (WHERE ${op} = 'refund') AS refunded,
+      recon.sum_minor(t.fees_minor) AS fees
     FROM ${from}
     JOIN recon.transactions t ON t.order_id = v.order_id AND t.transaction_id = ANY (v.transaction_ids)
     WHERE ${where} AND t.exec_code = '0000'
@@ -82,12 +82,12 @@ export function perOrderAccountsSql(from: RawBuilder<unknown>, where: RawBuilder
  * The totals per account and currency of rows per ORDERID, account and currency (`identifier`, `currency`,
  * `transactions`, `paid`, `refunded`, `fees`): an order is counted once per account and currency it moved money
  * through. Grouped per order first, then per account: two small hash aggregates cost less than count(DISTINCT
- * order_id), which sorts.
+ * order_id), which sorts. Every figure is a bigint: sum_minor adds them without a numeric per row (migration 0012).
  */
 export function accountTotalsSql(perOrder: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`SELECT identifier, currency, count(*)::integer AS orders, sum(transactions)::integer AS transactions,
-      coalesce(sum(paid), 0)::bigint AS paid_minor, coalesce(sum(refunded), 0)::bigint AS refunded_minor,
-      coalesce(sum(fees), 0)::bigint AS fees_minor
+  return sql`SELECT identifier, currency, count(*)::integer AS orders, recon.sum_minor(transactions)::integer AS transactions,
+      coalesce(recon.sum_minor(paid), 0) AS paid_minor, coalesce(recon.sum_minor(refunded), 0) AS refunded_minor,
+      coalesce(recon.sum_minor(fees), 0) AS fees_minor
     FROM (${perOrder}) per_order
     GROUP BY identifier, currency`;
 }

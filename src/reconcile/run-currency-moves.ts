@@ -11,8 +11,8 @@ import { verdictInScope } from './verdicts-in-scope.ts';
  * transaction), and transactions without a CURRENCY (in their order's). reporting.received_to_bridge goes with it
  * from the money received (recon.run_account_totals) to the bridge's settled (recon.run_totals).
  *
- * Cheap whatever the run's size: the first two are exceptions, read through their partial index; the third are
- * transactions without a currency, read through theirs (migration 0034). A few rows a run.
+ * Cheap whatever the run's size: the first two are read through their own partial index (migration 0043); the third
+ * are transactions without a currency, read through theirs (migration 0034). A few rows a run.
  */
 export async function writeRunCurrencyMoves(
   trx: Kysely<Schema>,
