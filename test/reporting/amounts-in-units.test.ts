@@ -63,4 +63,12 @@ describe.each(BACKENDS)('amounts in the currency unit on %s', (backend) => {
       ['KWD-1', '1234', '1.234', '1', '0.001'],
     ]);
   });
+
+  it.skipIf(skip)('the views compute amounts in units inline, with no call of a function per row', async () => {
+    const { rows } = await sql<{ 'QUERY PLAN': string }>`
+      EXPLAIN (VERBOSE) SELECT expected, settled, delta, at_risk FROM reporting.exceptions`.execute(testDb.database.db);
+    const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+    expect(plan).toContain('delta_minor');
+    expect(plan).not.toContain('minor_to_unit');
+  });
 });
