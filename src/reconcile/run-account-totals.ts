@@ -67,15 +67,24 @@ export async function writeRunAccountTotals(
  * `order_id` and `transaction_ids` (the transactions considered); `where` says which of its rows count.
  */
 export function perOrderAccountsSql(from: RawBuilder<unknown>, where: RawBuilder<unknown>): RawBuilder<unknown> {
-  const op = operationSql(sql.ref('t.operation_type'));
-  return sql`SELECT t.identifier, t.currency, count(*) AS transactions,
-      recon.sum_minor(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')) AS paid,
-      recon.sum_minor(t.amount_minor) FILTER (WHERE ${op} = 'refund') AS refunded,
-      recon.sum_minor(t.fees_minor) AS fees
+  return sql`SELECT ${accountSumsSql()}
     FROM ${from}
     JOIN recon.transactions t ON t.order_id = v.order_id AND t.transaction_id = ANY (v.transaction_ids)
     WHERE ${where} AND t.exec_code = '0000'
     GROUP BY v.order_id, t.identifier, t.currency`;
+}
+
+/**
+ * The columns of a row per ORDERID, account and currency over transactions `t`, grouped by them: `identifier`,
+ * `currency`, `transactions`, `paid` (payments and captures), `refunded`, `fees`. sum_minor keeps a bigint where sum
+ * builds a numeric for every row (migration 0012).
+ */
+export function accountSumsSql(): RawBuilder<unknown> {
+  const op = operationSql(sql.ref('t.operation_type'));
+  return sql`t.identifier, t.currency, count(*) AS transactions,
+      recon.sum_minor(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')) AS paid,
+      recon.sum_minor(t.amount_minor) FILTER (WHERE ${op} = 'refund') AS refunded,
+      recon.sum_minor(t.fees_minor) AS fees`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { operationSql, orderFactsCtes, rangeFilter, scopeFilter, TX, type OrderIdRange } from './order-facts-sql.ts';
 import type { ReconcileScope } from './reconcile-scope.ts';
-import { accountTotalsSql } from './run-account-totals.ts';
+import { accountSumsSql, accountTotalsSql } from './run-account-totals.ts';
 import { VERDICT_COLUMNS } from './verdict-columns.ts';
 
 export interface VerdictParameters {
@@ -225,12 +225,7 @@ ${p.compare ? compareTail(runId, p.staged) : firstRunTail(runId)}`;
  * instead, PostgreSQL kept every row of it for the second reader and could no longer merge it with the orders.
  */
 function accountPartsCte(runId: RawBuilder<unknown>, scope: ReconcileScope, range: OrderIdRange): RawBuilder<unknown> {
-  const op = operationSql(sql.ref('t.operation_type'));
-  // sum_minor keeps a bigint where sum builds a numeric for every row (migration 0012).
-  const perOrder = sql`SELECT t.identifier, t.currency, count(*) AS transactions,
-      recon.sum_minor(t.amount_minor) FILTER (WHERE ${op} IN ('payment', 'capture')) AS paid,
-      recon.sum_minor(t.amount_minor) FILTER (WHERE ${op} = 'refund') AS refunded,
-      recon.sum_minor(t.fees_minor) AS fees
+  const perOrder = sql`SELECT ${accountSumsSql()}
     FROM recon.transactions t
     WHERE t.order_id IS NOT NULL AND t.exec_code = '0000' AND ${scopeFilter(scope).of(sql.ref('t.order_id'))}
       AND ${rangeFilter(sql.ref('t.order_id'), range)}
